@@ -1,0 +1,49 @@
+"""agent-lab: a deterministic-first event kernel for LLM agents, and a lab that measures it.
+
+The names below are the stable public API (see ``spec/KERNEL.md`` in the docs).
+"""
+
+from agent_lab.application.events.kernel import EventKernel
+from agent_lab.application.events.models import (
+    Conflict,
+    Event,
+    EventDefinition,
+    EventResult,
+    FallbackReply,
+    FallbackRequest,
+    Reason,
+    Resolution,
+    Status,
+    Timings,
+    Usage,
+    ValidationIssue,
+)
+from agent_lab.application.events.registry import EventRegistry
+from agent_lab.clock import Clock, FakeClock, SystemClock
+from agent_lab.errors import AgentLabError, DefinitionError, ProviderError, StrictJSONError
+
+__all__ = [
+    "AgentLabError",
+    "Clock",
+    "Conflict",
+    "DefinitionError",
+    "Event",
+    "EventDefinition",
+    "EventKernel",
+    "EventRegistry",
+    "EventResult",
+    "FakeClock",
+    "FallbackReply",
+    "FallbackRequest",
+    "ProviderError",
+    "Reason",
+    "Resolution",
+    "Status",
+    "StrictJSONError",
+    "SystemClock",
+    "Timings",
+    "Usage",
+    "ValidationIssue",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The application layer: the event kernel, the tool layer and (later) the agents."""

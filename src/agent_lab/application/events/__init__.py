@@ -1,0 +1,1 @@
+"""The event kernel: models, registry, validation, merge and dispatch."""

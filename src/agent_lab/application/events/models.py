@@ -1,0 +1,338 @@
+"""The kernel's values: events, definitions, resolutions, fallback messages, results, statuses."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token
+
+__all__ = [
+    "Conflict",
+    "Event",
+    "EventDefinition",
+    "EventResult",
+    "Fallback",
+    "FallbackReply",
+    "FallbackRequest",
+    "Handler",
+    "Reason",
+    "Resolution",
+    "Resolver",
+    "SchemaModel",
+    "Status",
+    "Timings",
+    "Usage",
+    "ValidationIssue",
+    "to_pointer",
+]
+
+
+class Status(StrEnum):
+    """The outcome of one dispatch (see the contract's status table)."""
+
+    SUCCESS = "success"
+    """Arguments complete and valid; the handler ran (or there is none)."""
+    INVALID_ARGUMENTS = "invalid_arguments"
+    """The arguments are wrong: type, enum, range, extra property..."""
+    MISSING_INFORMATION = "missing_information"
+    """Required information is missing and no fallback could supply it."""
+    FALLBACK_FAILED = "fallback_failed"
+    """The LLM fallback was called and its reply is unusable."""
+    DEFINITION_ERROR = "definition_error"
+    """The plugin is broken, not the user."""
+    UNKNOWN_EVENT = "unknown_event"
+    """No definition by that name."""
+    HANDLER_ERROR = "handler_error"
+    """The handler raised or returned something that is not JSON data."""
+
+
+class Reason(StrEnum):
+    """Machine-readable reasons the kernel itself gives on ``EventResult.reason``.
+
+    A fallback that raises ``ProviderError`` supplies its own reason (for
+    example ``rate_limited``), so ``EventResult.reason`` is typed ``str``.
+    """
+
+    COMPLETED = "completed"
+    UNKNOWN_EVENT = "unknown_event"
+    SCHEMA_ERROR = "schema_error"
+    VALIDATOR_ERROR = "validator_error"
+    RESOLVER_ERROR = "resolver_error"
+    RESOLVER_OUTPUT_NOT_JSON = "resolver_output_not_json"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    INVALID_AFTER_FALLBACK = "invalid_after_fallback"
+    NO_FALLBACK = "no_fallback"
+    FALLBACK_DISABLED = "fallback_disabled"
+    MISSING_AFTER_FALLBACK = "missing_after_fallback"
+    TIMEOUT = "timeout"
+    CONNECTION_ERROR = "connection_error"
+    FALLBACK_ERROR = "fallback_error"
+    FALLBACK_BAD_REPLY = "fallback_bad_reply"
+    FALLBACK_INVALID_JSON = "fallback_invalid_json"
+    FALLBACK_NOT_OBJECT = "fallback_not_object"
+    FALLBACK_ARGUMENTS_NOT_JSON = "fallback_arguments_not_json"
+    FALLBACK_MISMATCH = "fallback_mismatch"
+    HANDLER_ERROR = "handler_error"
+    HANDLER_OUTPUT_NOT_JSON = "handler_output_not_json"
+
+
+@runtime_checkable
+class SchemaModel(Protocol):
+    """A class that can describe its instances as JSON Schema, such as a Pydantic model."""
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        """Return the JSON Schema of the model."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One incoming event.
+
+    Example:
+        ``Event("set_timer", text="set a timer for 10 minutes")``
+    """
+
+    name: str
+    """The event's name, matched against the registry."""
+    _: KW_ONLY
+    text: str = ""
+    """The user's words; may be empty (a button or webhook carries none)."""
+    payload: Mapping[str, JSONValue] = field(default_factory=lambda: MappingProxyType({}))
+    """Structured data that came with the event."""
+    context: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    """Free for plugins (conversation state, user locale, a clock...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What a resolver found, when a plain mapping cannot say enough (K13).
+
+    Attributes are normalised at construction: ``missing`` becomes a tuple.
+    """
+
+    arguments: Mapping[str, object]
+    """The arguments the resolver could read; must be JSON data."""
+    _: KW_ONLY
+    complete: bool | None = None
+    """``False``: ask the fallback even if the schema requires nothing more.
+    ``True`` or ``None``: let the schema decide (``True`` never hides a
+    missing required property)."""
+    missing: Sequence[str] = ()
+    """Property names or JSON pointers the resolver knows are missing."""
+
+    def __post_init__(self) -> None:
+        """Check and normalise ``missing``."""
+        missing: object = self.missing
+        if isinstance(missing, str) or not isinstance(missing, Sequence):
+            raise TypeError("Resolution.missing must be a sequence of names or JSON pointers")
+        items: Sequence[object] = missing
+        if not all(type(item) is str for item in items):
+            raise TypeError("Resolution.missing must hold strings")
+        object.__setattr__(self, "missing", tuple(items))
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What LLM requests cost. ``None`` means unknown, never zero."""
+
+    _: KW_ONLY
+    prompt_tokens: int | None = None
+    """Tokens sent, or ``None`` when the provider did not say."""
+    completion_tokens: int | None = None
+    """Tokens generated, or ``None`` when the provider did not say."""
+    cost: Decimal | None = None
+    """Money spent, or ``None`` when the model cannot be priced."""
+    model: str | None = None
+    """The model that answered."""
+    estimated: bool = False
+    """Token counts come from an estimate, not from the provider."""
+    requests: int = 1
+    """How many requests these figures cover (retries included)."""
+
+    @classmethod
+    def zero(cls) -> Usage:
+        """Usage of a dispatch that sent no request: known to be nothing."""
+        return _ZERO_USAGE
+
+    def __add__(self, other: Usage) -> Usage:
+        """Sum two usages; an unknown part makes the sum unknown."""
+        if other.model is None or other.model == self.model:
+            model = self.model
+        elif self.model is None:
+            model = other.model
+        else:
+            model = f"{self.model}+{other.model}"
+        return Usage(
+            prompt_tokens=_add_known(self.prompt_tokens, other.prompt_tokens),
+            completion_tokens=_add_known(self.completion_tokens, other.completion_tokens),
+            cost=None if self.cost is None or other.cost is None else self.cost + other.cost,
+            model=model,
+            estimated=self.estimated or other.estimated,
+            requests=self.requests + other.requests,
+        )
+
+
+def _add_known(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
+_ZERO_USAGE = Usage(prompt_tokens=0, completion_tokens=0, cost=Decimal(0), requests=0)
+
+
+Resolver: TypeAlias = Callable[
+    [Event], "Mapping[str, object] | Resolution | Awaitable[Mapping[str, object] | Resolution]"
+]
+"""``resolver(event)``: reads arguments from the event with plain code."""
+
+Handler: TypeAlias = Callable[[Mapping[str, JSONValue]], object]
+"""``handler(arguments)``: does the work; returns JSON data (or an awaitable of it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventDefinition:
+    """One event a plugin offers.
+
+    Example:
+        ``EventDefinition("set_timer", parameters={"type": "object", ...}, resolver=read_timer)``
+    """
+
+    name: str
+    """Unique name in its registry; the tool name an LLM sees."""
+    _: KW_ONLY
+    parameters: Mapping[str, Any] | type[SchemaModel]
+    """JSON Schema of the arguments, or a Pydantic model class (converted once, K4).
+    On a registered definition this is a read-only deep copy (K1)."""
+    description: str = ""
+    """What the event does, for humans and for LLM tool specs."""
+    resolver: Resolver | None = None
+    """Deterministic argument reader; ``None`` means empty arguments."""
+    handler: Handler | None = None
+    """Runs on complete, valid arguments; ``None`` means nothing to run."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FallbackRequest:
+    """What the kernel asks an LLM fallback for: only the missing fields."""
+
+    definition: EventDefinition
+    """The registered definition (read-only schema)."""
+    event: Event
+    """The event being dispatched."""
+    resolved: Mapping[str, JSONValue]
+    """Arguments resolved so far: fixed facts the model must not change."""
+    missing: tuple[str, ...]
+    """JSON pointers of what is missing, e.g. ``("/duration_seconds",)``."""
+    attempt: int = 1
+    """1 for the first request, higher for transport retries (K16)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FallbackReply:
+    """What a fallback returns: the model's text exactly as it came, and the adapter's parse."""
+
+    raw: str
+    """The JSON text the model produced, untouched."""
+    _: KW_ONLY
+    arguments: Mapping[str, object] | None = None
+    """The adapter's parsed form, audited against ``raw`` (K18); ``None`` if it has none."""
+    usage: Usage | None = None
+    """Tokens, cost and model of the request(s); ``None`` when unknown."""
+
+
+Fallback: TypeAlias = Callable[[FallbackRequest], "FallbackReply | Awaitable[FallbackReply]"]
+"""``fallback(request)``: asks an LLM for the missing fields."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidationIssue:
+    """One schema violation, located in the arguments."""
+
+    pointer: str
+    """JSON pointer into the arguments ("" for the whole object)."""
+    keyword: str
+    """The schema keyword that failed, e.g. ``type`` or ``required``."""
+    message: str
+    """A human-readable explanation."""
+    source: str = "resolver"
+    """``resolver`` for resolved arguments, ``fallback`` after the merge (K19)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conflict:
+    """A fallback value that contradicted a resolved one and was dropped (K19)."""
+
+    pointer: str
+    """Where, in the arguments."""
+    resolved: JSONValue
+    """The value the resolver gave, which was kept."""
+    fallback: JSONValue
+    """The value the fallback gave, which was dropped."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timings:
+    """Nanoseconds spent per stage, from the kernel's clock (K20)."""
+
+    resolve_ns: int = 0
+    validate_ns: int = 0
+    fallback_ns: int = 0
+    handler_ns: int = 0
+    total_ns: int = 0
+
+
+_NO_TIMINGS = Timings()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventResult:
+    """The outcome of one dispatch (K20). ``dispatch`` returns one for every input."""
+
+    status: Status
+    """What happened, as a ``Status``."""
+    reason: str
+    """Machine-readable cause: a ``Reason`` value or a provider's reason code."""
+    event: str
+    """The dispatched event's name."""
+    message: str = ""
+    """A human-readable explanation of ``reason``."""
+    arguments: JSONObject | None = None
+    """The final arguments, or ``None`` when none were settled."""
+    resolved: JSONObject | None = None
+    """What the resolver produced (before any fallback)."""
+    fallback_raw: str | None = None
+    """The fallback's raw text, when there was a reply."""
+    fallback_arguments: JSONObject | None = None
+    """The fallback adapter's parsed form, when it gave one."""
+    conflicts: tuple[Conflict, ...] = ()
+    """Fallback values dropped because they contradicted resolved ones."""
+    errors: tuple[ValidationIssue, ...] = ()
+    """Schema violations (status ``INVALID_ARGUMENTS``)."""
+    missing: tuple[str, ...] = ()
+    """JSON pointers of missing information."""
+    llm_calls: int = 0
+    """Requests sent to an LLM, retries included."""
+    fallback_used: bool = False
+    """Whether the fallback was called at all."""
+    usage: Usage = _ZERO_USAGE
+    """Tokens and cost of those requests."""
+    timings: Timings = _NO_TIMINGS
+    """Time per stage."""
+    output: JSONValue = None
+    """The handler's output (JSON data)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the status is ``SUCCESS``."""
+        return self.status is Status.SUCCESS
+
+
+def to_pointer(path: Sequence[str | int]) -> str:
+    """Build a JSON pointer (RFC 6901) from path segments."""
+    return "".join("/" + escape_pointer_token(segment) for segment in path)

@@ -1,0 +1,279 @@
+"""EventRegistry: registration, frozen schema copies, metaschema and local-only ``$ref`` checks."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema_rs
+
+from agent_lab.application.events.models import EventDefinition, SchemaModel, to_pointer
+from agent_lab.application.events.validation import (
+    CompiledSchema,
+    Dialect,
+    build_resource_registry,
+    compile_schema,
+    dialect_of,
+    ref_locations,
+)
+from agent_lab.errors import DefinitionError, StrictJSONError
+from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps, ensure_json_data
+
+__all__ = ["EventRegistry", "RegisteredEvent", "freeze_json", "thaw_json"]
+
+
+def freeze_json(value: JSONValue) -> Any:
+    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: freeze_json(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze_json(item) for item in value)
+    return value
+
+
+def thaw_json(value: object) -> JSONValue:
+    """Return a plain, mutable deep copy of a frozen (or plain) JSON value."""
+    if isinstance(value, Mapping):
+        mapping: Mapping[str, object] = value  # type: ignore[assignment]
+        return {key: thaw_json(item) for key, item in mapping.items()}
+    if isinstance(value, tuple | list):
+        items: tuple[object, ...] | list[object] = value  # type: ignore[assignment]
+        return [thaw_json(item) for item in items]
+    return value  # type: ignore[return-value]  # scalars are already JSON data
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def _engine_error_to_definition_error(
+    name: str, schema: JSONObject, error: jsonschema_rs.ValidationError
+) -> DefinitionError:
+    cause = _first_line(error.message)
+    if type(error.kind).__name__ == "Referencing":
+        # The engine does not say where the failing $ref is; find the one it names.
+        for pointer, reference in ref_locations(schema):
+            if reference and (reference in cause or reference.lstrip("#") in cause):
+                return DefinitionError(name, pointer, f"unresolvable $ref: {cause}")
+        return DefinitionError(name, "", f"unresolvable $ref: {cause}")
+    return DefinitionError(
+        name, to_pointer(list(error.instance_path)), f"not a valid schema: {cause}"
+    )
+
+
+class RegisteredEvent:
+    """A definition as the registry holds it: read-only schema, fingerprint, validator."""
+
+    __slots__ = ("_compiled", "_lock", "_prepare", "definition", "fingerprint")
+
+    definition: EventDefinition
+    fingerprint: str
+
+    def __init__(
+        self,
+        definition: EventDefinition,
+        fingerprint: str,
+        prepare: Callable[[], CompiledSchema | DefinitionError],
+    ) -> None:
+        """Hold a definition; ``prepare()`` builds its validator or returns the error."""
+        self.definition = definition
+        """The registered definition; its ``parameters`` are frozen (K1)."""
+        self.fingerprint = fingerprint
+        """sha256 of the schema's canonical JSON, to prove two runs used the same definition."""
+        self._prepare: Callable[[], CompiledSchema | DefinitionError] | None = prepare
+        self._compiled: CompiledSchema | DefinitionError | None = None
+        self._lock = threading.Lock()
+
+    def validator(self) -> CompiledSchema | DefinitionError:
+        """The compiled validator, or the ``DefinitionError`` that prevents it (K5)."""
+        compiled = self._compiled
+        if compiled is None:
+            with self._lock:
+                compiled = self._compiled
+                if compiled is None:
+                    assert self._prepare is not None
+                    compiled = self._prepare()
+                    self._compiled = compiled
+                    self._prepare = None  # release the schema copy it closed over
+        return compiled
+
+
+class EventRegistry:
+    """Holds event definitions, each with a frozen schema and a validator built once.
+
+    Args:
+        resources: Absolute URIs mapped to schema documents that ``$ref`` may
+            use. Nothing outside this map and the schema itself is ever
+            fetched, from the network or the disk (K3).
+        check_on_register: ``True`` checks every schema at registration
+            (``DefinitionError``). ``False`` defers the check to the first
+            dispatch of the event, which then gives ``DEFINITION_ERROR`` (K5).
+        validate_formats: Assert ``format`` (``date``, ``email``...) instead
+            of treating it as an annotation, the default of Draft 2020-12.
+
+    Raises:
+        DefinitionError: A resource is not JSON data or not a valid document.
+    """
+
+    def __init__(
+        self,
+        *,
+        resources: Mapping[str, Mapping[str, Any] | bool] | None = None,
+        check_on_register: bool = True,
+        validate_formats: bool = False,
+    ) -> None:
+        """Create an empty registry."""
+        self._check_on_register = check_on_register
+        self._validate_formats = validate_formats
+        documents: dict[str, JSONValue] = {}
+        for uri, document in (resources or {}).items():
+            try:
+                documents[uri] = ensure_json_data(document)
+            except StrictJSONError as err:
+                raise DefinitionError(None, err.pointer or "", f"resource {uri}: {err}") from err
+        try:
+            self._resources = {
+                dialect: build_resource_registry(documents, dialect) for dialect in Dialect
+            }
+        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as err:
+            raise DefinitionError(None, "", f"invalid schema resources: {err}") from err
+        self._entries: Mapping[str, RegisteredEvent] = MappingProxyType({})
+        self._write_lock = threading.Lock()
+
+    def register(self, definition: EventDefinition) -> EventDefinition:
+        """Add a definition; return the registered copy, whose schema is read-only.
+
+        Raises:
+            DefinitionError: The name is taken, a callable is not callable, or
+                (when checking on register) the schema is broken.
+            TypeError: ``definition`` is not an ``EventDefinition``.
+        """
+        if not isinstance(definition, EventDefinition):
+            raise TypeError(f"register() takes an EventDefinition, not {type(definition).__name__}")
+        name = definition.name
+        if type(name) is not str or not name:
+            raise DefinitionError(str(name), "", "the name must be a non-empty string")
+        if name in self._entries:
+            raise DefinitionError(name, "", "an event with this name is already registered")
+        for role in ("resolver", "handler"):
+            if getattr(definition, role) is not None and not callable(getattr(definition, role)):
+                raise DefinitionError(name, "", f"the {role} is not callable")
+
+        schema_or_error = self._schema_of(definition)
+        if isinstance(schema_or_error, DefinitionError):
+            if self._check_on_register:
+                raise schema_or_error
+            error = schema_or_error
+            registered = dataclasses.replace(definition, parameters=MappingProxyType({}))
+            entry = RegisteredEvent(registered, "", lambda: error)
+        else:
+            schema, dialect = schema_or_error
+            fingerprint = hashlib.sha256(canonical_dumps(schema).encode("utf-8")).hexdigest()
+            registered = dataclasses.replace(definition, parameters=freeze_json(schema))
+            entry = RegisteredEvent(
+                registered, fingerprint, lambda: self._compile(name, schema, dialect)
+            )
+            if self._check_on_register:
+                compiled = entry.validator()
+                if isinstance(compiled, DefinitionError):
+                    raise compiled
+
+        with self._write_lock:
+            if name in self._entries:
+                raise DefinitionError(name, "", "an event with this name is already registered")
+            # Copy-on-write: a dispatch that already looked up its entry keeps a consistent view.
+            self._entries = MappingProxyType({**self._entries, name: entry})
+        return registered
+
+    def _schema_of(
+        self, definition: EventDefinition
+    ) -> tuple[JSONObject, Dialect] | DefinitionError:
+        name = definition.name
+        parameters: object = definition.parameters
+        if isinstance(parameters, type):
+            if not issubclass(parameters, SchemaModel):
+                return DefinitionError(
+                    name, "", "parameters must be a JSON Schema mapping or a Pydantic model class"
+                )
+            try:
+                parameters = parameters.model_json_schema()
+            except Exception as err:
+                return DefinitionError(
+                    name, "", f"model_json_schema() failed: {type(err).__name__}: {err}"
+                )
+        if not isinstance(parameters, Mapping):
+            return DefinitionError(
+                name, "", "parameters must be a JSON Schema mapping or a Pydantic model class"
+            )
+        try:
+            schema = ensure_json_data(parameters)
+        except StrictJSONError as err:
+            return DefinitionError(name, err.pointer or "", f"the schema is not JSON data: {err}")
+        assert isinstance(schema, dict)
+        try:
+            dialect = dialect_of(schema)
+        except ValueError as err:
+            return DefinitionError(name, "/$schema", str(err))
+        declared = schema.get("type")
+        if isinstance(declared, str | list) and "object" not in (
+            [declared] if isinstance(declared, str) else declared
+        ):
+            return DefinitionError(
+                name, "/type", "arguments are always an object; this schema rejects every object"
+            )
+        return schema, dialect
+
+    def _compile(
+        self, name: str, schema: JSONObject, dialect: Dialect
+    ) -> CompiledSchema | DefinitionError:
+        try:
+            return compile_schema(
+                schema,
+                dialect,
+                self._resources[dialect],
+                validate_formats=self._validate_formats,
+            )
+        except jsonschema_rs.ValidationError as err:
+            return _engine_error_to_definition_error(name, schema, err)
+        except Exception as err:
+            return DefinitionError(name, "", f"{type(err).__name__}: {_first_line(str(err))}")
+
+    def lookup(self, name: str) -> RegisteredEvent | None:
+        """Return the registered entry for ``name``, or ``None``; used by the kernel."""
+        return self._entries.get(name)
+
+    def get(self, name: str) -> EventDefinition:
+        """Return the registered definition called ``name``.
+
+        Raises:
+            KeyError: No such event.
+        """
+        return self._entries[name].definition
+
+    def fingerprint(self, name: str) -> str:
+        """Return the sha256 of the canonical JSON of the event's schema.
+
+        Raises:
+            KeyError: No such event.
+        """
+        return self._entries[name].fingerprint
+
+    def names(self) -> tuple[str, ...]:
+        """Return the registered names, in registration order."""
+        return tuple(self._entries)
+
+    def __iter__(self) -> Iterator[EventDefinition]:
+        """Iterate over registered definitions, in registration order."""
+        return (entry.definition for entry in tuple(self._entries.values()))
+
+    def __len__(self) -> int:
+        """Return how many events are registered."""
+        return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        """Return whether an event called ``name`` is registered."""
+        return isinstance(name, str) and name in self._entries

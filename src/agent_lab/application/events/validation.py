@@ -1,0 +1,241 @@
+"""Compiled validators: built once per schema, errors split into missing and invalid (K12, K14).
+
+The engine is ``jsonschema-rs``: measured here at 0.13 us per valid small
+instance against 16 us for pure-Python ``jsonschema`` (README, "Validation
+engine"). Two of its defaults are overridden: it would fetch remote ``$ref``
+documents over HTTP and read ``file://`` ones, so every compile gets a
+retriever that refuses (K3); and it reports an unresolvable reference or a
+regex engine failure with the same exception class as bad data, so errors
+are sorted by their ``kind`` into user errors and infrastructure failures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import jsonschema_rs
+
+from agent_lab.application.events.models import ValidationIssue, to_pointer
+from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+__all__ = [
+    "Check",
+    "CompiledSchema",
+    "Dialect",
+    "SchemaInfrastructureError",
+    "build_resource_registry",
+    "compile_schema",
+    "dialect_of",
+    "ref_locations",
+    "refuse_retrieval",
+]
+
+
+class Dialect(StrEnum):
+    """The JSON Schema dialects an event schema may use (K2)."""
+
+    DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+    DRAFT_7 = "http://json-schema.org/draft-07/schema#"
+
+
+_DIALECTS = {
+    "https://json-schema.org/draft/2020-12/schema": Dialect.DRAFT_2020_12,
+    "https://json-schema.org/draft/2020-12/schema#": Dialect.DRAFT_2020_12,
+    "http://json-schema.org/draft-07/schema": Dialect.DRAFT_7,
+    "http://json-schema.org/draft-07/schema#": Dialect.DRAFT_7,
+}
+
+_VALIDATOR_CLASSES = {
+    Dialect.DRAFT_2020_12: jsonschema_rs.Draft202012Validator,
+    Dialect.DRAFT_7: jsonschema_rs.Draft7Validator,
+}
+_ENGINE_DRAFTS = {
+    Dialect.DRAFT_2020_12: jsonschema_rs.Draft202012,
+    Dialect.DRAFT_7: jsonschema_rs.Draft7,
+}
+
+
+def dialect_of(schema: Mapping[str, Any]) -> Dialect:
+    """Return the dialect a root schema declares; Draft 2020-12 when it declares none.
+
+    Raises:
+        ValueError: ``$schema`` names another dialect or is not a string.
+    """
+    declared = schema.get("$schema")
+    if declared is None:
+        return Dialect.DRAFT_2020_12
+    if type(declared) is str and declared in _DIALECTS:
+        return _DIALECTS[declared]
+    raise ValueError(
+        f"unsupported $schema {declared!r}: use Draft 2020-12 ({Dialect.DRAFT_2020_12.value}) "
+        f"or Draft 7 ({Dialect.DRAFT_7.value})"
+    )
+
+
+class SchemaInfrastructureError(Exception):
+    """Validation could not be carried out: the schema or the engine failed, not the data."""
+
+
+def refuse_retrieval(uri: str) -> JSONValue:
+    """The retriever every compile gets: nothing is fetched from the network or the disk (K3).
+
+    Raises:
+        LookupError: Always.
+    """
+    raise LookupError(
+        f"{uri} is not a registered resource, and agent-lab never fetches schemas: "
+        "pass it in EventRegistry(resources={...})"
+    )
+
+
+def build_resource_registry(
+    resources: Mapping[str, JSONValue], dialect: Dialect
+) -> jsonschema_rs.Registry:
+    """Build the engine's registry of caller-supplied documents.
+
+    A resource without ``$schema`` is read in the dialect of the schema that
+    refers to it, hence one registry per dialect.
+    """
+    return jsonschema_rs.Registry(
+        list(resources.items()), draft=_ENGINE_DRAFTS[dialect], retriever=refuse_retrieval
+    )
+
+
+# Keywords under which the next path segment is a property or definition name, not a keyword.
+_NAMING_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
+)
+# A failure below these keywords depends on which branch applies, so it is never "missing" (K12).
+_CONDITIONAL_KEYWORDS = frozenset({"anyOf", "oneOf", "not", "if", "then", "else", "contains"})
+_MISSING_KINDS = frozenset({"required"})
+_INFRASTRUCTURE_KINDS = frozenset(
+    {"Referencing", "BacktrackLimitExceeded", "RegexEngineFailure", "Custom"}
+)
+
+
+def _is_conditional(evaluation_path: list[str | int]) -> bool:
+    naming = False
+    for segment in evaluation_path:
+        if naming:
+            naming = False
+        elif type(segment) is int:
+            continue
+        elif segment in _NAMING_KEYWORDS:
+            naming = True
+        elif segment in _CONDITIONAL_KEYWORDS:
+            return True
+    return False
+
+
+def _is_infrastructure(error: jsonschema_rs.ValidationError) -> bool:
+    kind = error.kind
+    if type(kind).__name__ in _INFRASTRUCTURE_KINDS:
+        return True
+    if kind.name in ("anyOf", "oneOf"):
+        # A branch that failed for infrastructure reasons says nothing about the data.
+        context: list[list[jsonschema_rs.ValidationError]] = kind.as_dict().get("context", [])
+        return any(_is_infrastructure(inner) for branch in context for inner in branch)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """The outcome of validating arguments: what is missing, and what is invalid (K12)."""
+
+    missing: tuple[str, ...] = ()
+    """JSON pointers of required properties that are absent, unconditionally."""
+    invalid: tuple[ValidationIssue, ...] = ()
+    """Every other violation."""
+
+
+VALID = Check()
+
+
+class CompiledSchema:
+    """A validator built once from a frozen schema; safe to share across threads."""
+
+    __slots__ = ("_is_valid", "_iter_errors")
+
+    def __init__(self, validator: jsonschema_rs.Validator) -> None:
+        """Wrap an engine validator."""
+        self._is_valid = validator.is_valid
+        self._iter_errors = validator.iter_errors
+
+    def check(self, instance: JSONObject, *, source: str = "resolver") -> Check:
+        """Validate ``instance``; split the errors into missing and invalid.
+
+        Raises:
+            SchemaInfrastructureError: The validator itself failed (K14).
+        """
+        try:
+            if self._is_valid(instance):
+                return VALID
+            errors = list(self._iter_errors(instance))
+        except Exception as err:
+            raise SchemaInfrastructureError(f"{type(err).__name__}: {err}") from err
+        missing: list[str] = []
+        invalid: list[ValidationIssue] = []
+        for error in errors:
+            if _is_infrastructure(error):
+                raise SchemaInfrastructureError(error.message)
+            keyword = error.kind.name
+            path = list(error.instance_path)
+            if keyword in _MISSING_KINDS and not _is_conditional(list(error.evaluation_path)):
+                name: str = error.kind.as_dict()["property"]
+                pointer = to_pointer(path) + "/" + escape_pointer_token(name)
+                if pointer not in missing:
+                    missing.append(pointer)
+            else:
+                invalid.append(
+                    ValidationIssue(
+                        pointer=to_pointer(path),
+                        keyword=keyword,
+                        message=error.message,
+                        source=source,
+                    )
+                )
+        if not missing and not invalid:
+            raise SchemaInfrastructureError("validator rejected the instance but reported no error")
+        return Check(missing=tuple(missing), invalid=tuple(invalid))
+
+
+def compile_schema(
+    schema: JSONObject,
+    dialect: Dialect,
+    resources: jsonschema_rs.Registry,
+    *,
+    validate_formats: bool = False,
+) -> CompiledSchema:
+    """Build the validator: checks the metaschema and resolves every ``$ref`` (K2, K3).
+
+    Raises:
+        jsonschema_rs.ValidationError: The schema is invalid or a reference
+            does not resolve (the registry turns it into ``DefinitionError``).
+    """
+    cls = _VALIDATOR_CLASSES[dialect]
+    validator = cls(
+        schema,
+        registry=resources,
+        retriever=refuse_retrieval,
+        validate_formats=validate_formats,
+    )
+    return CompiledSchema(validator)
+
+
+def ref_locations(schema: JSONValue, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """Yield ``(pointer, reference)`` for every ``$ref`` and ``$dynamicRef`` in a schema."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            child = f"{pointer}/{escape_pointer_token(key)}"
+            if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                yield child, value
+            else:
+                yield from ref_locations(value, child)
+    elif isinstance(schema, list):
+        for index, item in enumerate(schema):
+            yield from ref_locations(item, f"{pointer}/{index}")

@@ -1,0 +1,356 @@
+"""Strict RFC 8259 parsing, RFC 8785 canonical text, and type-sensitive JSON equality.
+
+The policy for everything RFC 8259 leaves to the implementation:
+
+============================  ==============================================
+input                         policy
+============================  ==============================================
+duplicate object names        rejected (``duplicate_key``): two parsers could
+                              see two different values, which defeats the
+                              kernel's raw/parsed audit (K17)
+``NaN``, ``Infinity``         rejected (``syntax``): not JSON
+number overflowing a double   rejected (``non_finite_number``), e.g. ``1e400``
+number underflowing           accepted, rounded by IEEE 754 (``1e-400`` is 0.0)
+integer of any size           accepted as an exact ``int``; integers longer
+                              than Python's ``sys.get_int_max_str_digits()``
+                              (4300 digits by default) are rejected
+                              (``number_too_long``), a guard against the
+                              quadratic cost of converting them
+lone UTF-16 surrogate         rejected (``lone_surrogate``), escaped or raw: it
+                              cannot be encoded as UTF-8, hashed or stored
+bytes input                   must be UTF-8 without a byte order mark;
+                              anything else is rejected (``encoding``)
+size                          at most ``max_bytes`` UTF-8 bytes (default
+                              1 MiB), else ``too_large``
+nesting                       at most ``max_depth`` containers deep (default
+                              64; the top-level container is depth 1), else
+                              ``too_deep``; never a ``RecursionError``
+top-level scalars             accepted (RFC 8259); the kernel itself requires
+                              an object
+============================  ==============================================
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from itertools import accumulate
+from typing import TypeAlias
+
+from agent_lab.errors import StrictJSONError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "JSONObject",
+    "JSONValue",
+    "StrictJSONError",
+    "canonical_dumps",
+    "ensure_json_data",
+    "escape_pointer_token",
+    "loads",
+    "same_json",
+]
+
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
+"""A JSON value as plain Python data: what ``loads`` returns."""
+
+JSONObject: TypeAlias = dict[str, JSONValue]
+"""A JSON object as a plain ``dict``."""
+
+DEFAULT_MAX_BYTES = 1 << 20
+"""Default bound on the UTF-8 size of a text given to ``loads`` (1 MiB)."""
+
+DEFAULT_MAX_DEPTH = 64
+"""Default bound on nesting depth in ``loads``."""
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _reject_constant(name: str) -> float:
+    raise StrictJSONError("syntax", f"{name} is not JSON")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise StrictJSONError("non_finite_number", f"number {text[:40]} overflows a double")
+    return value
+
+
+def _object_from_pairs(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise StrictJSONError("duplicate_key", f"duplicate object key {key[:80]!r}")
+            seen.add(key)
+    return obj
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_object_from_pairs,
+    parse_constant=_reject_constant,
+    parse_float=_parse_float,
+    strict=True,
+)
+
+
+def _max_depth(text: str) -> int:
+    # Strings may hold brackets; drop them first. On text that is not JSON the
+    # count can only err upwards, and the decoder stops at the first error, so
+    # whatever the decoder recurses into has been counted exactly.
+    brackets = _NOT_BRACKET.sub("", _STRING_TOKEN.sub("", text))
+    if not brackets:
+        return 0
+    return max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)))
+
+
+def _has_surrogate(value: JSONValue) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, list):
+        return any(_has_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(
+            _SURROGATE.search(key) is not None or _has_surrogate(item)
+            for key, item in value.items()
+        )
+    return False
+
+
+def loads(
+    text: str | bytes,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> JSONValue:
+    """Parse one JSON text strictly (RFC 8259 plus the policy in this module's docstring).
+
+    Args:
+        text: The JSON text; ``bytes`` must be UTF-8 without a byte order mark.
+        max_bytes: Largest accepted size in UTF-8 bytes.
+        max_depth: Deepest accepted nesting of arrays and objects.
+
+    Returns:
+        The value as plain ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``.
+
+    Raises:
+        StrictJSONError: The text is not strict JSON or exceeds a bound.
+    """
+    if isinstance(text, bytes):
+        if len(text) > max_bytes:
+            raise StrictJSONError("too_large", f"{len(text)} bytes exceeds {max_bytes}")
+        if text.startswith(_UTF8_BOM):
+            raise StrictJSONError("encoding", "a byte order mark is not allowed", position=0)
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise StrictJSONError(
+                "encoding", f"not UTF-8: {err.reason}", position=err.start
+            ) from err
+    else:
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError as err:
+            raise StrictJSONError(
+                "lone_surrogate", "lone UTF-16 surrogate", position=err.start
+            ) from err
+        if size > max_bytes:
+            raise StrictJSONError("too_large", f"{size} bytes exceeds {max_bytes}")
+    # str.count is a C loop; the exact scan runs only when the text could be too deep.
+    if text.count("[") + text.count("{") > max_depth and _max_depth(text) > max_depth:
+        raise StrictJSONError("too_deep", f"nesting deeper than {max_depth}")
+    try:
+        value: JSONValue = _DECODER.decode(text)
+    except json.JSONDecodeError as err:
+        raise StrictJSONError("syntax", err.msg, position=err.pos) from err
+    except ValueError as err:
+        if isinstance(err, StrictJSONError):
+            raise
+        # int() refuses digit strings over sys.get_int_max_str_digits().
+        raise StrictJSONError("number_too_long", str(err)) from err
+    except RecursionError as err:  # pragma: no cover - the depth bound prevents it
+        raise StrictJSONError("too_deep", "nesting too deep") from err
+    if _SURROGATE_ESCAPE.search(text) is not None and _has_surrogate(value):
+        raise StrictJSONError("lone_surrogate", "lone UTF-16 surrogate escape")
+    return value
+
+
+def escape_pointer_token(token: str | int) -> str:
+    """Escape one JSON pointer reference token (RFC 6901)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def ensure_json_data(value: object, pointer: str = "") -> JSONValue:
+    """Return a plain deep copy of ``value`` if it is JSON data, else raise.
+
+    JSON data is ``None``, ``bool``, ``int``, finite ``float``, ``str``
+    without lone surrogates, ``list`` of JSON data, and any ``Mapping`` with
+    ``str`` keys and JSON data values (copied into a ``dict``). Tuples, sets,
+    bytes, NaN, infinities, subclasses of the scalar types (enums) and any
+    other object are not.
+
+    Raises:
+        StrictJSONError: With reason ``not_json_data`` and the pointer of
+            the first offending value.
+    """
+    kind = type(value)
+    if value is None or kind is bool or kind is int:
+        return value  # type: ignore[return-value]  # narrowed by the exact type checks
+    if kind is str:
+        if _SURROGATE.search(value) is not None:  # type: ignore[arg-type]
+            raise StrictJSONError(
+                "not_json_data", f"lone surrogate in string at {pointer or '/'}", pointer=pointer
+            )
+        return value  # type: ignore[return-value]
+    if kind is float:
+        if not math.isfinite(value):  # type: ignore[arg-type]
+            raise StrictJSONError(
+                "not_json_data", f"non-finite number at {pointer or '/'}", pointer=pointer
+            )
+        return value  # type: ignore[return-value]
+    if kind is list:
+        items: list[object] = value  # type: ignore[assignment]
+        return [ensure_json_data(item, f"{pointer}/{index}") for index, item in enumerate(items)]
+    if isinstance(value, Mapping):
+        mapping: Mapping[object, object] = value  # type: ignore[assignment]
+        copy: JSONObject = {}
+        for key, item in mapping.items():
+            if type(key) is not str:
+                raise StrictJSONError(
+                    "not_json_data",
+                    f"non-string key {key!r} at {pointer or '/'}",
+                    pointer=pointer,
+                )
+            child = f"{pointer}/{escape_pointer_token(key)}"
+            copy[key] = ensure_json_data(item, child)
+        return copy
+    raise StrictJSONError(
+        "not_json_data",
+        f"{kind.__name__} at {pointer or '/'} is not JSON data",
+        pointer=pointer,
+    )
+
+
+def same_json(a: object, b: object) -> bool:
+    """Whether two JSON values are equal in value and in JSON type, at every depth.
+
+    ``True`` is not ``1``, ``1`` is not ``1.0``, objects must have the same
+    keys and arrays the same order. ``0.0`` and ``-0.0`` are the same number.
+    Values that are not JSON data (NaN, tuples, enums...) are never the same
+    as anything, themselves included. Unlike comparing ``canonical_dumps``
+    output, this tells ``1`` from ``1.0``.
+    """
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        left: dict[object, object] = a  # type: ignore[assignment]
+        right: dict[object, object] = b  # type: ignore[assignment]
+        return len(left) == len(right) and all(
+            type(key) is str and key in right and same_json(item, right[key])
+            for key, item in left.items()
+        )
+    if kind is list:
+        left_items: list[object] = a  # type: ignore[assignment]
+        right_items: list[object] = b  # type: ignore[assignment]
+        return len(left_items) == len(right_items) and all(
+            same_json(x, y) for x, y in zip(left_items, right_items, strict=True)
+        )
+    if kind is float:
+        return math.isfinite(a) and a == b  # type: ignore[arg-type]
+    if kind is str:
+        return a == b and _SURROGATE.search(a) is None  # type: ignore[arg-type]
+    if a is None or kind is bool or kind is int:
+        return a == b
+    return False
+
+
+def _format_number(value: float) -> str:
+    # ECMAScript Number::toString, which RFC 8785 section 3.2.2.3 prescribes.
+    # repr() already yields the shortest round-tripping digits.
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    fraction = fraction.rstrip("0")
+    significant = (whole + fraction).lstrip("0")
+    digits = significant.rstrip("0")
+    # point: where the decimal point sits relative to the first significant digit.
+    point = len(whole) + (int(exponent) if exponent else 0)
+    point -= len(whole + fraction) - len(significant)
+    k = len(digits)
+    if k <= point <= 21:
+        text = digits + "0" * (point - k)
+    elif 0 < point <= 21:
+        text = f"{digits[:point]}.{digits[point:]}"
+    elif -6 < point <= 0:
+        text = "0." + "0" * -point + digits
+    else:
+        shown = digits[0] + ("." + digits[1:] if k > 1 else "")
+        text = f"{shown}e{'+' if point - 1 >= 0 else '-'}{abs(point - 1)}"
+    return sign + text
+
+
+def _utf16_key(key: str) -> bytes:
+    return key.encode("utf-16-be")
+
+
+def _canonical(value: JSONValue, out: list[str]) -> None:
+    kind = type(value)
+    if value is None:
+        out.append("null")
+    elif kind is bool:
+        out.append("true" if value else "false")
+    elif kind is int:
+        out.append(str(value))
+    elif kind is float:
+        out.append(_format_number(value))  # type: ignore[arg-type]
+    elif kind is str:
+        out.append(json.dumps(value, ensure_ascii=False))
+    elif kind is list:
+        out.append("[")
+        for index, item in enumerate(value):  # type: ignore[arg-type]
+            if index:
+                out.append(",")
+            _canonical(item, out)  # type: ignore[arg-type]
+        out.append("]")
+    else:
+        obj: JSONObject = value  # type: ignore[assignment]
+        out.append("{")
+        for index, key in enumerate(sorted(obj, key=_utf16_key)):
+            if index:
+                out.append(",")
+            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(":")
+            _canonical(obj[key], out)
+        out.append("}")
+
+
+def canonical_dumps(value: object) -> str:
+    """Serialize JSON data in the RFC 8785 (JCS) canonical form, for fingerprints.
+
+    Keys are sorted by UTF-16 code units, there is no whitespace, strings are
+    escaped minimally and floats use the ECMAScript number format, so ``1.0``
+    is written ``1`` (compare values with ``same_json``, not with this).
+    One deliberate extension: integers are written exactly at any size,
+    where RFC 8785 would first round them to a double, so that two distinct
+    large integers never share a fingerprint.
+
+    Raises:
+        StrictJSONError: ``value`` is not JSON data (see ``ensure_json_data``).
+    """
+    data = ensure_json_data(value)
+    out: list[str] = []
+    _canonical(data, out)
+    return "".join(out)
