@@ -57,7 +57,8 @@ def _engine_error_to_definition_error(
     if type(error.kind).__name__ == "Referencing":
         # The engine does not say where the failing $ref is; find the one it names.
         for pointer, reference in ref_locations(schema):
-            if reference and (reference in cause or reference.lstrip("#") in cause):
+            document, _, fragment = reference.partition("#")
+            if any(part and part in cause for part in (reference, document, fragment)):
                 return DefinitionError(name, pointer, f"unresolvable $ref: {cause}")
         return DefinitionError(name, "", f"unresolvable $ref: {cause}")
     return DefinitionError(
@@ -210,7 +211,8 @@ class EventRegistry:
                 name, "", "parameters must be a JSON Schema mapping or a Pydantic model class"
             )
         try:
-            schema = ensure_json_data(parameters)
+            # A schema may come frozen (from another registry) or with tuples for arrays.
+            schema = ensure_json_data(thaw_json(parameters))
         except StrictJSONError as err:
             return DefinitionError(name, err.pointer or "", f"the schema is not JSON data: {err}")
         assert isinstance(schema, dict)

@@ -1,0 +1,53 @@
+"""The public API: names of the contract importable from agent_lab, __all__ sorted and complete."""
+
+from __future__ import annotations
+
+import agent_lab
+import agent_lab.strict_json
+
+CONTRACT = {
+    "DefinitionError",
+    "Event",
+    "EventDefinition",
+    "EventKernel",
+    "EventRegistry",
+    "EventResult",
+    "FallbackReply",
+    "FallbackRequest",
+    "Resolution",
+    "Status",
+}
+
+
+def test_contract_names_are_importable_from_the_package() -> None:
+    """Every public name of KERNEL.md is importable from agent_lab."""
+    assert CONTRACT <= set(agent_lab.__all__)
+    for name in agent_lab.__all__:
+        assert getattr(agent_lab, name) is not None
+
+
+def test_all_is_sorted_and_has_no_duplicates() -> None:
+    """__all__ is sorted, so a new name has one obvious place."""
+    assert agent_lab.__all__ == sorted(set(agent_lab.__all__))
+    assert agent_lab.strict_json.__all__ == sorted(set(agent_lab.strict_json.__all__))
+
+
+def test_strict_json_names() -> None:
+    """agent_lab.strict_json holds loads, canonical_dumps, same_json and StrictJSONError."""
+    for name in ("loads", "canonical_dumps", "same_json", "StrictJSONError"):
+        assert name in agent_lab.strict_json.__all__
+    assert issubclass(agent_lab.strict_json.StrictJSONError, ValueError)
+
+
+def test_status_values_are_the_contracts() -> None:
+    """Status is a str enum with exactly the contract's values."""
+    assert {s.value for s in agent_lab.Status} == {
+        "success",
+        "invalid_arguments",
+        "missing_information",
+        "fallback_failed",
+        "definition_error",
+        "unknown_event",
+        "handler_error",
+    }
+    assert agent_lab.Status.SUCCESS == "success"
