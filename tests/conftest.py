@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from agent_lab import FallbackReply, FallbackRequest
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agent_lab import FallbackReply, FallbackRequest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPORA = REPO_ROOT.parent / "shared" / "corpora"
@@ -27,7 +30,9 @@ def corpus(*parts: str) -> Path:
 class RecordingFallback:
     """A fallback that answers from a list of replies (or exceptions) and records requests."""
 
-    def __init__(self, *replies: FallbackReply | BaseException | Callable[[FallbackRequest], FallbackReply]) -> None:
+    def __init__(
+        self, *replies: FallbackReply | BaseException | Callable[[FallbackRequest], FallbackReply]
+    ) -> None:
         self.replies = list(replies)
         self.requests: list[FallbackRequest] = []
 

@@ -6,10 +6,9 @@ import asyncio
 import enum
 import math
 import threading
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -29,8 +28,13 @@ from agent_lab import (
     Status,
     Usage,
 )
-from agent_lab.strict_json import JSONValue
 from tests.conftest import RecordingFallback
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_lab.application.events.models import Fallback, Handler, Resolver
+    from agent_lab.strict_json import JSONValue
 
 TIMER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -45,11 +49,11 @@ TIMER_SCHEMA: dict[str, Any] = {
 
 
 def make_kernel(
-    resolver: Any = None,
+    resolver: Resolver | None = None,
     *,
     schema: Mapping[str, Any] | None = None,
-    fallback: Any = None,
-    handler: Any = None,
+    fallback: Fallback | None = None,
+    handler: Handler | None = None,
     **kernel_options: Any,
 ) -> EventKernel:
     registry = EventRegistry()
@@ -129,7 +133,7 @@ class Color(enum.Enum):
     RED = "red"
 
 
-class StrColor(str, enum.Enum):
+class StrColor(enum.StrEnum):
     RED = "red"
 
 
@@ -172,7 +176,7 @@ class StrColor(str, enum.Enum):
         "resolution-with-nan",
     ],
 )
-def test_resolver_output_that_is_not_json_data_is_a_definition_error(output: object) -> None:
+def test_resolver_output_that_is_not_json_data_is_a_definition_error(output: Any) -> None:
     """K11: NaN, infinities, tuples, sets, bytes, non-string keys and objects are not JSON."""
     fallback = RecordingFallback()
     result = dispatch(make_kernel(lambda event: output, fallback=fallback))
@@ -267,7 +271,7 @@ def test_invalid_and_missing_together_is_invalid_with_zero_calls() -> None:
     ]
 
 
-NESTED = {
+NESTED: dict[str, Any] = {
     "type": "object",
     "$defs": {"address": {"type": "object", "required": ["city"]}},
     "properties": {
@@ -279,35 +283,38 @@ NESTED = {
 }
 
 
+CLASSIFICATION: list[tuple[dict[str, Any], dict[str, Any], tuple[str, ...], tuple[str, ...]]] = [
+    ({"required": ["a"]}, {}, ("/a",), ()),
+    ({"allOf": [{"required": ["a"]}]}, {}, ("/a",), ()),
+    ({"$defs": {"r": {"required": ["a"]}}, "$ref": "#/$defs/r"}, {}, ("/a",), ()),
+    (NESTED, {"address": {}}, ("/address/city",), ()),
+    (NESTED, {"then": {}}, ("/then/x",), ()),
+    (NESTED, {"items": [{"id": 1}, {}]}, ("/items/1/id",), ()),
+    ({"dependentRequired": {"a": ["b"]}}, {"a": 1}, ("/b",), ()),
+    ({"dependentSchemas": {"a": {"required": ["b"]}}}, {"a": 1}, ("/b",), ()),
+    ({"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}, {}, (), ("anyOf",)),
+    ({"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {}, (), ("oneOf",)),
+    ({"not": {"required": ["a"]}}, {"a": 1}, (), ("not",)),
+    (
+        {"if": {"required": ["k"]}, "then": {"required": ["a"]}, "else": {"required": ["b"]}},
+        {"k": 1},
+        (),
+        ("required",),
+    ),
+    ({"if": {"required": ["k"]}, "else": {"required": ["b"]}}, {}, (), ("required",)),
+    (
+        {"properties": {"l": {"contains": {"required": ["a"]}}}},
+        {"l": [{}]},
+        (),
+        ("contains",),
+    ),
+    ({"required": ["a~b/c"]}, {}, ("/a~0b~1c",), ()),
+]
+
+
 @pytest.mark.parametrize(
     ("schema", "resolved", "missing", "invalid"),
-    [
-        ({"required": ["a"]}, {}, ("/a",), ()),
-        ({"allOf": [{"required": ["a"]}]}, {}, ("/a",), ()),
-        ({"$defs": {"r": {"required": ["a"]}}, "$ref": "#/$defs/r"}, {}, ("/a",), ()),
-        (NESTED, {"address": {}}, ("/address/city",), ()),
-        (NESTED, {"then": {}}, ("/then/x",), ()),
-        (NESTED, {"items": [{"id": 1}, {}]}, ("/items/1/id",), ()),
-        ({"dependentRequired": {"a": ["b"]}}, {"a": 1}, ("/b",), ()),
-        ({"dependentSchemas": {"a": {"required": ["b"]}}}, {"a": 1}, ("/b",), ()),
-        ({"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}, {}, (), ("anyOf",)),
-        ({"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, {}, (), ("oneOf",)),
-        ({"not": {"required": ["a"]}}, {"a": 1}, (), ("not",)),
-        (
-            {"if": {"required": ["k"]}, "then": {"required": ["a"]}, "else": {"required": ["b"]}},
-            {"k": 1},
-            (),
-            ("required",),
-        ),
-        ({"if": {"required": ["k"]}, "else": {"required": ["b"]}}, {}, (), ("required",)),
-        (
-            {"properties": {"l": {"contains": {"required": ["a"]}}}},
-            {"l": [{}]},
-            (),
-            ("contains",),
-        ),
-        ({"required": ["a~b/c"]}, {}, ("/a~0b~1c",), ()),
-    ],
+    CLASSIFICATION,
     ids=[
         "top-level",
         "allOf",
@@ -477,7 +484,11 @@ def test_policy_forbidding_fallback_never_calls_it() -> None:
 
 @pytest.mark.parametrize(
     "failure",
-    [TimeoutError("slow"), ConnectionResetError("reset"), ProviderError("http_5xx", "503", retryable=True)],
+    [
+        TimeoutError("slow"),
+        ConnectionResetError("reset"),
+        ProviderError("http_5xx", "503", retryable=True),
+    ],
     ids=["timeout", "connection", "retryable-provider-error"],
 )
 def test_transient_failures_are_retried_and_every_request_counted(failure: Exception) -> None:
@@ -573,7 +584,7 @@ def test_bad_reply_object_is_fallback_failed() -> None:
         "[1]",
         '"duration_seconds"',
         "",
-        "```json\n{\"duration_seconds\": 1}\n```",
+        '```json\n{"duration_seconds": 1}\n```',
         "[" * 100_000,
         '{"a":' * 65 + "1" + "}" * 65,
         '{"label": "' + "x" * (1 << 20) + '"}',
@@ -895,9 +906,13 @@ def test_kernel_is_safe_to_share_across_threads() -> None:
         return FallbackReply('{"duration_seconds": 1}')
 
     kernel = EventKernel(registry, fallback)
+
+    def dispatch_text(text: str) -> EventResult:
+        return kernel.dispatch(Event("set_timer", text=text))
+
     texts = [str(n) if n % 3 else "" for n in range(1, 2001)]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        results = list(pool.map(lambda t: kernel.dispatch(Event("set_timer", text=t)), texts))
+        results = list(pool.map(dispatch_text, texts))
     for text, result in zip(texts, results, strict=True):
         assert result.status is Status.SUCCESS
         assert result.output == (int(text) if text else 1)
@@ -925,7 +940,9 @@ def test_registering_during_dispatch_leaves_dispatch_consistent() -> None:
     """K22: a dispatch sees a consistent snapshot while other threads register events."""
     registry = EventRegistry()
     registry.register(
-        EventDefinition("set_timer", parameters=TIMER_SCHEMA, resolver=lambda e: {"duration_seconds": 1})
+        EventDefinition(
+            "set_timer", parameters=TIMER_SCHEMA, resolver=lambda e: {"duration_seconds": 1}
+        )
     )
     kernel = EventKernel(registry)
     stop = threading.Event()

@@ -53,7 +53,8 @@ def test_regression_5_mutating_the_callers_schema_changes_nothing() -> None:
     assert kernel.dispatch(Event("weather")).status is Status.SUCCESS
     resolved["extra"] = 1
     assert kernel.dispatch(Event("weather")).status is Status.INVALID_ARGUMENTS
-    assert registry.get("weather").parameters["required"] == ("city",)
+    assert registry.schema("weather")["required"] == ("city",)
+    assert registry.get("weather").parameters is registry.schema("weather")
 
 
 def test_registered_schema_is_read_only() -> None:
@@ -101,7 +102,10 @@ def test_a_registered_definition_can_be_registered_elsewhere() -> None:
         ({"type": "dict"}, "/type"),
         ({"type": "object", "required": "city"}, "/required"),
         ({"type": "object", "properties": {"a": {"minimum": "5"}}}, "/properties/a/minimum"),
-        ({"type": "object", "properties": {"a": {"pattern": "(unclosed"}}}, "/properties/a/pattern"),
+        (
+            {"type": "object", "properties": {"a": {"pattern": "(unclosed"}}},
+            "/properties/a/pattern",
+        ),
         ({"$schema": "http://json-schema.org/draft-04/schema#"}, "/$schema"),
         ({"$schema": "https://example.com/my-meta"}, "/$schema"),
         ({"$schema": 7}, "/$schema"),
@@ -109,7 +113,10 @@ def test_a_registered_definition_can_be_registered_elsewhere() -> None:
         ({"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}, "/properties/a/$ref"),
         ({"type": "object", "enum": [math.nan]}, "/enum/0"),
         (
-            {"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"a": {"type": 5}}},
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "properties": {"a": {"type": 5}},
+            },
             "/properties/a/type",
         ),
     ],
@@ -207,10 +214,10 @@ class Forecast(BaseModel):
 def test_pydantic_model_is_converted_once_at_registration() -> None:
     """K4: a Pydantic model class becomes its JSON Schema at registration."""
     registry = EventRegistry()
-    registered = registry.register(
+    registry.register(
         EventDefinition("forecast", parameters=Forecast, resolver=lambda e: {"days": 9})
     )
-    assert registered.parameters["required"] == ("city",)
+    assert registry.schema("forecast")["required"] == ("city",)
     result = EventKernel(registry).dispatch(Event("forecast"))
     assert result.status is Status.INVALID_ARGUMENTS
     assert result.missing == ("/city",)
@@ -239,7 +246,9 @@ def test_duplicate_name_raises_definition_error() -> None:
 def test_non_callable_resolver_or_handler_is_rejected(role: str) -> None:
     """Registration refuses a resolver or handler that cannot be called."""
     with pytest.raises(DefinitionError):
-        EventRegistry().register(EventDefinition("x", parameters=SCHEMA, **{role: "not callable"}))
+        EventRegistry().register(
+            EventDefinition("x", parameters=SCHEMA, **{role: "not callable"})  # pyright: ignore[reportArgumentType]
+        )
 
 
 # K5 -------------------------------------------------------------------------
@@ -280,3 +289,50 @@ def test_registry_lists_its_events() -> None:
     assert "z" not in registry
     with pytest.raises(KeyError):
         registry.get("z")
+
+
+def test_refs_are_never_fetched_from_the_network_or_the_disk(tmp_path: Any) -> None:
+    """K3: an http $ref to a live loopback server and a file:// $ref to a real file both fail.
+
+    Were either fetched, registration would succeed: the server answers with a
+    valid schema, and the file holds one. The server also counts connections.
+    """
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/schema+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    schema_file = tmp_path / "unit.json"
+    schema_file.write_text('{"type": "string"}')
+    try:
+        for reference in (
+            f"http://127.0.0.1:{server.server_port}/unit.json",
+            schema_file.as_uri(),
+        ):
+            schema = {"type": "object", "properties": {"unit": {"$ref": reference}}}
+            with pytest.raises(DefinitionError) as caught:
+                EventRegistry().register(EventDefinition("weather", parameters=schema))
+            assert caught.value.pointer == "/properties/unit/$ref"
+            lazy = EventRegistry(check_on_register=False)
+            lazy.register(EventDefinition("weather", parameters=schema, resolver=lambda e: {}))
+            assert EventKernel(lazy).dispatch(Event("weather")).status is Status.DEFINITION_ERROR
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == []

@@ -11,7 +11,9 @@ from agent_lab.application.events.merge import merge_arguments
 from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token, same_json
 
 keys = st.sampled_from(["a", "b", "c", "d/e", "f~g"])
-leaves = st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2) | st.sampled_from(["x", "y"])
+leaves = (
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2) | st.sampled_from(["x", "y"])
+)
 values = st.recursive(
     leaves,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
@@ -55,7 +57,9 @@ def test_resolved_leaves_survive_unchanged(resolved: JSONObject, supplied: JSONO
 
 
 @given(objects, objects)
-def test_every_supplied_leaf_is_merged_or_reported(resolved: JSONObject, supplied: JSONObject) -> None:
+def test_every_supplied_leaf_is_merged_or_reported(
+    resolved: JSONObject, supplied: JSONObject
+) -> None:
     """A supplied value is either in the merge or recorded as a conflict (at it or above it)."""
     merged, conflicts = merge_arguments(resolved, supplied)
     conflict_pointers = {c.pointer for c in conflicts}

@@ -21,7 +21,7 @@ CONTRACT = {
 
 def test_contract_names_are_importable_from_the_package() -> None:
     """Every public name of KERNEL.md is importable from agent_lab."""
-    assert CONTRACT <= set(agent_lab.__all__)
+    assert set(agent_lab.__all__) >= CONTRACT
     for name in agent_lab.__all__:
         assert getattr(agent_lab, name) is not None
 

@@ -68,7 +68,9 @@ def test_status_table_covers_every_status() -> None:
     assert {row[0] for row in STATUS_TABLE} == set(Status)
 
 
-@pytest.mark.parametrize(("status", "tool", "retryable"), STATUS_TABLE, ids=[s.value for s, _, _ in STATUS_TABLE])
+@pytest.mark.parametrize(
+    ("status", "tool", "retryable"), STATUS_TABLE, ids=[s.value for s, _, _ in STATUS_TABLE]
+)
 def test_status_mapping(status: Status, tool: str, retryable: bool) -> None:
     """K30: each kernel status maps to its tool status and retryability."""
     assert tool_status(status) == tool
@@ -103,6 +105,8 @@ def test_tool_result_content_carries_what_the_model_needs() -> None:
     )
     assert json.loads(missing.content)["missing"] == ["/city"]
     internal = to_tool_result(
-        EventResult(status=Status.DEFINITION_ERROR, reason="resolver_error", event="w", message="secret")
+        EventResult(
+            status=Status.DEFINITION_ERROR, reason="resolver_error", event="w", message="secret"
+        )
     )
     assert "secret" not in internal.content

@@ -441,7 +441,7 @@ class EventKernel:
     @staticmethod
     def _absent_properties(entry: RegisteredEvent, arguments: JSONObject) -> tuple[str, ...]:
         # Resolution(complete=False) named nothing: ask for every declared property not yet set.
-        properties = entry.definition.parameters.get("properties")  # type: ignore[union-attr]
+        properties = entry.schema.get("properties")
         if not isinstance(properties, Mapping):
             return ()
         names: Mapping[str, object] = properties  # type: ignore[assignment]

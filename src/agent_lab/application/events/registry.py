@@ -69,20 +69,24 @@ def _engine_error_to_definition_error(
 class RegisteredEvent:
     """A definition as the registry holds it: read-only schema, fingerprint, validator."""
 
-    __slots__ = ("_compiled", "_lock", "_prepare", "definition", "fingerprint")
+    __slots__ = ("_compiled", "_lock", "_prepare", "definition", "fingerprint", "schema")
 
     definition: EventDefinition
+    schema: Mapping[str, Any]
     fingerprint: str
 
     def __init__(
         self,
         definition: EventDefinition,
+        schema: Mapping[str, Any],
         fingerprint: str,
         prepare: Callable[[], CompiledSchema | DefinitionError],
     ) -> None:
         """Hold a definition; ``prepare()`` builds its validator or returns the error."""
         self.definition = definition
-        """The registered definition; its ``parameters`` are frozen (K1)."""
+        """The registered definition; its ``parameters`` are the frozen schema (K1)."""
+        self.schema = schema
+        """The frozen schema, typed as a mapping (the same object as ``definition.parameters``)."""
         self.fingerprint = fingerprint
         """sha256 of the schema's canonical JSON, to prove two runs used the same definition."""
         self._prepare: Callable[[], CompiledSchema | DefinitionError] | None = prepare
@@ -117,7 +121,8 @@ class EventRegistry:
             of treating it as an annotation, the default of Draft 2020-12.
 
     Raises:
-        DefinitionError: A resource is not JSON data or not a valid document.
+        DefinitionError: A resource is not JSON data. Resources that do not
+            resolve are reported for the events that use their dialect.
     """
 
     def __init__(
@@ -136,14 +141,30 @@ class EventRegistry:
                 documents[uri] = ensure_json_data(document)
             except StrictJSONError as err:
                 raise DefinitionError(None, err.pointer or "", f"resource {uri}: {err}") from err
-        try:
-            self._resources = {
-                dialect: build_resource_registry(documents, dialect) for dialect in Dialect
-            }
-        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as err:
-            raise DefinitionError(None, "", f"invalid schema resources: {err}") from err
+        self._documents = documents
+        self._resources: dict[Dialect, jsonschema_rs.Registry | DefinitionError] = {}
+        self._resources_lock = threading.Lock()
         self._entries: Mapping[str, RegisteredEvent] = MappingProxyType({})
         self._write_lock = threading.Lock()
+
+    def _resource_registry(self, dialect: Dialect) -> jsonschema_rs.Registry | DefinitionError:
+        # Built on first use, for the dialects events actually declare: a resource
+        # without $schema is read in the dialect of the schema that refers to it.
+        # The engine crawls every resource when its registry is built, so one
+        # broken resource fails every event of that dialect (at register, or at
+        # dispatch in a lazy registry, K5).
+        with self._resources_lock:
+            if dialect not in self._resources:
+                try:
+                    built: jsonschema_rs.Registry | DefinitionError = build_resource_registry(
+                        self._documents, dialect
+                    )
+                except Exception as err:
+                    built = DefinitionError(
+                        None, "", f"schema resources do not resolve: {_first_line(str(err))}"
+                    )
+                self._resources[dialect] = built
+            return self._resources[dialect]
 
     def register(self, definition: EventDefinition) -> EventDefinition:
         """Add a definition; return the registered copy, whose schema is read-only.
@@ -169,14 +190,16 @@ class EventRegistry:
             if self._check_on_register:
                 raise schema_or_error
             error = schema_or_error
-            registered = dataclasses.replace(definition, parameters=MappingProxyType({}))
-            entry = RegisteredEvent(registered, "", lambda: error)
+            empty: Mapping[str, Any] = MappingProxyType({})
+            registered = dataclasses.replace(definition, parameters=empty)
+            entry = RegisteredEvent(registered, empty, "", lambda: error)
         else:
             schema, dialect = schema_or_error
             fingerprint = hashlib.sha256(canonical_dumps(schema).encode("utf-8")).hexdigest()
-            registered = dataclasses.replace(definition, parameters=freeze_json(schema))
+            frozen: Mapping[str, Any] = freeze_json(schema)
+            registered = dataclasses.replace(definition, parameters=frozen)
             entry = RegisteredEvent(
-                registered, fingerprint, lambda: self._compile(name, schema, dialect)
+                registered, frozen, fingerprint, lambda: self._compile(name, schema, dialect)
             )
             if self._check_on_register:
                 compiled = entry.validator()
@@ -232,12 +255,12 @@ class EventRegistry:
     def _compile(
         self, name: str, schema: JSONObject, dialect: Dialect
     ) -> CompiledSchema | DefinitionError:
+        resources = self._resource_registry(dialect)
+        if isinstance(resources, DefinitionError):
+            return DefinitionError(name, "", resources.cause)
         try:
             return compile_schema(
-                schema,
-                dialect,
-                self._resources[dialect],
-                validate_formats=self._validate_formats,
+                schema, dialect, resources, validate_formats=self._validate_formats
             )
         except jsonschema_rs.ValidationError as err:
             return _engine_error_to_definition_error(name, schema, err)
@@ -255,6 +278,14 @@ class EventRegistry:
             KeyError: No such event.
         """
         return self._entries[name].definition
+
+    def schema(self, name: str) -> Mapping[str, Any]:
+        """Return the event's frozen JSON Schema (read-only mappings and tuples).
+
+        Raises:
+            KeyError: No such event.
+        """
+        return self._entries[name].schema
 
     def fingerprint(self, name: str) -> str:
         """Return the sha256 of the canonical JSON of the event's schema.
