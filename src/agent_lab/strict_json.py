@@ -35,10 +35,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
 from itertools import accumulate
 from typing import TypeAlias
 
+from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
 from agent_lab.errors import StrictJSONError
 
 __all__ = [
@@ -158,12 +158,16 @@ def loads(
                 "encoding", f"not UTF-8: {err.reason}", position=err.start
             ) from err
     else:
-        try:
-            size = len(text.encode("utf-8"))
-        except UnicodeEncodeError as err:
-            raise StrictJSONError(
-                "lone_surrogate", "lone UTF-16 surrogate", position=err.start
-            ) from err
+        # isascii() is O(1) in CPython; only other text needs encoding to be measured.
+        if text.isascii():
+            size = len(text)
+        else:
+            try:
+                size = len(text.encode("utf-8"))
+            except UnicodeEncodeError as err:
+                raise StrictJSONError(
+                    "lone_surrogate", "lone UTF-16 surrogate", position=err.start
+                ) from err
         if size > max_bytes:
             raise StrictJSONError("too_large", f"{size} bytes exceeds {max_bytes}")
     # str.count is a C loop; the exact scan runs only when the text could be too deep.
@@ -180,7 +184,7 @@ def loads(
         raise StrictJSONError("number_too_long", str(err)) from err
     except RecursionError as err:  # pragma: no cover - the depth bound prevents it
         raise StrictJSONError("too_deep", "nesting too deep") from err
-    if _SURROGATE_ESCAPE.search(text) is not None and _has_surrogate(value):
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_surrogate(value):
         raise StrictJSONError("lone_surrogate", "lone UTF-16 surrogate escape")
     return value
 
@@ -199,46 +203,32 @@ def ensure_json_data(value: object, pointer: str = "") -> JSONValue:
     bytes, NaN, infinities, subclasses of the scalar types (enums) and any
     other object are not.
 
+    Args:
+        value: The value to check and copy.
+        pointer: Where ``value`` sits, prefixed to the pointer of an error.
+
     Raises:
-        StrictJSONError: With reason ``not_json_data`` and the pointer of
-            the first offending value.
+        StrictJSONError: With reason ``not_json_data`` and the JSON pointer
+            of the first offending value.
     """
     kind = type(value)
-    if value is None or kind is bool or kind is int:
-        return value  # type: ignore[return-value]  # narrowed by the exact type checks
-    if kind is str:
-        if _SURROGATE.search(value) is not None:  # type: ignore[arg-type]
-            raise StrictJSONError(
-                "not_json_data", f"lone surrogate in string at {pointer or '/'}", pointer=pointer
-            )
-        return value  # type: ignore[return-value]
-    if kind is float:
-        if not math.isfinite(value):  # type: ignore[arg-type]
-            raise StrictJSONError(
-                "not_json_data", f"non-finite number at {pointer or '/'}", pointer=pointer
-            )
-        return value  # type: ignore[return-value]
-    if kind is list:
-        items: list[object] = value  # type: ignore[assignment]
-        return [ensure_json_data(item, f"{pointer}/{index}") for index, item in enumerate(items)]
-    if isinstance(value, Mapping):
-        mapping: Mapping[object, object] = value  # type: ignore[assignment]
-        copy: JSONObject = {}
-        for key, item in mapping.items():
-            if type(key) is not str:
-                raise StrictJSONError(
-                    "not_json_data",
-                    f"non-string key {key!r} at {pointer or '/'}",
-                    pointer=pointer,
-                )
-            child = f"{pointer}/{escape_pointer_token(key)}"
-            copy[key] = ensure_json_data(item, child)
-        return copy
-    raise StrictJSONError(
-        "not_json_data",
-        f"{kind.__name__} at {pointer or '/'} is not JSON data",
-        pointer=pointer,
-    )
+    if (kind is str and value.isascii()) or kind is int or kind is bool or value is None:  # type: ignore[union-attr]
+        return value  # type: ignore[return-value]  # a scalar: nothing to copy
+    try:
+        if kind is dict:
+            # The common case, without the wrapper.
+            return checked_copy_object(value)
+        wrapped: list[JSONValue] = checked_copy_array([value])
+    except NotJSONDataError as error:
+        if type(value) is dict:
+            error.path.append(0)  # stands for the wrapper the general path adds
+        where = pointer + "".join(
+            "/" + escape_pointer_token(token) for token in reversed(error.path[:-1])
+        )
+        raise StrictJSONError(
+            "not_json_data", f"{error.what} at {where or '/'}", pointer=where
+        ) from None
+    return wrapped[0]
 
 
 def same_json(a: object, b: object) -> bool:
@@ -253,23 +243,29 @@ def same_json(a: object, b: object) -> bool:
     kind = type(a)
     if kind is not type(b):
         return False
+    # Explicit loops rather than all(...): this runs on every fallback reply (K18).
     if kind is dict:
         left: dict[object, object] = a  # type: ignore[assignment]
         right: dict[object, object] = b  # type: ignore[assignment]
-        return len(left) == len(right) and all(
-            type(key) is str and key in right and same_json(item, right[key])
-            for key, item in left.items()
-        )
+        if len(left) != len(right):
+            return False
+        for key, item in left.items():
+            if type(key) is not str or key not in right or not same_json(item, right[key]):
+                return False
+        return True
     if kind is list:
         left_items: list[object] = a  # type: ignore[assignment]
         right_items: list[object] = b  # type: ignore[assignment]
-        return len(left_items) == len(right_items) and all(
-            same_json(x, y) for x, y in zip(left_items, right_items, strict=True)
-        )
+        if len(left_items) != len(right_items):
+            return False
+        for x, y in zip(left_items, right_items, strict=True):  # noqa: SIM110 - see above
+            if not same_json(x, y):
+                return False
+        return True
     if kind is float:
         return math.isfinite(a) and a == b  # type: ignore[arg-type]
     if kind is str:
-        return a == b and _SURROGATE.search(a) is None  # type: ignore[arg-type]
+        return a == b and (a.isascii() or _SURROGATE.search(a) is None)  # type: ignore[union-attr,arg-type]
     if a is None or kind is bool or kind is int:
         return a == b
     return False

@@ -13,10 +13,10 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from agent_lab._json_walk import copy_object
 from agent_lab.application.events.merge import merge_arguments
 from agent_lab.application.events.models import (
     Conflict,
@@ -56,13 +56,9 @@ if TYPE_CHECKING:
 __all__ = ["EventKernel"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Call:
-    """A call the pipeline needs made; the driver makes it and sends back the outcome."""
-
-    function: Callable[[Any], Any]
-    argument: Any
-
+_Call = tuple[Callable[[Any], Any], Any]
+"""A call the pipeline needs made, ``(function, argument)``; the driver sends back the outcome.
+A plain tuple, not a dataclass: two are built per dispatch on the hot path."""
 
 _Pipeline = Generator[_Call, Any, EventResult]
 
@@ -71,12 +67,20 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
-def _copy_json(value: JSONValue) -> JSONValue:
-    if type(value) is dict:
-        return {key: _copy_json(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_copy_json(item) for item in value]
-    return value
+_PLAIN_RESULTS = frozenset(
+    {dict, list, str, int, float, bool, type(None), Resolution, FallbackReply}
+)
+
+
+_new_instance = object.__new__
+
+_UNKNOWN_USAGE = Usage()
+"""One request whose tokens and cost nobody reported."""
+
+
+def _is_awaitable(value: object) -> bool:
+    # inspect.isawaitable runs ABC checks; plain results, by far the common case, skip them.
+    return type(value) not in _PLAIN_RESULTS and inspect.isawaitable(value)
 
 
 def _to_pointer(name_or_pointer: str) -> str:
@@ -158,7 +162,18 @@ class _Trace:
         conflicts: tuple[Conflict, ...] = (),
         output: JSONValue = None,
     ) -> EventResult:
-        return EventResult(
+        # Built without calling __init__: finish() supplies every field, and
+        # this is the hot path of every dispatch (README, "Benchmark").
+        timings = _new_instance(Timings)
+        timings.__dict__.update(
+            resolve_ns=self.resolve_ns,
+            validate_ns=self.validate_ns,
+            fallback_ns=self.fallback_ns,
+            handler_ns=self.handler_ns,
+            total_ns=self.clock.monotonic_ns() - self.start,
+        )
+        result = _new_instance(EventResult)
+        result.__dict__.update(
             status=status,
             reason=reason,
             event=self.event,
@@ -173,15 +188,10 @@ class _Trace:
             llm_calls=self.llm_calls,
             fallback_used=self.fallback_used,
             usage=self.usage,
-            timings=Timings(
-                resolve_ns=self.resolve_ns,
-                validate_ns=self.validate_ns,
-                fallback_ns=self.fallback_ns,
-                handler_ns=self.handler_ns,
-                total_ns=self.clock.monotonic_ns() - self.start,
-            ),
+            timings=timings,
             output=output,
         )
+        return result
 
 
 class EventKernel:
@@ -251,8 +261,9 @@ class EventKernel:
                 return stop.value
             failure = None
             try:
-                outcome = call.function(call.argument)
-                if inspect.isawaitable(outcome):
+                function, argument = call
+                outcome = function(argument)
+                if _is_awaitable(outcome):
                     outcome = _run_awaitable(outcome)
             except Exception as err:
                 outcome, failure = None, err
@@ -269,8 +280,9 @@ class EventKernel:
                 return stop.value
             failure = None
             try:
-                outcome = call.function(call.argument)
-                if inspect.isawaitable(outcome):
+                function, argument = call
+                outcome = function(argument)
+                if _is_awaitable(outcome):
                     outcome = await outcome
             except Exception as err:
                 outcome, failure = None, err
@@ -298,7 +310,7 @@ class EventKernel:
         if resolver is not None:
             started = clock.monotonic_ns()
             try:
-                resolution = yield _Call(resolver, event)
+                resolution = yield resolver, event
             except Exception as err:
                 trace.resolve_ns = clock.monotonic_ns() - started
                 return trace.finish(Status.DEFINITION_ERROR, Reason.RESOLVER_ERROR, _describe(err))
@@ -309,7 +321,7 @@ class EventKernel:
             complete = resolution.complete
             declared_missing = tuple(_to_pointer(item) for item in resolution.missing)
             resolution = resolution.arguments
-        if not isinstance(resolution, Mapping):
+        if type(resolution) is not dict and not isinstance(resolution, Mapping):
             return trace.finish(
                 Status.DEFINITION_ERROR,
                 Reason.RESOLVER_OUTPUT_NOT_JSON,
@@ -337,11 +349,13 @@ class EventKernel:
                 errors=check.invalid,
                 missing=check.missing,
             )
-        missing = check.missing + tuple(
-            pointer
-            for pointer in declared_missing
-            if pointer not in check.missing and not _is_present(arguments, pointer)
-        )
+        missing = check.missing
+        if declared_missing:
+            missing += tuple(
+                pointer
+                for pointer in declared_missing
+                if pointer not in missing and not _is_present(arguments, pointer)
+            )
 
         # K13
         if missing or complete is False:
@@ -374,11 +388,13 @@ class EventKernel:
                     missing=recheck.missing,
                     conflicts=conflicts,
                 )
-            still_missing = recheck.missing + tuple(
-                pointer
-                for pointer in declared_missing
-                if pointer not in recheck.missing and not _is_present(merged, pointer)
-            )
+            still_missing = recheck.missing
+            if declared_missing:
+                still_missing += tuple(
+                    pointer
+                    for pointer in declared_missing
+                    if pointer not in still_missing and not _is_present(merged, pointer)
+                )
             if still_missing:
                 return trace.finish(
                     Status.MISSING_INFORMATION,
@@ -398,7 +414,7 @@ class EventKernel:
             started = clock.monotonic_ns()
             try:
                 # A private read-only copy: the handler cannot change the result.
-                returned = yield _Call(handler, MappingProxyType(_copy_json(arguments)))  # type: ignore[arg-type]
+                returned = yield handler, MappingProxyType(copy_object(arguments))
             except Exception as err:
                 trace.handler_ns = clock.monotonic_ns() - started
                 return trace.finish(
@@ -459,35 +475,35 @@ class EventKernel:
     ) -> Generator[_Call, Any, JSONObject | EventResult]:
         clock = self._clock
         trace.fallback_used = True
-        resolved_view = MappingProxyType(_copy_json(arguments))  # type: ignore[arg-type]
+        resolved_view = MappingProxyType(copy_object(arguments))
         reply: object = None
         # K16: bounded transport retries, every request counted.
         for attempt in range(1, self._max_attempts + 1):
             request = FallbackRequest(
                 definition=entry.definition,
                 event=event,
-                resolved=resolved_view,  # type: ignore[arg-type]
+                resolved=resolved_view,
                 missing=missing,
                 attempt=attempt,
             )
             started = clock.monotonic_ns()
             try:
-                reply = yield _Call(fallback, request)
+                reply = yield fallback, request
             except ProviderError as err:
                 trace.llm_calls += err.attempts
                 trace.usage += err.usage or Usage(requests=err.attempts)
                 reason, message, retryable = err.reason, _describe(err), err.retryable
             except TimeoutError as err:
                 trace.llm_calls += 1
-                trace.usage += Usage()
+                trace.usage += _UNKNOWN_USAGE
                 reason, message, retryable = Reason.TIMEOUT, _describe(err), True
             except ConnectionError as err:
                 trace.llm_calls += 1
-                trace.usage += Usage()
+                trace.usage += _UNKNOWN_USAGE
                 reason, message, retryable = Reason.CONNECTION_ERROR, _describe(err), True
             except Exception as err:
                 trace.llm_calls += 1
-                trace.usage += Usage()
+                trace.usage += _UNKNOWN_USAGE
                 reason, message, retryable = Reason.FALLBACK_ERROR, _describe(err), False
             else:
                 break
@@ -498,7 +514,7 @@ class EventKernel:
 
         if not isinstance(reply, FallbackReply) or not isinstance(reply.raw, str):
             trace.llm_calls += 1
-            trace.usage += Usage()
+            trace.usage += _UNKNOWN_USAGE
             return trace.finish(
                 Status.FALLBACK_FAILED,
                 Reason.FALLBACK_BAD_REPLY,
@@ -506,7 +522,7 @@ class EventKernel:
                 f"not {type(reply).__name__}",
                 missing=missing,
             )
-        usage = reply.usage if isinstance(reply.usage, Usage) else Usage()
+        usage = reply.usage if isinstance(reply.usage, Usage) else _UNKNOWN_USAGE
         trace.llm_calls += max(1, usage.requests)
         trace.usage += usage
         trace.fallback_raw = reply.raw
