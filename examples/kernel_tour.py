@@ -30,7 +30,9 @@ WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "five": 5, "ten": 10, "half an": 0
 def read_timer(event: Event) -> Resolution:
     """Deterministic resolver: reads durations written as digits or words."""
     arguments: dict[str, JSONValue] = {}
-    match = re.search(r"(\d+|half an|an?|one|two|five|ten)\s+(second|minute|hour|day)s?", event.text)
+    match = re.search(
+        r"(\d+|half an|an?|one|two|five|ten)\s+(second|minute|hour|day)s?", event.text
+    )
     if match:
         amount, unit = match.groups()
         count = float(amount) if amount.isdigit() else WORDS[amount]
