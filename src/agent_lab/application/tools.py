@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, Literal, TypedDict, assert_never
 
 from agent_lab.application.events.models import EventDefinition, EventResult, Status
 from agent_lab.application.events.registry import thaw_json
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
+    "AnthropicTool",
+    "OpenAIFunction",
+    "OpenAITool",
     "ToolResult",
     "anthropic_tool",
     "is_retryable",
@@ -32,7 +35,30 @@ def _parameters(definition: EventDefinition) -> JSONObject:
     return schema
 
 
-def openai_tool(definition: EventDefinition) -> JSONObject:
+class OpenAIFunction(TypedDict):
+    """The ``function`` part of an OpenAI tool."""
+
+    name: str
+    description: str
+    parameters: JSONObject
+
+
+class OpenAITool(TypedDict):
+    """An OpenAI chat-completions tool of type ``function``."""
+
+    type: Literal["function"]
+    function: OpenAIFunction
+
+
+class AnthropicTool(TypedDict):
+    """An Anthropic Messages API tool."""
+
+    name: str
+    description: str
+    input_schema: JSONObject
+
+
+def openai_tool(definition: EventDefinition) -> OpenAITool:
     """Describe a registered event as an OpenAI function tool (a plain JSON-ready dict)."""
     return {
         "type": "function",
@@ -44,7 +70,7 @@ def openai_tool(definition: EventDefinition) -> JSONObject:
     }
 
 
-def anthropic_tool(definition: EventDefinition) -> JSONObject:
+def anthropic_tool(definition: EventDefinition) -> AnthropicTool:
     """Describe a registered event as an Anthropic tool (a plain JSON-ready dict)."""
     return {
         "name": definition.name,
