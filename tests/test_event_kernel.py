@@ -31,7 +31,7 @@ from agent_lab import (
 from tests.conftest import RecordingFallback
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from agent_lab.application.events.models import Fallback, Handler, Resolver
     from agent_lab.strict_json import JSONValue
@@ -985,3 +985,73 @@ def test_regression_4_failing_ref_in_lazy_registry_is_definition_error_never_inv
     assert fallback.calls == 0
     with pytest.raises(DefinitionError):
         EventRegistry().register(registry.get("broken"))
+
+
+# Paths the clauses above reach only through one driver ---------------------------------
+
+
+def test_adispatch_turns_raising_async_plugins_into_statuses() -> None:
+    """K11/K16/K21 through adispatch: async callables that raise give statuses, not exceptions."""
+
+    async def broken_resolver(event: Event) -> dict[str, JSONValue]:
+        await asyncio.sleep(0)
+        raise KeyError("gone")
+
+    async def timing_out(request: FallbackRequest) -> FallbackReply:
+        await asyncio.sleep(0)
+        raise TimeoutError("slow")
+
+    async def broken_handler(arguments: Mapping[str, JSONValue]) -> JSONValue:
+        await asyncio.sleep(0)
+        raise RuntimeError("device offline")
+
+    async def run(kernel: EventKernel) -> EventResult:
+        return await kernel.adispatch(Event("set_timer"))
+
+    assert asyncio.run(run(make_kernel(broken_resolver))).status is Status.DEFINITION_ERROR
+    failed = asyncio.run(run(make_kernel(lambda e: {}, fallback=timing_out, max_attempts=2)))
+    assert (failed.status, failed.llm_calls) == (Status.FALLBACK_FAILED, 2)
+    handled = asyncio.run(
+        run(make_kernel(lambda e: {"duration_seconds": 1}, handler=broken_handler))
+    )
+    assert handled.status is Status.HANDLER_ERROR
+
+
+def test_validator_failure_after_the_merge_is_a_definition_error() -> None:
+    """K14 after K19: the engine failing on the merged arguments is the plugin's fault."""
+    schema = {
+        "type": "object",
+        "properties": {"text": {"type": "string", "pattern": "^(a|a)*\\1$"}},
+        "required": ["text"],
+    }
+    fallback = RecordingFallback(reply('{"text": "' + "a" * 40 + 'b"}'))
+    result = dispatch(make_kernel(lambda event: {}, schema=schema, fallback=fallback))
+    assert result.status is Status.DEFINITION_ERROR
+    assert result.reason == Reason.VALIDATOR_ERROR
+    assert result.llm_calls == 1
+
+
+def test_declared_missing_pointer_into_an_array() -> None:
+    """K13: Resolution.missing may point into arrays; present items are not missing."""
+    schema = {"type": "object", "properties": {"stops": {"type": "array"}}}
+    kernel = make_kernel(
+        lambda event: Resolution({"stops": ["Oslo"]}, missing=["/stops/0", "/stops/1"]),
+        schema=schema,
+    )
+    assert dispatch(kernel).missing == ("/stops/1",)
+
+
+MISUSES: list[tuple[Callable[[EventRegistry], object], type[Exception]]] = [
+    (lambda registry: EventKernel(registry, max_attempts=0), ValueError),
+    (lambda registry: EventKernel(registry, "not callable"), TypeError),  # type: ignore[arg-type]
+    (lambda registry: EventKernel(registry).dispatch("set_timer"), TypeError),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "error"), MISUSES, ids=["max-attempts", "fallback-not-callable", "dispatch-a-string"]
+)
+def test_programmer_mistakes_raise(build: Any, error: type[Exception]) -> None:
+    """Misusing the API (not user input) raises at once, with a clear message."""
+    with pytest.raises(error):
+        build(EventRegistry())

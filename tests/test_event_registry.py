@@ -336,3 +336,33 @@ def test_refs_are_never_fetched_from_the_network_or_the_disk(tmp_path: Any) -> N
         server.shutdown()
         server.server_close()
     assert hits == []
+
+
+class ExplodingModel:
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        raise RuntimeError("cannot describe myself")
+
+
+@pytest.mark.parametrize(
+    ("parameters", "cause"),
+    [
+        (ExplodingModel, "model_json_schema() failed"),
+        (["not", "a", "schema"], "parameters must be"),
+        (True, "parameters must be"),
+    ],
+    ids=["model-raises", "list", "boolean"],
+)
+def test_parameters_that_are_no_schema_are_definition_errors(parameters: Any, cause: str) -> None:
+    """K4: parameters are a mapping or a schema model class; anything else is the plugin's fault."""
+    with pytest.raises(DefinitionError) as caught:
+        EventRegistry().register(EventDefinition("x", parameters=parameters))
+    assert cause in caught.value.cause
+
+
+def test_register_takes_a_definition_with_a_name() -> None:
+    """Registration refuses what is not an EventDefinition, and empty names."""
+    with pytest.raises(TypeError):
+        EventRegistry().register({"name": "x"})  # type: ignore[arg-type]
+    with pytest.raises(DefinitionError):
+        EventRegistry().register(EventDefinition("", parameters={"type": "object"}))

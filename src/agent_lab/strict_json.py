@@ -36,10 +36,13 @@ import json
 import math
 import re
 from itertools import accumulate
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
 from agent_lab.errors import StrictJSONError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -102,6 +105,10 @@ _DECODER = json.JSONDecoder(
     parse_float=_parse_float,
     strict=True,
 )
+# The decoder's C scanner (not in the type stubs), and JSON whitespace, which
+# always matches (possibly empty), hence the declared non-optional Match.
+_SCAN: Callable[[str, int], tuple[JSONValue, int]] = _DECODER.scan_once  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+_WHITESPACE: Callable[[str, int], re.Match[str]] = re.compile(r"[ \t\n\r]*").match  # type: ignore[assignment]
 
 
 def _max_depth(text: str) -> int:
@@ -174,7 +181,15 @@ def loads(
     if text.count("[") + text.count("{") > max_depth and _max_depth(text) > max_depth:
         raise StrictJSONError("too_deep", f"nesting deeper than {max_depth}")
     try:
-        value: JSONValue = _DECODER.decode(text)
+        # What JSONDecoder.decode does, minus a layer of calls: this runs on every reply.
+        start = _WHITESPACE(text, 0).end()
+        try:
+            value, end = _SCAN(text, start)
+        except StopIteration as stop:
+            raise StrictJSONError("syntax", "Expecting value", position=stop.value) from None
+        end = _WHITESPACE(text, end).end()
+        if end != len(text):
+            raise StrictJSONError("syntax", "Extra data", position=end)
     except json.JSONDecodeError as err:
         raise StrictJSONError("syntax", err.msg, position=err.pos) from err
     except ValueError as err:

@@ -105,6 +105,20 @@ def _is_present(arguments: JSONObject, pointer: str) -> bool:
     return True
 
 
+def _with_declared(
+    found: tuple[str, ...], declared: tuple[str, ...], arguments: JSONObject
+) -> tuple[str, ...]:
+    # What the schema found missing, plus what the resolver declared missing and
+    # is still absent: a declared name the arguments do hold is not missing (K13).
+    if not declared:
+        return found
+    return found + tuple(
+        pointer
+        for pointer in declared
+        if pointer not in found and not _is_present(arguments, pointer)
+    )
+
+
 def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
     async def wait() -> Any:
         return await awaitable
@@ -349,13 +363,7 @@ class EventKernel:
                 errors=check.invalid,
                 missing=check.missing,
             )
-        missing = check.missing
-        if declared_missing:
-            missing += tuple(
-                pointer
-                for pointer in declared_missing
-                if pointer not in missing and not _is_present(arguments, pointer)
-            )
+        missing = _with_declared(check.missing, declared_missing, arguments)
 
         # K13
         if missing or complete is False:
@@ -388,13 +396,7 @@ class EventKernel:
                     missing=recheck.missing,
                     conflicts=conflicts,
                 )
-            still_missing = recheck.missing
-            if declared_missing:
-                still_missing += tuple(
-                    pointer
-                    for pointer in declared_missing
-                    if pointer not in still_missing and not _is_present(merged, pointer)
-                )
+            still_missing = _with_declared(recheck.missing, declared_missing, merged)
             if still_missing:
                 return trace.finish(
                     Status.MISSING_INFORMATION,
