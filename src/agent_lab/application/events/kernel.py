@@ -529,29 +529,22 @@ class EventKernel:
         trace.usage += usage
         trace.fallback_raw = reply.raw
 
-        # K18, first half: the adapter's parsed form must itself be JSON data.
+        # Both forms are kept for audit, whatever happens next (K18).
         adapter_form: JSONObject | None = None
+        adapter_problem: str | None = None
         if reply.arguments is not None:
             try:
                 copied = ensure_json_data(reply.arguments)
             except StrictJSONError as err:
-                return trace.finish(
-                    Status.FALLBACK_FAILED,
-                    Reason.FALLBACK_ARGUMENTS_NOT_JSON,
-                    f"parsed arguments: {err}",
-                    missing=missing,
-                )
-            if type(copied) is not dict:
-                return trace.finish(
-                    Status.FALLBACK_FAILED,
-                    Reason.FALLBACK_ARGUMENTS_NOT_JSON,
-                    "parsed arguments must be a mapping",
-                    missing=missing,
-                )
-            adapter_form = copied
-            trace.fallback_arguments = adapter_form
+                adapter_problem = f"parsed arguments: {err}"
+            else:
+                if type(copied) is dict:
+                    adapter_form = copied
+                    trace.fallback_arguments = adapter_form
+                else:
+                    adapter_problem = "parsed arguments must be a mapping"
 
-        # K17
+        # K17: the text that came over the wire, parsed strictly.
         try:
             parsed = loads(
                 reply.raw, max_bytes=self._max_reply_bytes, max_depth=self._max_reply_depth
@@ -568,6 +561,14 @@ class EventKernel:
                 Status.FALLBACK_FAILED,
                 Reason.FALLBACK_NOT_OBJECT,
                 f"the reply must be a JSON object, not {type(parsed).__name__}",
+                missing=missing,
+            )
+        # K18, first half: the adapter's parsed form must itself be JSON data.
+        if adapter_problem is not None:
+            return trace.finish(
+                Status.FALLBACK_FAILED,
+                Reason.FALLBACK_ARGUMENTS_NOT_JSON,
+                adapter_problem,
                 missing=missing,
             )
         # K18, second half: what was parsed must be exactly what came over the wire.

@@ -1,0 +1,156 @@
+"""The provider seam: one narrow async method, request and reply values, failures as data."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import KW_ONLY, dataclass, field, replace
+from enum import StrEnum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+from agent_lab.application.events.models import Usage
+from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = [
+    "FailureReason",
+    "Message",
+    "Provider",
+    "ProviderFailure",
+    "ProviderReply",
+    "ProviderRequest",
+    "ToolCall",
+]
+
+
+class FailureReason(StrEnum):
+    """Why a provider produced no usable reply; copied to ``EventResult.reason``."""
+
+    TIMEOUT = "timeout"
+    CONNECTION_ERROR = "connection_error"
+    RATE_LIMITED = "rate_limited"
+    HTTP_5XX = "http_5xx"
+    HTTP_4XX = "http_4xx"
+    INVALID_RESPONSE = "invalid_response"
+    """The body was not a chat completion (not JSON, or missing its choices)."""
+    NO_CONTENT = "no_content"
+    """A completion with neither text nor a tool call."""
+    NOT_IN_CASSETTE = "not_in_cassette"
+    MODEL_ERROR = "model_error"
+    """An embedded model failed to run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderRequest:
+    """What is sent to a model. Everything here is part of the fingerprint, except ``context``."""
+
+    purpose: Literal["fallback", "tool_choice"]
+    """Which of the two uses the request serves."""
+    messages: tuple[Message, ...]
+    model: str | None = None
+    """The model to ask; ``None`` lets the provider use its configured default."""
+    tools: tuple[JSONObject, ...] = ()
+    """OpenAI-format tool specs, for tool calling."""
+    tool_choice: str | None = None
+    """``"auto"``, ``"required"``, or a tool name to force."""
+    response_schema: JSONObject | None = None
+    """A JSON Schema the reply must follow (structured output)."""
+    schema_name: str = "arguments"
+    max_tokens: int = 256
+    temperature: float = 0.0
+    seed: int | None = None
+    context: Mapping[str, JSONValue] = field(default_factory=lambda: MappingProxyType({}))
+    """Not sent: what the lab knows about the request (event name, case id) for
+    simulated and scripted providers. Excluded from the fingerprint."""
+
+    def wire(self) -> JSONObject:
+        """The request as JSON data: what a provider sends, credentials excluded."""
+        return {
+            "purpose": self.purpose,
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "tools": list(self.tools),
+            "tool_choice": self.tool_choice,
+            "response_schema": self.response_schema,
+            "schema_name": self.schema_name,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "seed": self.seed,
+        }
+
+    def with_model(self, model: str | None) -> ProviderRequest:
+        """The request with ``model`` filled in, when it names none."""
+        return self if self.model is not None or model is None else replace(self, model=model)
+
+    def fingerprint(self) -> str:
+        """sha256 of the canonical JSON of ``wire()``: equal requests, equal fingerprints."""
+        return hashlib.sha256(canonical_dumps(self.wire()).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """One tool call in a reply: the raw argument text exactly as it came, and its parse."""
+
+    name: str
+    arguments_raw: str
+    """The argument JSON text, untouched (audited by the kernel, K17)."""
+    arguments: JSONValue | None = None
+    """The adapter's parse of it (audited against the raw text, K18); ``None`` if unparsable."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderFailure:
+    """Why there is no usable reply."""
+
+    reason: str
+    """A ``FailureReason`` value (or a provider's own code)."""
+    message: str
+    retryable: bool = False
+    """Whether the caller may try again (the provider has already used its own retries)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderReply:
+    """What came back: text and/or tool calls, or a failure; always with usage and latency."""
+
+    _: KW_ONLY
+    text: str | None = None
+    """The message content, untouched."""
+    parsed: JSONValue | None = None
+    """The adapter's parse of ``text`` (or the server's own, when it sends one)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    """Tokens, cost, model, requests sent (retries included)."""
+    latency_ns: int = 0
+    """Wall time around the request(s), retries and backoff included."""
+    failure: ProviderFailure | None = None
+    finish_reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the reply carries something to use."""
+        return self.failure is None
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """An LLM behind one narrow method. It never raises for what the remote side does."""
+
+    name: str
+    """Short name, e.g. ``openai``, ``local``, ``replay``, ``simulated``."""
+    model: str | None
+    """The model asked when a request names none."""
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """Send one request (with the provider's own bounded retries) and return the reply."""
+        ...

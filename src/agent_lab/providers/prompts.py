@@ -1,0 +1,163 @@
+"""What the model is told: the fallback prompt and its projected schema; the tool-choice prompt."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.application.events.registry import thaw_json
+from agent_lab.providers.base import Message, ProviderRequest
+from agent_lab.strict_json import JSONObject, JSONValue, ensure_json_data, escape_pointer_token
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from agent_lab.application.events.models import FallbackRequest
+
+__all__ = ["fallback_request", "project_schema", "tool_choice_request"]
+
+FALLBACK_SYSTEM = (
+    "You fill in missing arguments of a function call from a user's request. "
+    "Reply with one JSON object holding exactly the fields asked for, following the schema. "
+    "The facts already known are fixed: do not repeat or change them."
+)
+TOOL_CHOICE_SYSTEM = (
+    "Choose the one function that serves the user's request and call it with all of its "
+    "arguments, read from the request. If no function fits, answer without calling one."
+)
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _project(schema: Mapping[str, Any], paths: list[list[str]]) -> JSONObject:
+    declared: Any = schema.get("properties")
+    properties: dict[str, Any] = declared if isinstance(declared, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+    projected: dict[str, JSONValue] = {}
+    required: list[JSONValue] = []
+    children: dict[str, list[list[str]]] = {}
+    for path in paths:
+        children.setdefault(path[0], []).append(path[1:])
+    for name, rests in children.items():
+        sub: Any = properties.get(name, {})
+        required.append(name)
+        nested = [rest for rest in rests if rest]
+        if nested and len(nested) == len(rests) and isinstance(sub, dict) and "properties" in sub:
+            projected[name] = _project(cast("dict[str, Any]", sub), nested)
+        else:
+            projected[name] = sub
+    return {
+        "type": "object",
+        "properties": projected,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def project_schema(schema: Mapping[str, Any], missing: Sequence[str]) -> JSONObject:
+    """The part of an event's schema that covers only the missing fields.
+
+    ``missing`` holds JSON pointers (``/duration_seconds``, ``/when/date``).
+    Nested pointers keep their parents as objects with only the missing
+    children; ``$defs`` (and Draft 7 ``definitions``) come along so that
+    references still resolve.
+    """
+    plain: Any = thaw_json(schema)
+    paths = [
+        [_unescape(token) for token in pointer.split("/")[1:]]
+        for pointer in missing
+        if pointer.startswith("/") and len(pointer) > 1
+    ]
+    projected = _project(plain, paths)
+    for keyword in ("$defs", "definitions"):
+        if keyword in plain:
+            projected[keyword] = plain[keyword]
+    return projected
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def fallback_request(
+    request: FallbackRequest,
+    *,
+    model: str | None = None,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    seed: int | None = None,
+) -> ProviderRequest:
+    """Turn the kernel's ``FallbackRequest`` into what a model is sent."""
+    definition = request.definition
+    schema = project_schema(definition.parameters, request.missing)  # type: ignore[arg-type]
+    resolved = thaw_json(request.resolved)
+    payload = thaw_json(request.event.payload)
+    lines = [
+        f"Function: {definition.name}",
+        f"What it does: {definition.description or '(no description)'}",
+        f"The user's words: {request.event.text!r}",
+    ]
+    if payload:
+        lines.append(f"Structured data that came with the request: {_json(payload)}")
+    lines += [
+        f"Already known (fixed facts): {_json(resolved)}",
+        "Fill in: " + ", ".join(request.missing),
+        f"Reply with JSON that follows this schema: {_json(schema)}",
+    ]
+    return ProviderRequest(
+        purpose="fallback",
+        model=model,
+        messages=(Message("system", FALLBACK_SYSTEM), Message("user", "\n".join(lines))),
+        response_schema=schema,
+        schema_name=definition.name,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        seed=seed,
+        context={
+            **_context(request.event.name, request.event.text, request.event.context),
+            "missing": list(request.missing),
+            "resolved": resolved,
+        },
+    )
+
+
+def tool_choice_request(
+    text: str,
+    tools: Sequence[JSONObject],
+    *,
+    payload: Mapping[str, JSONValue] | None = None,
+    context: Mapping[str, object] | None = None,
+    model: str | None = None,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    seed: int | None = None,
+) -> ProviderRequest:
+    """The request for the LLM-always agent: the user's words and every tool."""
+    content = text if not payload else f"{text}\n\nStructured data: {_json(thaw_json(payload))}"
+    return ProviderRequest(
+        purpose="tool_choice",
+        model=model,
+        messages=(Message("system", TOOL_CHOICE_SYSTEM), Message("user", content)),
+        tools=tuple(tools),
+        tool_choice="auto",
+        max_tokens=max_tokens,
+        temperature=temperature,
+        seed=seed,
+        context=_context(None, text, context or {}),
+    )
+
+
+def _context(event: str | None, text: str, extra: Mapping[str, object]) -> dict[str, JSONValue]:
+    known: dict[str, JSONValue] = {"event": event, "text": text}
+    for key, value in extra.items():
+        try:
+            known[key] = ensure_json_data(value)
+        except ValueError:
+            continue  # only JSON data travels with a request; the rest stays with the plugin
+    return known
+
+
+def pointer(*tokens: str) -> str:
+    """A JSON pointer from unescaped tokens."""
+    return "".join("/" + escape_pointer_token(token) for token in tokens)

@@ -1,0 +1,195 @@
+"""Record any provider's replies to a JSONL cassette, and replay them offline, exactly."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from agent_lab.application.events.models import Usage
+from agent_lab.providers.base import (
+    FailureReason,
+    Provider,
+    ProviderFailure,
+    ProviderReply,
+    ProviderRequest,
+    ToolCall,
+)
+
+__all__ = ["CassetteError", "RecordingProvider", "ReplayProvider"]
+
+CASSETTE_VERSION = 1
+
+
+class CassetteError(ValueError):
+    """A cassette file that cannot be read: wrong version or a malformed line."""
+
+
+def _reply_to_json(reply: ProviderReply) -> dict[str, Any]:
+    usage = reply.usage
+    return {
+        "text": reply.text,
+        "parsed": reply.parsed,
+        "tool_calls": [
+            {"name": c.name, "arguments_raw": c.arguments_raw, "arguments": c.arguments}
+            for c in reply.tool_calls
+        ],
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cost": None if usage.cost is None else str(usage.cost),
+            "model": usage.model,
+            "estimated": usage.estimated,
+            "requests": usage.requests,
+        },
+        "latency_ns": reply.latency_ns,
+        "failure": None
+        if reply.failure is None
+        else {
+            "reason": reply.failure.reason,
+            "message": reply.failure.message,
+            "retryable": reply.failure.retryable,
+        },
+        "finish_reason": reply.finish_reason,
+    }
+
+
+def _reply_from_json(data: dict[str, Any]) -> ProviderReply:
+    usage = data["usage"]
+    failure = data["failure"]
+    return ProviderReply(
+        text=data["text"],
+        parsed=data["parsed"],
+        tool_calls=tuple(
+            ToolCall(name=c["name"], arguments_raw=c["arguments_raw"], arguments=c["arguments"])
+            for c in data["tool_calls"]
+        ),
+        usage=Usage(
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            cost=None if usage["cost"] is None else Decimal(usage["cost"]),
+            model=usage["model"],
+            estimated=usage["estimated"],
+            requests=usage["requests"],
+        ),
+        latency_ns=data["latency_ns"],
+        failure=None
+        if failure is None
+        else ProviderFailure(
+            reason=failure["reason"], message=failure["message"], retryable=failure["retryable"]
+        ),
+        finish_reason=data["finish_reason"],
+    )
+
+
+class RecordingProvider:
+    """Wraps a provider and appends every request and reply to a JSONL cassette.
+
+    Each line holds the request's fingerprint, the request as sent (model
+    included; no credentials: they are never part of a request), the reply
+    (raw text, parse, tool calls), usage and latency. Lines are appended and
+    flushed one at a time, so a killed run keeps what it recorded.
+    """
+
+    def __init__(self, inner: Provider, cassette: str | Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.model = inner.model
+        self.path = Path(cassette)
+        self._lock = threading.Lock()
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """Ask the wrapped provider, record the exchange, return its reply."""
+        # The fingerprint covers the model actually asked, default or not.
+        request = request.with_model(self.inner.model)
+        reply = await self.inner.complete(request)
+        line = json.dumps(
+            {
+                "version": CASSETTE_VERSION,
+                "fingerprint": request.fingerprint(),
+                "request": request.wire(),
+                "provider": self.inner.name,
+                "default_model": self.inner.model,
+                "reply": _reply_to_json(reply),
+            },
+            ensure_ascii=False,
+        )
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+            out.flush()
+        return reply
+
+
+class ReplayProvider:
+    """Answers from a cassette, offline: the same request gets the recorded reply.
+
+    Identical requests recorded several times are replayed in their recorded
+    order. A request the cassette does not hold, or asked for more often than
+    recorded, gets a failure (``not_in_cassette``) naming its fingerprint. The
+    replayed usage and latency are the recorded ones.
+
+    Raises:
+        CassetteError: At construction, for a file that is not a cassette.
+    """
+
+    name = "replay"
+
+    def __init__(self, cassette: str | Path, *, model: str | None = None) -> None:
+        self.path = Path(cassette)
+        self.model = model
+        """The model a request naming none is taken to ask; the recorded one by default."""
+        self.recorded_provider: str | None = None
+        self._replies: dict[str, deque[ProviderReply]] = {}
+        self._lock = threading.Lock()
+        recorded_models: set[str | None] = set()
+        with self.path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                    version = entry.get("version")
+                    reply = _reply_from_json(entry["reply"])
+                    fingerprint = str(entry["fingerprint"])
+                except (ValueError, KeyError, TypeError, AttributeError) as err:
+                    raise CassetteError(
+                        f"{self.path}:{number}: not a cassette line: {err}"
+                    ) from err
+                if version != CASSETTE_VERSION:
+                    raise CassetteError(
+                        f"{self.path}:{number}: cassette version {version!r}, "
+                        f"expected {CASSETTE_VERSION}"
+                    )
+                self.recorded_provider = entry.get("provider", self.recorded_provider)
+                recorded_models.add(entry.get("default_model"))
+                self._replies.setdefault(fingerprint, deque()).append(reply)
+
+        if self.model is None and len(recorded_models - {None}) == 1:
+            self.model = next(iter(recorded_models - {None}))
+
+    def __len__(self) -> int:
+        """How many replies are left to replay."""
+        return sum(len(replies) for replies in self._replies.values())
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """Return the next recorded reply for this request's fingerprint."""
+        fingerprint = request.with_model(self.model).fingerprint()
+        with self._lock:
+            replies = self._replies.get(fingerprint)
+            if replies:
+                return replies.popleft()
+        detail = (
+            "asked for more often than it was recorded"
+            if replies is not None
+            else "not in the cassette"
+        )
+        return ProviderReply(
+            usage=Usage(requests=0),
+            failure=ProviderFailure(
+                reason=FailureReason.NOT_IN_CASSETTE,
+                message=f"request {fingerprint} is {detail} ({self.path.name})",
+            ),
+        )

@@ -1,0 +1,147 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1, scripted, with fault injection."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class Behavior:
+    """What the server does with one request."""
+
+    kind: str = "reply"
+    """``reply``, ``status``, ``drop`` (cut the body short) or ``malformed``."""
+    message: dict[str, Any] = field(default_factory=dict)
+    """For ``reply``: the choice's message (``content``, ``tool_calls``, extra fields)."""
+    usage: dict[str, int] | None = field(
+        default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
+    )
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    delay: float = 0.0
+    """Seconds to wait before answering (to exceed a client's timeout)."""
+    model: str = "gpt-4o-mini"
+
+
+def content(text: str, **extra: Any) -> Behavior:
+    """A reply whose message content is ``text`` (raw, untouched)."""
+    return Behavior(message={"role": "assistant", "content": text, **extra})
+
+
+def tool_calls(*calls: tuple[str, Any]) -> Behavior:
+    """A reply with tool calls: (name, arguments) where arguments is raw text or an object."""
+    return Behavior(
+        message={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": args}}
+                for n, (name, args) in enumerate(calls)
+            ],
+        }
+    )
+
+
+def status(code: int, body: str = "", **headers: str) -> Behavior:
+    """An HTTP error status."""
+    return Behavior(
+        kind="status",
+        status=code,
+        body=body or json.dumps({"error": {"message": f"status {code}", "type": "test"}}),
+        headers=headers,
+    )
+
+
+@dataclass
+class Recorded:
+    """One request the server received."""
+
+    headers: dict[str, str]
+    body: dict[str, Any]
+    at: float
+
+
+class OpenAIServer:
+    """Serves /v1/chat/completions from a script; records every request."""
+
+    def __init__(self) -> None:
+        self.script: list[Behavior] = []
+        self.requests: list[Recorded] = []
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> None:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server  # noqa: SLF001 - the only way to read the bound port
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+    def play(self, *behaviors: Behavior) -> None:
+        self.script = list(behaviors)
+        self.requests.clear()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append(Recorded(dict(request.headers), body, time.monotonic()))
+        behavior = self.script.pop(0) if self.script else status(500, "unscripted request")
+        if behavior.delay:
+            await asyncio.sleep(behavior.delay)
+        if behavior.kind == "status":
+            return web.Response(
+                status=behavior.status,
+                text=behavior.body,
+                headers=behavior.headers,
+                content_type="application/json",
+            )
+        if behavior.kind == "malformed":
+            return web.Response(status=200, text="{not json", content_type="application/json")
+        completion = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": behavior.model,
+            "choices": [{"index": 0, "message": behavior.message, "finish_reason": "stop"}],
+        }
+        if behavior.usage is not None:
+            completion["usage"] = behavior.usage
+        text = json.dumps(completion, allow_nan=True)
+        if behavior.kind == "drop":
+            response = web.StreamResponse(
+                status=200, headers={"Content-Type": "application/json", "Content-Length": str(len(text))}
+            )
+            await response.prepare(request)
+            await response.write(text[: len(text) // 2].encode())
+            assert request.transport is not None
+            request.transport.close()  # the connection drops mid-body
+            return response
+        return web.Response(status=200, text=text, content_type="application/json")
