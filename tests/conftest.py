@@ -50,3 +50,14 @@ class RecordingFallback:
     @property
     def calls(self) -> int:
         return len(self.requests)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Close the /dev/null files llama_cpp opens at import and never closes (ResourceWarning)."""
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        handle = getattr(utils, name, None)
+        if handle is not None:
+            handle.close()

@@ -18,13 +18,13 @@ class Behavior:
 
     kind: str = "reply"
     """``reply``, ``status``, ``drop`` (cut the body short) or ``malformed``."""
-    message: dict[str, Any] = field(default_factory=dict)
+    message: dict[str, Any] = field(default_factory=dict[str, Any])
     """For ``reply``: the choice's message (``content``, ``tool_calls``, extra fields)."""
     usage: dict[str, int] | None = field(
         default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
     )
     status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict[str, str])
     body: str = ""
     delay: float = 0.0
     """Seconds to wait before answering (to exceed a client's timeout)."""
@@ -43,7 +43,11 @@ def tool_calls(*calls: tuple[str, Any]) -> Behavior:
             "role": "assistant",
             "content": None,
             "tool_calls": [
-                {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": args}}
+                {
+                    "id": f"call_{n}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": args},
+                }
                 for n, (name, args) in enumerate(calls)
             ],
         }
@@ -75,7 +79,7 @@ class OpenAIServer:
     def __init__(self) -> None:
         self.script: list[Behavior] = []
         self.requests: list[Recorded] = []
-        self.port = 0
+        self.port: int = 0
         self._loop = asyncio.new_event_loop()
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -95,9 +99,9 @@ class OpenAIServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server  # noqa: SLF001 - the only way to read the bound port
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        # The only way to read the port the OS chose.
+        server: Any = site._server  # pyright: ignore[reportPrivateUsage]
+        self.port = int(server.sockets[0].getsockname()[1])
 
     def stop(self) -> None:
         if self._runner is not None:
@@ -125,7 +129,7 @@ class OpenAIServer:
             )
         if behavior.kind == "malformed":
             return web.Response(status=200, text="{not json", content_type="application/json")
-        completion = {
+        completion: dict[str, Any] = {
             "id": "chatcmpl-test",
             "object": "chat.completion",
             "created": 0,
@@ -137,7 +141,8 @@ class OpenAIServer:
         text = json.dumps(completion, allow_nan=True)
         if behavior.kind == "drop":
             response = web.StreamResponse(
-                status=200, headers={"Content-Type": "application/json", "Content-Length": str(len(text))}
+                status=200,
+                headers={"Content-Type": "application/json", "Content-Length": str(len(text))},
             )
             await response.prepare(request)
             await response.write(text[: len(text) // 2].encode())

@@ -22,3 +22,26 @@ def test_kernel_tour_runs_and_calls_the_llm_only_when_information_is_missing() -
     assert out.count("LLM calls: 1") == 1
     assert "invalid_arguments" in out
     assert '{"status":"ok","output":{"started":true,"seconds":300}}' in out
+
+
+def test_providers_tour_runs_every_offline_provider() -> None:
+    """examples/providers_tour.py: simulated, local, recording and replay agree; NaN is refused."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "providers_tour.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        env=env,
+    )
+    lines = completed.stdout.splitlines()
+    statuses = {line.split()[0]: line for line in lines if line and not line.startswith(" ")}
+    assert "success" in statuses["simulated"]
+    assert "fallback_failed" in lines[2]
+    recorded = next(line for line in lines if line.startswith("local (recorded)"))
+    replayed = next(line for line in lines if line.startswith("replay (offline)"))
+    assert recorded.split(maxsplit=2)[2] == replayed.split(maxsplit=2)[2]
+    assert "OPENAI_MODEL" in lines[-1]

@@ -78,7 +78,7 @@ def dispatch(server: OpenAIServer, *behaviors: Behavior, **options: Any) -> tupl
 
 
 def test_fallback_asks_only_for_missing_fields_with_structured_output(server: OpenAIServer) -> None:
-    """The request carries the user's words, the resolved facts and a schema of the missing field."""
+    """The request carries the user's words, the resolved facts, a schema of the missing field."""
     result, _ = dispatch(server, content('{"duration_seconds": 240}'))
     assert result.status is Status.SUCCESS
     assert result.arguments == {"label": "tea", "duration_seconds": 240}
@@ -120,14 +120,16 @@ def test_rate_limit_honours_retry_after_and_counts_every_attempt(server: OpenAIS
 
 def test_retry_after_in_seconds(server: OpenAIServer) -> None:
     """The plain Retry-After header (seconds) is honoured too."""
-    result, _ = dispatch(server, status(429, **{"retry-after": "0.2"}), content('{"duration_seconds": 5}'))
+    result, _ = dispatch(
+        server, status(429, **{"retry-after": "0.2"}), content('{"duration_seconds": 5}')
+    )
     assert result.status is Status.SUCCESS
     assert server.requests[1].at - server.requests[0].at >= 0.2
 
 
 @pytest.mark.parametrize("code", [500, 502, 503])
 def test_server_errors_are_retried_then_reported(code: int, server: OpenAIServer) -> None:
-    """5xx is retried up to max_attempts; then FALLBACK_FAILED http_5xx with every attempt counted."""
+    """5xx is retried up to max_attempts, then FALLBACK_FAILED http_5xx, every attempt counted."""
     result, elapsed = dispatch(server, status(code), status(code), status(code), max_attempts=3)
     assert result.status is Status.FALLBACK_FAILED
     assert result.reason == FailureReason.HTTP_5XX
@@ -155,7 +157,9 @@ def test_a_reply_slower_than_the_timeout(server: OpenAIServer) -> None:
 
 def test_connection_dropped_mid_body(server: OpenAIServer) -> None:
     """A body cut short is a connection error, retried."""
-    result, _ = dispatch(server, Behavior(kind="drop", message={"content": "{}"}), content('{"duration_seconds": 7}'))
+    result, _ = dispatch(
+        server, Behavior(kind="drop", message={"content": "{}"}), content('{"duration_seconds": 7}')
+    )
     assert result.status is Status.SUCCESS
     assert result.llm_calls == 2
     result, _ = dispatch(server, *(Behavior(kind="drop") for _ in range(2)), max_attempts=2)
@@ -191,13 +195,20 @@ def test_other_4xx_is_not_retried(server: OpenAIServer) -> None:
     [
         (content('{"duration_seconds": NaN}'), "fallback_invalid_json"),
         (content('{"duration_seconds": 5, "duration_seconds": 6}'), "fallback_invalid_json"),
-        (content('{"duration_seconds": 5, "loud": true}', parsed={"duration_seconds": 5, "loud": 1}), "fallback_mismatch"),
+        (
+            content(
+                '{"duration_seconds": 5, "loud": true}', parsed={"duration_seconds": 5, "loud": 1}
+            ),
+            "fallback_mismatch",
+        ),
         (content("I think four minutes."), "fallback_invalid_json"),
         (Behavior(message={"role": "assistant", "content": None}), FailureReason.NO_CONTENT),
     ],
     ids=["nan", "duplicate-keys", "true-parsed-as-1", "prose", "empty-message"],
 )
-def test_hostile_replies_are_fallback_failed(behavior: Behavior, reason: str, server: OpenAIServer) -> None:
+def test_hostile_replies_are_fallback_failed(
+    behavior: Behavior, reason: str, server: OpenAIServer
+) -> None:
     """The kernel's audit sees exactly what came over the wire: non-strict JSON is rejected."""
     result, _ = dispatch(server, behavior)
     assert result.status is Status.FALLBACK_FAILED
@@ -228,7 +239,9 @@ def chooser(server: OpenAIServer) -> ToolChooser:
     registry = EventRegistry()
     registry.register(EventDefinition("set_timer", parameters=TIMER))
     registry.register(
-        EventDefinition("weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
+        EventDefinition(
+            "weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
+        )
     )
     return ToolChooser(provider(server), registry)
 
@@ -244,7 +257,9 @@ def chooser(server: OpenAIServer) -> ToolChooser:
     ],
     ids=["chosen", "no-call", "several-calls", "unknown-tool", "failed"],
 )
-def test_tool_choice_outcomes(behavior: Behavior, outcome: ChoiceOutcome, server: OpenAIServer) -> None:
+def test_tool_choice_outcomes(
+    behavior: Behavior, outcome: ChoiceOutcome, server: OpenAIServer
+) -> None:
     """No call, several calls or an unknown tool are outcomes, not exceptions."""
     import asyncio
 
@@ -287,5 +302,5 @@ def test_no_model_is_a_clear_failure() -> None:
 
 def test_tripwire_refuses_connections_outside_the_allowed_loopback_addresses() -> None:
     """The test-wide tripwire (pytest-socket) refuses any address but 127.0.0.1 and ::1."""
-    with pytest.raises(Exception, match="blocked|not allowed|A test tried"):
+    with pytest.raises(Exception, match=r"blocked|not allowed|A test tried"):
         socket.create_connection(("127.0.0.2", 9), timeout=1)

@@ -54,7 +54,15 @@ def run(fallback: LLMFallback) -> list[EventResult]:
 
 def summary(results: list[EventResult]) -> list[tuple[object, ...]]:
     return [
-        (r.status, r.reason, r.arguments, r.llm_calls, r.usage, r.fallback_raw, r.fallback_arguments)
+        (
+            r.status,
+            r.reason,
+            r.arguments,
+            r.llm_calls,
+            r.usage,
+            r.fallback_raw,
+            r.fallback_arguments,
+        )
         for r in results
     ]
 

@@ -173,6 +173,11 @@ class LocalProvider:
         """The model's name."""
         return f"LocalProvider(model={self.spec.name!r})"
 
+    def load(self) -> None:
+        """Load the model now (otherwise the first request loads it)."""
+        with self._lock:
+            self._load()
+
     def _load(self) -> Any:
         if self._llama is None:
             import llama_cpp  # noqa: PLC0415 - an optional extra, loaded on first use
