@@ -216,6 +216,16 @@ def test_hostile_replies_are_fallback_failed(
     assert result.llm_calls == 1
 
 
+def test_a_missing_forced_tool_call_is_fallback_failed(server: OpenAIServer) -> None:
+    """mode='tool' and the model answers in prose: no_tool_call, one request."""
+    result, _ = dispatch(server, content("Four minutes, I think."), mode="tool")
+    assert (result.status, result.reason, result.llm_calls) == (
+        Status.FALLBACK_FAILED,
+        FailureReason.NO_TOOL_CALL,
+        1,
+    )
+
+
 def test_hostile_tool_call_arguments_are_fallback_failed(server: OpenAIServer) -> None:
     """NaN or repeated keys in tool-call arguments are caught the same way."""
     for raw in ('{"duration_seconds": NaN}', '{"duration_seconds": 1, "duration_seconds": 2}'):

@@ -83,7 +83,14 @@ class LLMFallback:
             )
         reply = await self.provider.complete(provider_request)
         _raise_for_failure(reply)
-        if self.mode == "tool" and reply.tool_calls:
+        if self.mode == "tool":
+            if not reply.tool_calls:
+                raise ProviderError(
+                    FailureReason.NO_TOOL_CALL,
+                    "the model was asked to call the tool and did not",
+                    attempts=reply.usage.requests,
+                    usage=reply.usage,
+                )
             call = reply.tool_calls[0]
             parsed = call.arguments if isinstance(call.arguments, dict) else None
             return FallbackReply(call.arguments_raw, arguments=parsed, usage=reply.usage)

@@ -37,6 +37,8 @@ class FailureReason(StrEnum):
     """The body was not a chat completion (not JSON, or missing its choices)."""
     NO_CONTENT = "no_content"
     """A completion with neither text nor a tool call."""
+    NO_TOOL_CALL = "no_tool_call"
+    """A forced tool call that did not come."""
     NOT_IN_CASSETTE = "not_in_cassette"
     MODEL_ERROR = "model_error"
     """An embedded model failed to run."""
