@@ -1,0 +1,157 @@
+"""Reading numbers, durations, times and relative dates in English, deterministically."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+__all__ = [
+    "find_duration_seconds",
+    "find_number",
+    "find_time",
+    "parse_now",
+    "relative_date",
+    "words_to_number",
+]
+
+_UNITS = {
+    "zero": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "a couple of": 2, "a couple": 2, "a few": 3,
+}  # fmt: skip
+_NUMBER_WORD = (
+    r"(?:a couple of|a couple|a few|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|an|a)"
+)
+NUMBER = rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})?)"
+_SECONDS = {
+    "second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "m": 60,
+    "hour": 3600, "hr": 3600, "h": 3600, "day": 86400,
+}  # fmt: skip
+_DURATION = re.compile(
+    rf"\b(?P<number>{NUMBER}|half an|half a|a quarter of an|quarter of an)\s*"
+    r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|[smh])\b"
+    r"(?:\s+and\s+a\s+half)?",
+    re.IGNORECASE,
+)
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+
+def words_to_number(text: str) -> float | None:
+    """``"twenty five"`` -> 25, ``"a couple of"`` -> 2, ``"7.5"`` -> 7.5; None if not a number."""
+    text = text.strip().lower()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if text in _UNITS:
+        return float(_UNITS[text])
+    parts = re.split(r"[ -]", text)
+    if len(parts) == 2 and parts[0] in _UNITS and parts[1] in _UNITS:
+        tens, ones = _UNITS[parts[0]], _UNITS[parts[1]]
+        if tens >= 20 and tens % 10 == 0 and 0 < ones < 10:
+            return float(tens + ones)
+    return None
+
+
+def find_number(text: str) -> float | None:
+    """The first number in ``text``, in digits or words."""
+    match = re.search(rf"\b{NUMBER}\b", text, re.IGNORECASE)
+    return words_to_number(match.group(0)) if match else None
+
+
+def find_duration_seconds(text: str) -> int | None:
+    """Total seconds of every duration mentioned: ``"1 hour and 30 minutes"`` -> 5400."""
+    total = 0.0
+    found = False
+    for match in _DURATION.finditer(text):
+        number_text = match.group("number").lower()
+        unit = match.group("unit").lower().rstrip("s") or "s"
+        unit = unit if unit in _SECONDS else unit[:1]
+        seconds = _SECONDS.get(unit)
+        if seconds is None:
+            continue
+        if number_text in ("half an", "half a"):
+            amount = 0.5
+        elif number_text in ("a quarter of an", "quarter of an"):
+            amount = 0.25
+        else:
+            value = words_to_number(number_text)
+            if value is None:
+                continue
+            amount = value
+        if match.group(0).lower().endswith("and a half"):
+            amount += 0.5
+        total += amount * seconds
+        found = True
+    return round(total) if found else None
+
+
+def parse_now(value: object) -> datetime:
+    """The clock a case injects (``context["now"]``), or a fixed default for reproducibility."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return datetime(2026, 12, 1, 9, 0)
+
+
+def relative_date(text: str, now: datetime) -> date | None:
+    """``today``, ``tomorrow``, ``the day after tomorrow``, ``in 3 days``, ``next friday``, ``on monday``."""
+    lowered = text.lower()
+    if "day after tomorrow" in lowered:
+        return now.date() + timedelta(days=2)
+    if "tomorrow" in lowered:
+        return now.date() + timedelta(days=1)
+    if "today" in lowered or "tonight" in lowered or "this evening" in lowered:
+        return now.date()
+    match = re.search(rf"\bin ({NUMBER}) days?\b", lowered)
+    if match:
+        days = words_to_number(match.group(1))
+        if days is not None:
+            return now.date() + timedelta(days=int(days))
+    match = re.search(r"\b(?:on |next |this )?(" + "|".join(_WEEKDAYS) + r")\b", lowered)
+    if match:
+        target = _WEEKDAYS.index(match.group(1))
+        ahead = (target - now.weekday()) % 7 or 7
+        return now.date() + timedelta(days=ahead)
+    match = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", lowered)
+    if match:
+        try:
+            return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        except ValueError:
+            return None
+    return None
+
+
+def find_time(text: str) -> str | None:
+    """A clock time as ``HH:MM``: ``5pm``, ``5:30 pm``, ``17:30``, ``noon``, ``half past seven``."""
+    lowered = text.lower()
+    if re.search(r"\bnoon\b|\bmidday\b", lowered):
+        return "12:00"
+    if re.search(r"\bmidnight\b", lowered):
+        return "00:00"
+    match = re.search(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)", lowered)
+    if match:
+        hour, minute = int(match.group(1)), int(match.group(2) or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            return None
+        pm = match.group(3).startswith("p")
+        hour = (hour % 12) + (12 if pm else 0)
+        return f"{hour:02d}:{minute:02d}"
+    match = re.search(r"\b(?:at )?(\d{1,2}):(\d{2})\b", lowered)
+    if match:
+        hour, minute = int(match.group(1)), int(match.group(2))
+        if hour <= 23 and minute <= 59:
+            return f"{hour:02d}:{minute:02d}"
+        return None
+    match = re.search(rf"\bhalf past ({_NUMBER_WORD}|\d{{1,2}})\b", lowered)
+    if match:
+        hour = words_to_number(match.group(1))
+        if hour is not None and 1 <= hour <= 12:
+            return f"{int(hour) % 12 + (12 if int(hour) < 8 else 0):02d}:30"
+    return None
