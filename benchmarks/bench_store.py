@@ -36,8 +36,18 @@ QUERY = (
 def rows() -> list[tuple[object, ...]]:
     rng = random.Random(0)
     return [
-        ("r", f"case-{n // 3}", ("det", "llm", "only")[n % 3], 0, "success", rng.randint(0, 2),
-         rng.randint(0, 900), rng.random() / 1000, rng.randint(10**4, 10**9), '{"a": 1}')
+        (
+            "r",
+            f"case-{n // 3}",
+            ("det", "llm", "only")[n % 3],
+            0,
+            "success",
+            rng.randint(0, 2),
+            rng.randint(0, 900),
+            rng.random() / 1000,
+            rng.randint(10**4, 10**9),
+            '{"a": 1}',
+        )
         for n in range(ROWS)
     ]
 
@@ -78,7 +88,9 @@ def main() -> int:
         "sqlite": measure("sqlite", sqlite_connect, f"INSERT INTO trials VALUES ({placeholders})"),
         "duckdb": measure("duckdb", duckdb_connect, f"INSERT INTO trials VALUES ({placeholders})"),
     }
-    print(f"{ROWS} trials, committed {BATCH} at a time; then the per-policy aggregate, median of 20")
+    print(
+        f"{ROWS} trials, committed {BATCH} at a time; then the per-policy aggregate, median of 20"
+    )
     print(f"{'engine':<8} {'inserts/s':>12} {'query ms':>10}")
     for engine, (rate, query_ms) in results.items():
         print(f"{engine:<8} {rate:>12,.0f} {query_ms:>10.2f}")

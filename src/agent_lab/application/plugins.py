@@ -103,15 +103,21 @@ def load_plugins(reference: str) -> PluginSet:
     """
     module_name, _, attribute = reference.partition(":")
     if not module_name or not attribute:
-        raise PluginLoadError(f"{reference!r}: expected MODULE:ATTRIBUTE, e.g. agent_lab.demo:plugins")
+        raise PluginLoadError(
+            f"{reference!r}: expected MODULE:ATTRIBUTE, e.g. agent_lab.demo:plugins"
+        )
     try:
         module = importlib.import_module(module_name)
-    except Exception as err:  # noqa: BLE001 - any import failure is the plugin's, reported in one line
-        raise PluginLoadError(f"{reference!r}: cannot import {module_name}: {type(err).__name__}: {err}") from err
+    except Exception as err:
+        raise PluginLoadError(
+            f"{reference!r}: cannot import {module_name}: {type(err).__name__}: {err}"
+        ) from err
     try:
         value: object = getattr(module, attribute)
     except AttributeError as err:
-        raise PluginLoadError(f"{reference!r}: {module_name} has no attribute {attribute!r}") from err
+        raise PluginLoadError(
+            f"{reference!r}: {module_name} has no attribute {attribute!r}"
+        ) from err
     if isinstance(value, PluginSet):
         return value
     if isinstance(value, list | tuple) and all(isinstance(d, EventDefinition) for d in value):  # pyright: ignore[reportUnknownVariableType]

@@ -42,9 +42,14 @@ UNITS = {
                "g": ("grams", "gram", "g"), "oz": ("ounces", "ounce", "oz")},
     "temperature": {"c": ("celsius", "centigrade", "c"), "f": ("fahrenheit", "f")},
 }  # fmt: skip
-_UNIT_WORDS = {word: code for family in UNITS.values() for code, words in family.items() for word in words}
+_UNIT_WORDS = {
+    word: code for family in UNITS.values() for code, words in family.items() for word in words
+}
 _FACTORS = {"m": 1.0, "km": 1000.0, "mi": 1609.344, "ft": 0.3048, "kg": 1.0, "lb": 0.45359237,
             "g": 0.001, "oz": 0.028349523125}  # fmt: skip
+
+
+_UNIT_ALTERNATION = "|".join(sorted((w for w in _UNIT_WORDS if len(w) > 1), key=len, reverse=True))
 
 
 def _now(event: Event) -> Any:
@@ -53,7 +58,9 @@ def _now(event: Event) -> Any:
 
 # Timers -----------------------------------------------------------------------------
 
-_LABEL = re.compile(r"\bfor (?:the |my )?([a-z]+(?: [a-z]+)?)\s*$|\b(?:the |my |a |an )?([a-z]+) timer\b", re.I)
+_LABEL = re.compile(
+    r"\bfor (?:the |my )?([a-z]+(?: [a-z]+)?)\s*$|\b(?:the |my |a |an )?([a-z]+) timer\b", re.I
+)
 _NOT_LABELS = {"a", "an", "the", "my", "set", "start", "new", "one", "two", "three", "five", "ten", "minute", "hour", "second"}  # fmt: skip
 
 
@@ -65,7 +72,11 @@ def read_timer(event: Event) -> Resolution:
         arguments["duration_seconds"] = seconds
     for match in _LABEL.finditer(event.text):
         label = (match.group(1) or match.group(2) or "").lower()
-        if label and label.split()[-1] not in _NOT_LABELS and not re.fullmatch(NUMBER, label.split()[0]):
+        if (
+            label
+            and label.split()[-1] not in _NOT_LABELS
+            and not re.fullmatch(NUMBER, label.split()[0])
+        ):
             if not re.search(r"\d|minutes?|hours?|seconds?", label):
                 arguments["label"] = label
                 break
@@ -74,14 +85,18 @@ def read_timer(event: Event) -> Resolution:
 
 def start_timer(arguments: Mapping[str, JSONValue]) -> JSONValue:
     """Confirms the countdown."""
-    return {"started": True, "seconds": arguments["duration_seconds"], "label": arguments.get("label")}
+    return {
+        "started": True,
+        "seconds": arguments["duration_seconds"],
+        "label": arguments.get("label"),
+    }
 
 
 # Reminders --------------------------------------------------------------------------
 
 _TASK = re.compile(
     r"remind me (?:to |that i need to |that i have to )(.+?)"
-    r"(?=\s+(?:at|on|tomorrow|today|tonight|in \w+ (?:minutes?|hours?|days?)|next|this)\b|[.?!]?$)",
+    r"(?=\s+(?:at|on|tomorrow|the day after tomorrow|today|tonight|in (?:\w+ ){1,2}(?:minutes?|hours?|days?)|next|this)\b|[.?!]?$)",
     re.I,
 )
 
@@ -126,7 +141,15 @@ def read_weather(event: Event) -> Resolution:
     now = _now(event)
     arguments: JSONObject = {}
     city = _CITY.search(event.text)
-    if city and city.group(1) not in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"):
+    if city and city.group(1) not in (
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ):
         arguments["city"] = city.group(1)
     day = relative_date(event.text, now)
     if day is not None:
@@ -156,7 +179,9 @@ def read_calendar(event: Event) -> Resolution:
     arguments: JSONObject = {}
     title = _TITLE.search(event.text)
     if title:
-        words = re.sub(r"\s+(?:in|on)\s+(?:my|the)\s+calendar$", "", title.group(1).strip(), flags=re.I)
+        words = re.sub(
+            r"\s+(?:in|on)\s+(?:my|the)\s+calendar$", "", title.group(1).strip(), flags=re.I
+        )
         arguments["title"] = words
     day = relative_date(event.text, now)
     if day is not None:
@@ -174,7 +199,11 @@ def read_calendar(event: Event) -> Resolution:
 
 def add_to_calendar(arguments: Mapping[str, JSONValue]) -> JSONValue:
     """Confirms the calendar entry."""
-    return {"created": True, "title": arguments["title"], "start": f"{arguments['date']}T{arguments['time']}"}
+    return {
+        "created": True,
+        "title": arguments["title"],
+        "start": f"{arguments['date']}T{arguments['time']}",
+    }
 
 
 # Messages ---------------------------------------------------------------------------------
@@ -185,7 +214,9 @@ _MESSAGE = re.compile(
 )
 _CHANNELS = {"text": "sms", "sms": "sms", "email": "email", "e-mail": "email", "message": "chat",
              "tell": "chat", "fax": "fax", "whatsapp": "whatsapp"}  # fmt: skip
-_RECIPIENT = re.compile(r"^(?:please )?(?:text|sms|email|message|tell|send (?:a message|a text|an email) to)\s+([A-Z][a-z]+)\b")
+_RECIPIENT = re.compile(
+    r"^(?:please )?(?:text|sms|email|message|tell|send (?:a message|a text|an email) to)\s+([A-Z][a-z]+)\b"
+)
 
 
 def read_message(event: Event) -> Resolution:
@@ -210,9 +241,13 @@ def send(arguments: Mapping[str, JSONValue]) -> JSONValue:
 
 # Music ---------------------------------------------------------------------------------------
 
-_SONG = re.compile(r"\bplay (?:the song )?[\"']?(?P<song>[A-Z][\w' ]+?)[\"']? by (?P<artist>[A-Z][\w' ]+?)(?: on shuffle)?$")
-_ARTIST = re.compile(r"\bplay (?:some |music by |songs by |something by )(?P<artist>[A-Z][\w' ]+?)(?: on shuffle)?$")
-_PLAYLIST = re.compile(r"\bplay (?:my )?(?P<name>[\w ]+?) playlist\b", re.I)
+_SONG = re.compile(
+    r"\bplay (?:the song )?[\"']?(?P<song>[A-Z][\w' ]+?)[\"']? by (?P<artist>[A-Z][\w' ]+?)(?: on shuffle)?$"
+)
+_ARTIST = re.compile(
+    r"\bplay (?:some |music by |songs by |something by )(?P<artist>[A-Z][\w' ]+?)(?: on shuffle)?$"
+)
+_PLAYLIST = re.compile(r"\bplay (?:my |the )?(?P<name>(?!my\b)[\w ]+?) playlist\b", re.I)
 
 
 def read_music(event: Event) -> Resolution:
@@ -228,7 +263,10 @@ def read_music(event: Event) -> Resolution:
     elif playlist:
         arguments["query"], arguments["kind"] = playlist.group("name").lower(), "playlist"
     elif song:
-        arguments["query"], arguments["kind"] = f"{song.group('song')} by {song.group('artist')}", "song"
+        arguments["query"], arguments["kind"] = (
+            f"{song.group('song')} by {song.group('artist')}",
+            "song",
+        )
     elif artist:
         arguments["query"], arguments["kind"] = artist.group("artist"), "artist"
     if re.search(r"\bshuffle\b", text, re.I):
@@ -238,7 +276,11 @@ def read_music(event: Event) -> Resolution:
 
 def play(arguments: Mapping[str, JSONValue]) -> JSONValue:
     """Confirms playback."""
-    return {"playing": arguments["query"], "kind": arguments["kind"], "shuffle": arguments.get("shuffle", False)}
+    return {
+        "playing": arguments["query"],
+        "kind": arguments["kind"],
+        "shuffle": arguments.get("shuffle", False),
+    }
 
 
 # Unit conversion ------------------------------------------------------------------------------
@@ -247,7 +289,9 @@ _CONVERT = re.compile(
     rf"(?P<value>-?{NUMBER})\s*(?:degrees\s+)?(?P<from>[a-z]+)\s+(?:to|in|into)\s+(?:degrees\s+)?(?P<to>[a-z]+)\b",
     re.I,
 )
-_HOW_MANY = re.compile(rf"how many (?P<to>[a-z]+) (?:is|are|in) (?P<value>-?{NUMBER})\s*(?P<from>[a-z]+)\b", re.I)
+_HOW_MANY = re.compile(
+    rf"how many (?P<to>[a-z]+) (?:is|are|in) (?P<value>-?{NUMBER})\s*(?P<from>[a-z]+)\b", re.I
+)
 
 
 def read_conversion(event: Event) -> Resolution:
@@ -455,17 +499,27 @@ EVENTS = (
 
 ROUTES = (
     Route("set_timer", patterns=(r"\btimer\b", r"\bcount ?down\b")),
-    Route("set_reminder", patterns=(r"\bremind(?:er)?\b",)),
+    Route("set_reminder", patterns=(r"\bremind(?:er)?\b", r"^remind me\b")),
     Route("get_weather", patterns=(r"\bweather\b", r"\bforecast\b"), keywords=("rain", "sunny", "snow", "umbrella")),
     Route("create_event", patterns=(r"\b(?:schedule|calendar|appointment|meeting)\b",), keywords=("book",)),
     Route(
         "send_message",
-        patterns=(r"^(?:please )?(?:text|sms|email|e-mail|message|fax|whatsapp)\b", r"^(?:please )?tell (?!me\b)[A-Z]", r"\bsend (?:a )?(?:message|text|email)\b", r"^let [A-Z][a-z]+ know\b"),
+        patterns=(
+            r"^(?:please )?(?:text|sms|email|e-mail|message|fax|whatsapp)\b",
+            r"^(?:please )?(?:text|sms|email|e-mail|message|fax|whatsapp|tell) [A-Z][a-z]+(?::| that\b| saying\b)",
+            r"^(?:please )?tell (?!me\b)[A-Z]",
+            r"\bsend (?:a |an )?(?:message|text|email)\b",
+            r"^let [A-Z][a-z]+ know\b",
+        ),
     ),
     Route("play_music", patterns=(r"\bplay\b", r"\bplaylist\b"), keywords=("music", "song")),
     Route(
         "convert_units",
-        patterns=(r"\bconvert\b", r"\bhow many (?:miles|km|kilometers|feet|meters|pounds|kg|kilos|grams|ounces)\b", r"\bin (?:degrees )?(?:fahrenheit|celsius)\b"),
+        patterns=(
+            r"\bconvert\b",
+            rf"\bhow many (?:{_UNIT_ALTERNATION})\b",
+            rf"\b[\d.]+\s*(?:degrees )?(?:{_UNIT_ALTERNATION}) (?:in|to|into) (?:degrees )?(?:{_UNIT_ALTERNATION})\b",
+        ),
     ),
     Route(
         "control_device",

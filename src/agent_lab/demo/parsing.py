@@ -65,6 +65,11 @@ def find_number(text: str) -> float | None:
 
 def find_duration_seconds(text: str) -> int | None:
     """Total seconds of every duration mentioned: ``"1 hour and 30 minutes"`` -> 5400."""
+    quarters = re.search(rf"\b({NUMBER}) quarters of an hour\b", text, re.IGNORECASE)
+    if quarters:
+        count = words_to_number(quarters.group(1))
+        if count is not None:
+            return round(count * 900)
     total = 0.0
     found = False
     for match in _DURATION.finditer(text):
