@@ -16,7 +16,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -52,17 +54,17 @@ def rows() -> list[tuple[object, ...]]:
     ]
 
 
-def measure(name: str, connect, insert_sql: str) -> tuple[float, float]:
+def measure(name: str, connect: Callable[[Path], Any], insert_sql: str) -> tuple[float, float]:
     data = rows()
     with tempfile.TemporaryDirectory() as folder:
-        connection = connect(Path(folder) / "store")
+        connection: Any = connect(Path(folder) / "store")
         connection.execute(SCHEMA)
         started = time.perf_counter()
         for start in range(0, ROWS, BATCH):
             connection.executemany(insert_sql, data[start : start + BATCH])
             connection.commit()
         insert_rate = ROWS / (time.perf_counter() - started)
-        timings = []
+        timings: list[float] = []
         for _ in range(20):
             started = time.perf_counter()
             connection.execute(QUERY).fetchall()

@@ -36,7 +36,7 @@ def test_size_proportions_and_ids() -> None:
 def dispatch_routed(case: dict[str, Any]) -> Any:
     route = plugins.route(case["text"])
     assert route.event == case["event"], f"{case['text']!r} routed to {route}"
-    return KERNEL.dispatch(Event(route.event, text=case["text"], context=case["context"]))
+    return KERNEL.dispatch(Event(case["event"], text=case["text"], context=case["context"]))
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import EventRegistry
@@ -118,9 +118,12 @@ def load_plugins(reference: str) -> PluginSet:
         raise PluginLoadError(
             f"{reference!r}: {module_name} has no attribute {attribute!r}"
         ) from err
+    kind = type(value).__name__
     if isinstance(value, PluginSet):
         return value
-    if isinstance(value, list | tuple) and all(isinstance(d, EventDefinition) for d in value):  # pyright: ignore[reportUnknownVariableType]
-        definitions: Sequence[EventDefinition] = value  # type: ignore[assignment]
-        return PluginSet(name=reference, definitions=tuple(definitions))
-    raise PluginLoadError(f"{reference!r} is a {type(value).__name__}, not a PluginSet")
+    if isinstance(value, list | tuple):
+        items: Sequence[object] = cast("Sequence[object]", value)
+        if all(isinstance(item, EventDefinition) for item in items):
+            definitions = cast("Sequence[EventDefinition]", items)
+            return PluginSet(name=reference, definitions=tuple(definitions))
+    raise PluginLoadError(f"{reference!r} is a {kind}, not a PluginSet")

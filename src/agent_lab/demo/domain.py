@@ -76,10 +76,10 @@ def read_timer(event: Event) -> Resolution:
             label
             and label.split()[-1] not in _NOT_LABELS
             and not re.fullmatch(NUMBER, label.split()[0])
+            and not re.search(r"\d|minutes?|hours?|seconds?", label)
         ):
-            if not re.search(r"\d|minutes?|hours?|seconds?", label):
-                arguments["label"] = label
-                break
+            arguments["label"] = label
+            break
     return Resolution(arguments)
 
 

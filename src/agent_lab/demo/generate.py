@@ -32,6 +32,8 @@ NOW = datetime(2026, 12, 1, 9, 0)  # a Tuesday, 09:00: the clock every case inje
 WORKLOAD = Path(__file__).with_name("workload.jsonl")
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 10: "ten",
          12: "twelve", 15: "fifteen", 20: "twenty", 25: "twenty five", 30: "thirty", 45: "forty five"}  # fmt: skip
+Case = tuple[str, str, str, Any]
+"""(event, category, text, expected arguments or None)."""
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 
@@ -48,20 +50,22 @@ TIMES = [("5pm", "17:00"), ("7:30am", "07:30"), ("noon", "12:00"), ("18:45", "18
          ("9am", "09:00"), ("3:15 pm", "15:15"), ("8pm", "20:00"), ("10:30", "10:30")]  # fmt: skip
 
 
-def timers(rng: random.Random) -> list[tuple[str, str, Any]]:
+def timers(rng: random.Random) -> list[Case]:
+    """Timer cases."""
     labels = ["pasta", "eggs", "tea", "laundry", "oven", "pizza", "bread", "rice"]
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for minutes in (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 18, 20, 25, 30, 35, 45, 50):
         label = rng.choice(labels)
-        template = rng.choice([
+        templates: list[tuple[str, dict[str, Any]]] = [
             ("set a timer for {m} minutes", {}),
             ("start a {m} minute timer", {}),
             ("{m} minute timer for the {label}", {"label": label}),
             ("set a timer for {m} minutes for my {label}", {"label": label}),
             ("count down {m} minutes", {}),
-        ])  # fmt: skip
-        text = template[0].format(m=_n(rng, minutes), label=label)
-        out.append(("complete", text, {"duration_seconds": minutes * 60, **template[1]}))
+        ]  # fmt: skip
+        said, extra = rng.choice(templates)
+        text = said.format(m=_n(rng, minutes), label=label)
+        out.append(("complete", text, {"duration_seconds": minutes * 60, **extra}))
     for seconds in (30, 45, 90):
         out.append(
             (
@@ -104,14 +108,15 @@ def timers(rng: random.Random) -> list[tuple[str, str, Any]]:
         ("invalid", "set a timer for 0 seconds", None),
         ("invalid", "start a timer for 48 hours", None),
     ]  # fmt: skip
-    return [("set_timer", *case) for case in out]  # type: ignore[misc]
+    return [("set_timer", *case) for case in out]
 
 
-def reminders(rng: random.Random) -> list[tuple[str, str, Any]]:
+def reminders(rng: random.Random) -> list[Case]:
+    """Reminder cases (dates against NOW)."""
     tasks = ["call mom", "buy milk", "take the pills", "water the plants", "pay the rent",
              "send the invoice", "pick up the kids", "book the car service", "renew my passport",
              "call the landlord", "buy a birthday card", "check the mail", "charge the car"]  # fmt: skip
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for task in tasks:
         said, time = rng.choice(TIMES)
         kind = rng.randrange(5)
@@ -163,7 +168,7 @@ def reminders(rng: random.Random) -> list[tuple[str, str, Any]]:
                 {"date": _weekday(day).isoformat(), "time": time},
             )
         )
-    cases = [("complete", text, {"task": text.split("remind me to ")[1].split(" tomorrow")[0].split(" at ")[0].split(" in ")[0].split(" on ")[0].split(" the day after")[0].split(" next ")[0], **args})
+    cases: list[Any] = [("complete", text, {"task": text.split("remind me to ")[1].split(" tomorrow")[0].split(" at ")[0].split(" in ")[0].split(" on ")[0].split(" the day after")[0].split(" next ")[0], **args})
              for text, args in out]  # fmt: skip
     cases += [
         ("paraphrase", "remind me to call mom at six in the evening", {"task": "call mom", "date": "2026-12-01", "time": "18:00"}),
@@ -179,14 +184,15 @@ def reminders(rng: random.Random) -> list[tuple[str, str, Any]]:
         ("missing", "remind me to renew the insurance", None),
         ("missing", "remind me tomorrow", None),
     ]  # fmt: skip
-    return [("set_reminder", *case) for case in cases]  # type: ignore[misc]
+    return [("set_reminder", *case) for case in cases]
 
 
 CITIES = ["Oslo", "Paris", "Tokyo", "Berlin", "Madrid", "New York", "Lisbon", "Rome", "Bergen", "Cairo", "Sydney", "Chicago"]  # fmt: skip
 
 
-def weather(rng: random.Random) -> list[tuple[str, str, Any]]:
-    out: list[tuple[str, str, Any]] = []
+def weather(rng: random.Random) -> list[Case]:
+    """Weather cases."""
+    out: list[Any] = []
     for city in CITIES + CITIES[:8]:
         kind = rng.randrange(5)
         if kind == 0:
@@ -258,11 +264,12 @@ def weather(rng: random.Random) -> list[tuple[str, str, Any]]:
     return [("get_weather", *case) for case in out]
 
 
-def calendar(rng: random.Random) -> list[tuple[str, str, Any]]:
+def calendar(rng: random.Random) -> list[Case]:
+    """Calendar cases."""
     titles = ["dentist appointment", "team meeting", "haircut", "lunch with Sara", "project review",
               "yoga class", "call with the bank", "parent teacher meeting", "doctor appointment", "budget meeting",
               "tennis match", "guitar lesson", "catch up with Maria"]  # fmt: skip
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for title in titles:
         said, time = rng.choice(TIMES)
         kind = rng.randrange(4)
@@ -327,13 +334,14 @@ def calendar(rng: random.Random) -> list[tuple[str, str, Any]]:
     return [("create_event", *case) for case in out]
 
 
-def messages(rng: random.Random) -> list[tuple[str, str, Any]]:
+def messages(rng: random.Random) -> list[Case]:
+    """Message cases."""
     names = ["Anna", "Bob", "Carla", "Dave", "Eve", "Frank", "Grace", "Hugo", "Ines", "Jonas"]
     bodies = ["I'm running late", "dinner is ready", "the meeting moved to 3", "see you at the station",
               "happy birthday", "call me when you land", "the keys are under the mat", "I'll bring the wine"]  # fmt: skip
     verbs = [("text {n} that {b}", "sms"), ("email {n}: {b}", "email"), ("message {n} saying {b}", "chat"),
              ("tell {n} that {b}", "chat"), ("text {n}: {b}", "sms"), ("email {n} that {b}", "email")]  # fmt: skip
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for index in range(40):
         name, body = names[index % len(names)], rng.choice(bodies)
         template, channel = verbs[index % len(verbs)]
@@ -363,7 +371,8 @@ def messages(rng: random.Random) -> list[tuple[str, str, Any]]:
     return [("send_message", *case) for case in out]
 
 
-def music(rng: random.Random) -> list[tuple[str, str, Any]]:
+def music(rng: random.Random) -> list[Case]:
+    """Music cases."""
     songs = [("Hello", "Adele"), ("Yesterday", "The Beatles"), ("Imagine", "John Lennon"), ("Halo", "Beyonce"),
              ("Thriller", "Michael Jackson"), ("Jolene", "Dolly Parton"), ("Wonderwall", "Oasis")]  # fmt: skip
     artists = [
@@ -379,7 +388,7 @@ def music(rng: random.Random) -> list[tuple[str, str, Any]]:
         "Prince",
     ]
     playlists = ["workout", "focus", "road trip", "sunday morning"]
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for song, artist in songs:
         out.append(
             (
@@ -423,12 +432,13 @@ def music(rng: random.Random) -> list[tuple[str, str, Any]]:
     return [("play_music", *case) for case in out]
 
 
-def conversions(rng: random.Random) -> list[tuple[str, str, Any]]:
+def conversions(rng: random.Random) -> list[Case]:
+    """Unit conversion cases."""
     said = {"km": ["kilometers", "km"], "mi": ["miles"], "kg": ["kilograms", "kg", "kilos"], "lb": ["pounds"],
             "c": ["celsius"], "f": ["fahrenheit"], "m": ["meters"], "ft": ["feet"], "g": ["grams"], "oz": ["ounces"]}  # fmt: skip
     pairs = [("km", "mi"), ("mi", "km"), ("kg", "lb"), ("lb", "kg"), ("c", "f"), ("f", "c"), ("m", "ft"), ("ft", "m"),
              ("g", "oz"), ("oz", "g")]  # fmt: skip
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for index in range(45):
         source, target = pairs[index % len(pairs)]
         value: int | float = rng.choice([1, 2, 3, 5, 10, 12, 20, 25, 42, 100, 2.5, 0.5])
@@ -464,10 +474,11 @@ def conversions(rng: random.Random) -> list[tuple[str, str, Any]]:
     return [("convert_units", *case) for case in out]
 
 
-def devices(rng: random.Random) -> list[tuple[str, str, Any]]:
+def devices(rng: random.Random) -> list[Case]:
+    """Smart-home cases."""
     named = {"living room lights": "living room lights", "bedroom lights": "bedroom lights",
              "kitchen lights": "kitchen lights", "fan": "fan", "tv": "tv", "heating": "thermostat"}  # fmt: skip
-    out: list[tuple[str, str, Any]] = []
+    out: list[Any] = []
     for index, (words, device) in enumerate(list(named.items()) * 4):
         action = ("on", "off")[index % 2]
         template = ["turn {a} the {d}", "switch {a} the {d}", "please turn the {d} {a}"][index % 3]
