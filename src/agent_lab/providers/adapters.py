@@ -175,7 +175,7 @@ class ToolChooser:
         """Ask the model which event the user means, with which arguments. Never raises."""
         request = tool_choice_request(
             text,
-            [dict(tool) for tool in self.tools],  # type: ignore[misc]
+            self.tools,  # one tuple for every request: its canonical JSON is cached
             payload=payload,
             context=context,
             model=self.model,

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FailureReason",
+    "tools_json",
     "Message",
     "Provider",
     "ProviderFailure",
@@ -95,8 +96,15 @@ class ProviderRequest:
         return self if self.model is not None or model is None else replace(self, model=model)
 
     def fingerprint(self) -> str:
-        """sha256 of the canonical JSON of ``wire()``: equal requests, equal fingerprints."""
-        return hashlib.sha256(canonical_dumps(self.wire()).encode("utf-8")).hexdigest()
+        """sha256 of the canonical JSON of what is sent: equal requests, equal fingerprints.
+
+        The tools' canonical text is computed once per tools tuple (the same
+        tuple serves every request of a tool chooser).
+        """
+        wire = self.wire()
+        del wire["tools"]
+        text = canonical_dumps(wire) + "\n" + tools_json(self.tools)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +150,21 @@ class ProviderReply:
     def ok(self) -> bool:
         """Whether the reply carries something to use."""
         return self.failure is None
+
+
+_TOOLS_TEXT: dict[int, tuple[tuple[JSONObject, ...], str]] = {}
+
+
+def tools_json(tools: tuple[JSONObject, ...]) -> str:
+    """The canonical JSON of a tools tuple, cached by identity (the tuple is kept alive)."""
+    cached = _TOOLS_TEXT.get(id(tools))
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    text = canonical_dumps(list(tools))
+    if len(_TOOLS_TEXT) > 256:
+        _TOOLS_TEXT.clear()
+    _TOOLS_TEXT[id(tools)] = (tools, text)
+    return text
 
 
 @runtime_checkable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -92,12 +93,20 @@ class PriceTable:
         override = self._overrides.get(model)
         if override is not None:
             return override.cost(prompt_tokens, completion_tokens)
-        try:
-            calculation = genai_prices.calc_price(
-                genai_prices.Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
-                model,
-                provider_id=self._provider_id,
-            )
-        except LookupError:
-            return None
-        return Decimal(calculation.total_price)
+        return _genai_cost(model, self._provider_id, prompt_tokens, completion_tokens)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _genai_cost(
+    model: str, provider_id: str | None, prompt_tokens: int, completion_tokens: int
+) -> Decimal | None:
+    # Cached: a price lookup walks genai-prices' whole table, and runs repeat token counts.
+    try:
+        calculation = genai_prices.calc_price(
+            genai_prices.Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+            model,
+            provider_id=provider_id,
+        )
+    except LookupError:
+        return None
+    return Decimal(calculation.total_price)

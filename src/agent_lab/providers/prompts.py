@@ -139,7 +139,7 @@ def tool_choice_request(
         purpose="tool_choice",
         model=model,
         messages=(Message("system", TOOL_CHOICE_SYSTEM), Message("user", content)),
-        tools=tuple(tools),
+        tools=tools if isinstance(tools, tuple) else tuple(tools),
         tool_choice="auto",
         max_tokens=max_tokens,
         temperature=temperature,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_lab.application.events.models import Usage
-from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall
+from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall, tools_json
 from agent_lab.providers.pricing import PriceTable
 
 if TYPE_CHECKING:
@@ -149,8 +149,10 @@ class SimulatedProvider:
         latency_ms = self.latency.sample_ms(rng)
         if self.wait:
             await self._sleep(latency_ms / 1000)
-        prompt = "".join(m.content for m in request.messages) + json.dumps(
-            [request.tools, request.response_schema]
+        prompt = (
+            "".join(m.content for m in request.messages)
+            + tools_json(request.tools)
+            + json.dumps(request.response_schema)
         )
         answer = (
             reply.text

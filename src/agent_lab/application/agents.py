@@ -1,0 +1,263 @@
+"""The two agents the lab compares: deterministic-first (event agent) and LLM-always (tool agent)."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.application.events.kernel import EventKernel
+from agent_lab.application.events.models import (
+    Event,
+    EventResult,
+    FallbackReply,
+    Resolution,
+    Status,
+    Usage,
+)
+from agent_lab.application.events.registry import EventRegistry
+from agent_lab.providers.adapters import ChoiceOutcome, ToolChooser
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_lab.application.events.models import Fallback, FallbackRequest, Resolver
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.clock import Clock
+    from agent_lab.providers.base import Provider
+    from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = ["AgentReply", "Conversation", "EventAgent", "ToolAgent"]
+
+_PREFILL = "agent_lab.prefill"
+"""Context key under which a conversation hands earlier turns' values to the resolver."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentReply:
+    """What an agent did with one message."""
+
+    status: Status
+    reason: str
+    event: str | None
+    """The event it dispatched, or ``None`` when it found none."""
+    arguments: JSONObject | None
+    routed_by: str
+    """``router`` (plain code), ``llm`` (the model chose), ``given`` or ``none``."""
+    llm_calls: int
+    """Every LLM request: routing and fallback or tool choice, retries included."""
+    usage: Usage
+    result: EventResult | None = None
+    """The kernel's result, when an event was dispatched."""
+
+
+def _with_prefill(resolver: Resolver | None) -> Resolver:
+    """Wrap a resolver so values from earlier turns fill what this turn does not say."""
+
+    def merge(found: object, prefill: Mapping[str, Any]) -> object:
+        if isinstance(found, Resolution):
+            return Resolution(
+                {**prefill, **found.arguments}, complete=found.complete, missing=found.missing
+            )
+        if isinstance(found, dict):
+            return {**prefill, **found}
+        return found  # not a mapping: left for the kernel to report (K11)
+
+    def resolve(event: Event) -> Any:
+        raw_prefill = event.context.get(_PREFILL)
+        prefill: Mapping[str, Any] = raw_prefill if isinstance(raw_prefill, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+        found: Any = resolver(event) if resolver is not None else {}
+        if inspect.isawaitable(found):
+
+            async def later() -> object:
+                return merge(await found, prefill)
+
+            return later()
+        return merge(found, prefill)
+
+    return resolve
+
+
+def _outcome(
+    result: EventResult, *, routed_by: str, extra_calls: int, extra_usage: Usage
+) -> AgentReply:
+    return AgentReply(
+        status=result.status,
+        reason=result.reason,
+        event=result.event,
+        arguments=result.arguments,
+        routed_by=routed_by,
+        llm_calls=result.llm_calls + extra_calls,
+        usage=extra_usage + result.usage if extra_calls else result.usage,
+        result=result,
+    )
+
+
+class EventAgent:
+    """Deterministic first: route with plain code, resolve with plain code, ask an LLM only for gaps.
+
+    Args:
+        plugins: Definitions and routes.
+        fallback: The kernel's fallback for missing fields (``None``: none).
+        chooser: Asked to pick the event only when no route matches or the
+            best routes tie (``None``: such messages are ``unknown_event``).
+        clock: The kernel's clock.
+    """
+
+    def __init__(
+        self,
+        plugins: PluginSet,
+        *,
+        fallback: Fallback | None = None,
+        chooser: ToolChooser | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.plugins = plugins
+        self.chooser = chooser
+        registry = EventRegistry()
+        for definition in plugins.definitions:
+            registry.register(
+                dataclasses.replace(definition, resolver=_with_prefill(definition.resolver))
+            )
+        self.kernel = EventKernel(registry, fallback, clock=clock)
+
+    async def respond(
+        self,
+        text: str,
+        *,
+        event: str | None = None,
+        payload: Mapping[str, JSONValue] | None = None,
+        context: Mapping[str, object] | None = None,
+        prefill: Mapping[str, JSONValue] | None = None,
+    ) -> AgentReply:
+        """Handle one message (or a structured event whose name is known), with no memory."""
+        routing_calls, routing_usage, routed_by = 0, Usage.zero(), "given"
+        if event is None:
+            route = self.plugins.route(text)
+            event, routed_by = route.event, "router"
+            if event is None and self.chooser is not None:
+                choice = await self.chooser.choose(text, payload=payload, context=context)
+                routing_calls, routing_usage = choice.usage.requests, choice.usage
+                if choice.outcome is ChoiceOutcome.CHOSEN:
+                    event, routed_by = choice.name, "llm"
+        if event is None:
+            return AgentReply(
+                status=Status.UNKNOWN_EVENT,
+                reason="no_route",
+                event=None,
+                arguments=None,
+                routed_by="none",
+                llm_calls=routing_calls,
+                usage=routing_usage,
+            )
+        full_context = dict(context or {})
+        if prefill:
+            full_context[_PREFILL] = dict(prefill)
+        result = await self.kernel.adispatch(
+            Event(event, text=text, payload=dict(payload or {}), context=full_context)
+        )
+        return _outcome(
+            result, routed_by=routed_by, extra_calls=routing_calls, extra_usage=routing_usage
+        )
+
+
+class Conversation:
+    """Multi-turn slot filling over an ``EventAgent``.
+
+    When a turn ends with ``missing_information``, the pending event and the
+    values resolved so far are kept; the next message is dispatched to the
+    same event, its resolver filling what is still missing, unless the
+    router recognises a different event in it (then the user changed topic).
+    """
+
+    def __init__(self, agent: EventAgent) -> None:
+        self.agent = agent
+        self.pending: str | None = None
+        self.known: JSONObject = {}
+
+    async def say(self, text: str, *, context: Mapping[str, object] | None = None) -> AgentReply:
+        """One user message."""
+        event = None
+        prefill: JSONObject = {}
+        if self.pending is not None:
+            route = self.agent.plugins.route(text)
+            if route.event in (None, self.pending):
+                event, prefill = self.pending, self.known
+        reply = await self.agent.respond(text, event=event, context=context, prefill=prefill)
+        if reply.status is Status.MISSING_INFORMATION and reply.result is not None:
+            self.pending = reply.event
+            self.known = dict(reply.result.resolved or {})
+        else:
+            self.pending, self.known = None, {}
+        return reply
+
+
+class ToolAgent:
+    """LLM-always: the model picks the event and every argument by tool calling.
+
+    The choice then runs through the same registry, validation and handler
+    as the event agent's, and its arguments through the same audit: they are
+    handed to the kernel as a fallback reply (strict parse, raw/parsed
+    check, K17-K18), so both agents are judged by one set of rules.
+    """
+
+    def __init__(
+        self, plugins: PluginSet, provider: Provider, *, clock: Clock | None = None
+    ) -> None:
+        self.plugins = plugins
+        self.chooser = ToolChooser(provider, plugins.definitions)
+        registry = EventRegistry()
+        for definition in plugins.definitions:
+            registry.register(
+                dataclasses.replace(
+                    definition, resolver=lambda event: Resolution({}, complete=False)
+                )
+            )
+        self.kernel = EventKernel(registry, self._from_choice, clock=clock, max_attempts=1)
+
+    @staticmethod
+    def _from_choice(request: FallbackRequest) -> FallbackReply:
+        choice: Any = request.event.context["agent_lab.choice"]
+        return FallbackReply(
+            choice.arguments_raw or "", arguments=_as_mapping(choice.arguments), usage=choice.usage
+        )
+
+    async def respond(
+        self,
+        text: str,
+        *,
+        payload: Mapping[str, JSONValue] | None = None,
+        context: Mapping[str, object] | None = None,
+    ) -> AgentReply:
+        """Handle one message: one tool-calling request, then the kernel's rules."""
+        choice = await self.chooser.choose(text, payload=payload, context=context)
+        calls = choice.usage.requests
+        if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:
+            status = (
+                Status.UNKNOWN_EVENT
+                if choice.outcome in (ChoiceOutcome.NO_TOOL_CALL, ChoiceOutcome.UNKNOWN_TOOL)
+                else Status.FALLBACK_FAILED
+            )
+            return AgentReply(
+                status=status,
+                reason=choice.reason or choice.outcome.value,
+                event=None,
+                arguments=None,
+                routed_by="llm",
+                llm_calls=calls,
+                usage=choice.usage,
+            )
+        result = await self.kernel.adispatch(
+            Event(
+                choice.name,
+                text=text,
+                payload=dict(payload or {}),
+                context={**(context or {}), "agent_lab.choice": choice},
+            )
+        )
+        return _outcome(result, routed_by="llm", extra_calls=0, extra_usage=Usage.zero())
+
+
+def _as_mapping(value: object) -> Mapping[str, object] | None:
+    return value if isinstance(value, dict) else None  # pyright: ignore[reportUnknownVariableType]

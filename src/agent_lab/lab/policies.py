@@ -1,0 +1,104 @@
+"""Policies: how a request is handled, deterministic-first, LLM-always or deterministic-only (L5)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from agent_lab.application.agents import AgentReply, EventAgent, ToolAgent
+from agent_lab.providers.adapters import LLMFallback, ToolChooser
+
+if TYPE_CHECKING:
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.lab.workload import Case
+    from agent_lab.providers.base import Provider
+
+__all__ = [
+    "POLICIES",
+    "DeterministicFirst",
+    "DeterministicOnly",
+    "LLMAlways",
+    "Policy",
+    "make_policy",
+]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A way of handling a case; pluggable."""
+
+    name: str
+    sends: str
+    """What this policy sends to the LLM, in a sentence."""
+
+    async def run(self, case: Case) -> AgentReply:
+        """Handle one case."""
+        ...
+
+
+def _context(case: Case) -> dict[str, object]:
+    return {**case.context, "case_id": case.id}
+
+
+class DeterministicFirst:
+    """The kernel as its contract says: plain code first, the LLM only for what is missing."""
+
+    name = "deterministic-first"
+    sends = "only the missing fields (and, when no route matches, the choice of event)"
+
+    def __init__(self, plugins: PluginSet, provider: Provider) -> None:
+        self.agent = EventAgent(
+            plugins,
+            fallback=LLMFallback(provider),
+            chooser=ToolChooser(provider, plugins.definitions),
+        )
+
+    async def run(self, case: Case) -> AgentReply:
+        """Route and resolve with code; fall back to the LLM for gaps."""
+        return await self.agent.respond(case.text, payload=case.payload, context=_context(case))
+
+
+class LLMAlways:
+    """Every request goes to the LLM, which picks the event and all arguments by tool calling."""
+
+    name = "llm-always"
+    sends = "every request, with every tool"
+
+    def __init__(self, plugins: PluginSet, provider: Provider) -> None:
+        self.agent = ToolAgent(plugins, provider)
+
+    async def run(self, case: Case) -> AgentReply:
+        """One tool-calling request, then the kernel's validation and handler."""
+        return await self.agent.respond(case.text, payload=case.payload, context=_context(case))
+
+
+class DeterministicOnly:
+    """Plain code only: no LLM at all; what code cannot read stays missing."""
+
+    name = "deterministic-only"
+    sends = "nothing"
+
+    def __init__(self, plugins: PluginSet, provider: Provider | None = None) -> None:
+        self.agent = EventAgent(plugins)
+
+    async def run(self, case: Case) -> AgentReply:
+        """Route and resolve with code alone."""
+        return await self.agent.respond(case.text, payload=case.payload, context=_context(case))
+
+
+POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[DeterministicOnly]] = {
+    DeterministicFirst.name: DeterministicFirst,
+    LLMAlways.name: LLMAlways,
+    DeterministicOnly.name: DeterministicOnly,
+}
+
+
+def make_policy(name: str, plugins: PluginSet, provider: Provider) -> Policy:
+    """Build a policy by name.
+
+    Raises:
+        KeyError: No policy of that name (the message lists them).
+    """
+    try:
+        return POLICIES[name](plugins, provider)
+    except KeyError:
+        raise KeyError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None

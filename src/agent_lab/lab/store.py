@@ -1,0 +1,383 @@
+"""The results store: one SQLite file, a versioned schema, runs and trials, export (L10).
+
+SQLite, not DuckDB, by measurement (``benchmarks/bench_store.py``): the runner
+writes each trial as it ends, and SQLite took about 400,000 trial inserts a
+second in small committed batches against DuckDB's 1,100; the report's
+aggregate query takes milliseconds in either. WAL mode keeps every committed
+trial through a killed process; the primary key (run, case, policy, repeat)
+makes a doubled trial impossible.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+__all__ = ["SCHEMA_VERSION", "RunRecord", "Store", "StoreError", "TrialRecord"]
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x41474C42  # "AGLB": marks the file as an agent-lab results database
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    state TEXT NOT NULL CHECK (state IN ('running', 'finished')),
+    config TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    plugins TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT,
+    simulated INTEGER NOT NULL
+);
+CREATE TABLE trials (
+    run_id TEXT NOT NULL REFERENCES runs (run_id),
+    case_id TEXT NOT NULL,
+    policy TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    warmup INTEGER NOT NULL,
+    category TEXT NOT NULL,
+    expected_event TEXT,
+    event TEXT,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    expected_status TEXT NOT NULL,
+    correct INTEGER NOT NULL,
+    arguments TEXT,
+    expected TEXT,
+    field_tp INTEGER NOT NULL,
+    field_fp INTEGER NOT NULL,
+    field_fn INTEGER NOT NULL,
+    llm_calls INTEGER NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    cost TEXT,
+    latency_ns INTEGER NOT NULL,
+    resolve_ns INTEGER NOT NULL,
+    validate_ns INTEGER NOT NULL,
+    fallback_ns INTEGER NOT NULL,
+    handler_ns INTEGER NOT NULL,
+    routed_by TEXT NOT NULL,
+    error TEXT,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, case_id, policy, repeat)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The file is not a usable agent-lab results database."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One row of ``runs``."""
+
+    run_id: str
+    started_at: str
+    finished_at: str | None
+    state: str
+    config: dict[str, Any]
+    config_hash: str
+    environment: dict[str, Any]
+    workload: str
+    plugins: str
+    provider: str
+    model: str | None
+    simulated: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrialRecord:
+    """One row of ``trials``: one (case, policy, repeat)."""
+
+    case_id: str
+    policy: str
+    repeat: int
+    warmup: bool
+    category: str
+    expected_event: str | None
+    event: str | None
+    status: str
+    reason: str
+    expected_status: str
+    correct: bool
+    arguments: Any
+    expected: Any
+    field_tp: int
+    field_fp: int
+    field_fn: int
+    llm_calls: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost: Decimal | None
+    latency_ns: int
+    resolve_ns: int = 0
+    validate_ns: int = 0
+    fallback_ns: int = 0
+    handler_ns: int = 0
+    routed_by: str = "none"
+    error: str | None = None
+
+
+_TRIAL_COLUMNS = (
+    "run_id", "case_id", "policy", "repeat", "warmup", "category", "expected_event", "event",
+    "status", "reason", "expected_status", "correct", "arguments", "expected", "field_tp",
+    "field_fp", "field_fn", "llm_calls", "prompt_tokens", "completion_tokens", "cost",
+    "latency_ns", "resolve_ns", "validate_ns", "fallback_ns", "handler_ns", "routed_by", "error",
+    "finished_at",
+)  # fmt: skip
+_INSERT = (
+    f"INSERT OR IGNORE INTO trials ({', '.join(_TRIAL_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_TRIAL_COLUMNS))})"
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Store:
+    """An agent-lab results database (created if missing).
+
+    Raises:
+        StoreError: The file exists but is not SQLite, or is SQLite of
+            another application, or of a newer schema.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout = 5000")
+            application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+            if fresh:
+                self._create()
+            elif application_id != APPLICATION_ID:
+                raise StoreError(f"{self.path} is not an agent-lab results database")
+            version = int(
+                self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
+                    0
+                ]
+            )
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.DatabaseError as err:
+            self._close_quietly()
+            raise StoreError(
+                f"{self.path} is not a readable agent-lab results database ({err})"
+            ) from err
+        except StoreError:
+            self._close_quietly()
+            raise
+        if version > SCHEMA_VERSION:
+            self._close_quietly()
+            raise StoreError(
+                f"{self.path} has schema version {version}; this agent-lab reads up to {SCHEMA_VERSION}"
+            )
+
+    def _close_quietly(self) -> None:
+        try:
+            self._db.close()
+        except (sqlite3.Error, AttributeError):
+            pass
+
+    def _create(self) -> None:
+        self._db.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        self._db.execute(
+            "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?)",
+            (str(SCHEMA_VERSION), _now()),
+        )
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        """Use as a context manager."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close on leaving the block."""
+        self.close()
+
+    # Runs --------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        run_id: str,
+        *,
+        config: dict[str, Any],
+        config_hash: str,
+        environment: dict[str, Any],
+        workload: str,
+        plugins: str,
+        provider: str,
+        model: str | None,
+        simulated: bool,
+    ) -> None:
+        """Record a new run in state ``running``."""
+        self._db.execute(
+            "INSERT INTO runs VALUES (?, ?, NULL, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id, _now(), json.dumps(config, sort_keys=True), config_hash,
+                json.dumps(environment, sort_keys=True), workload, plugins, provider, model,
+                int(simulated),
+            ),
+        )  # fmt: skip
+
+    def finish_run(self, run_id: str) -> None:
+        """Mark a run finished."""
+        self._db.execute(
+            "UPDATE runs SET state = 'finished', finished_at = ? WHERE run_id = ?", (_now(), run_id)
+        )
+
+    def _run(self, row: Sequence[Any]) -> RunRecord:
+        return RunRecord(
+            run_id=row[0], started_at=row[1], finished_at=row[2], state=row[3],
+            config=json.loads(row[4]), config_hash=row[5], environment=json.loads(row[6]),
+            workload=row[7], plugins=row[8], provider=row[9], model=row[10], simulated=bool(row[11]),
+        )  # fmt: skip
+
+    def runs(self) -> list[RunRecord]:
+        """Every run, oldest first."""
+        rows = self._db.execute("SELECT * FROM runs ORDER BY started_at, rowid").fetchall()
+        return [self._run(row) for row in rows]
+
+    def run(self, run_id: str | None = None) -> RunRecord:
+        """A run by id, or the most recent one.
+
+        Raises:
+            StoreError: No such run, or no run at all.
+        """
+        if run_id is None:
+            row = self._db.execute(
+                "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1"
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"{self.path} holds no run yet")
+        else:
+            row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"{self.path} has no run {run_id!r}")
+        return self._run(row)
+
+    def unfinished_run(self) -> RunRecord | None:
+        """The most recent run still ``running``, if any."""
+        row = self._db.execute(
+            "SELECT * FROM runs WHERE state = 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else self._run(row)
+
+    # Trials -------------------------------------------------------------------------
+
+    def add_trials(self, run_id: str, trials: Iterable[TrialRecord]) -> int:
+        """Write trials in one transaction; a trial already stored is never written twice."""
+        stamp = _now()
+        rows = [
+            (
+                run_id, t.case_id, t.policy, t.repeat, int(t.warmup), t.category, t.expected_event,
+                t.event, t.status, t.reason, t.expected_status, int(t.correct),
+                None if t.arguments is None else json.dumps(t.arguments, sort_keys=True),
+                None if t.expected is None else json.dumps(t.expected, sort_keys=True),
+                t.field_tp, t.field_fp, t.field_fn, t.llm_calls, t.prompt_tokens,
+                t.completion_tokens, None if t.cost is None else str(t.cost), t.latency_ns,
+                t.resolve_ns, t.validate_ns, t.fallback_ns, t.handler_ns, t.routed_by, t.error,
+                stamp,
+            )
+            for t in trials
+        ]  # fmt: skip
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            before = self._db.total_changes
+            self._db.executemany(_INSERT, rows)
+            written = self._db.total_changes - before
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        return written
+
+    def done(self, run_id: str) -> set[tuple[str, str, int]]:
+        """The (case, policy, repeat) already recorded for a run."""
+        rows = self._db.execute(
+            "SELECT case_id, policy, repeat FROM trials WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {(row[0], row[1], row[2]) for row in rows}
+
+    def trials(self, run_id: str, *, include_warmup: bool = False) -> list[dict[str, Any]]:
+        """A run's trials as dicts (JSON columns decoded, cost as Decimal)."""
+        cursor = self._db.execute(
+            f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials WHERE run_id = ?"
+            + ("" if include_warmup else " AND warmup = 0")
+            + " ORDER BY case_id, policy, repeat",
+            (run_id,),
+        )
+        out: list[dict[str, Any]] = []
+        for row in cursor:
+            record = dict(zip(_TRIAL_COLUMNS, row, strict=True))
+            for name in ("arguments", "expected"):
+                if record[name] is not None:
+                    record[name] = json.loads(record[name])
+            record["cost"] = None if record["cost"] is None else Decimal(record["cost"])
+            out.append(record)
+        return out
+
+    def count(self, run_id: str) -> int:
+        """How many trials a run has recorded (warm-up included)."""
+        return int(
+            self._db.execute("SELECT count(*) FROM trials WHERE run_id = ?", (run_id,)).fetchone()[
+                0
+            ]
+        )
+
+    # Export ----------------------------------------------------------------------------
+
+    def export(self, run_id: str | None, folder: str | Path, *, fmt: str) -> list[Path]:
+        """Write ``runs`` and ``trials`` (all runs, or one) as CSV or Parquet files in ``folder``.
+
+        Raises:
+            ValueError: ``fmt`` is neither ``csv`` nor ``parquet``.
+        """
+        if fmt not in ("csv", "parquet"):
+            raise ValueError(f"unknown export format {fmt!r}: csv or parquet")
+        target = Path(folder)
+        target.mkdir(parents=True, exist_ok=True)
+        where, parameters = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
+        written: list[Path] = []
+        for table in ("runs", "trials"):
+            cursor = self._db.execute(f"SELECT * FROM {table} {where}", parameters)  # noqa: S608 - fixed table names
+            columns = [description[0] for description in cursor.description]
+            rows = cursor.fetchall()
+            path = target / f"{table}.{fmt}"
+            if fmt == "csv":
+                with path.open("w", newline="", encoding="utf-8") as handle:
+                    writer = csv.writer(handle)
+                    writer.writerow(columns)
+                    writer.writerows(rows)
+            else:
+                import pyarrow as pa  # noqa: PLC0415 - only export needs it
+                import pyarrow.parquet as pq  # noqa: PLC0415
+
+                pq.write_table(  # pyright: ignore[reportUnknownMemberType]
+                    pa.Table.from_pylist([dict(zip(columns, row, strict=True)) for row in rows]),  # pyright: ignore[reportUnknownMemberType]
+                    path,
+                )
+            written.append(path)
+        return written

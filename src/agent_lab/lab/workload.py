@@ -1,0 +1,177 @@
+"""Workloads: JSONL cases with their ground truth, read strictly, with line-numbered errors (L1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from agent_lab.application.events.models import Status
+from agent_lab.errors import StrictJSONError
+from agent_lab.strict_json import loads
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["Case", "Expectation", "Workload", "WorkloadError", "load_workload"]
+
+BUILT_IN = {"demo": "agent_lab.demo"}
+_STATUSES = {status.value for status in Status}
+
+
+class WorkloadError(ValueError):
+    """A workload line that cannot be used, with where it is."""
+
+    def __init__(self, source: str, line: int, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.reason = message
+        super().__init__(f"{source}:{line}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """What a correct assistant ends with."""
+
+    status: str
+    arguments: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One request of a workload."""
+
+    id: str
+    event: str | None
+    """The event meant, or ``None`` when the request is out of domain."""
+    text: str
+    payload: JSONObject = field(default_factory=lambda: {})
+    context: JSONObject = field(default_factory=lambda: {})
+    expected: Expectation
+    tags: tuple[str, ...] = ()
+    line: int = 0
+
+    @property
+    def category(self) -> str:
+        """The first tag (``complete``, ``missing``, ``invalid``, ``out_of_domain``...)."""
+        return self.tags[0] if self.tags else "untagged"
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """Cases, and the lines that were skipped (with why)."""
+
+    name: str
+    cases: tuple[Case, ...]
+    skipped: tuple[WorkloadError, ...] = ()
+
+    def check_events(self, plugins: PluginSet) -> list[WorkloadError]:
+        """Cases naming an event the plugin set does not define."""
+        known = {definition.name for definition in plugins.definitions}
+        return [
+            WorkloadError(self.name, case.line, f"case {case.id!r}: unknown event {case.event!r}")
+            for case in self.cases
+            if case.event is not None and case.event not in known
+        ]
+
+
+def _case(data: object, source: str, line: int) -> Case:
+    if not isinstance(data, dict):
+        raise WorkloadError(source, line, "a case must be a JSON object")
+    row: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    for name, kind in (("id", str), ("text", str)):
+        if not isinstance(row.get(name), kind):
+            raise WorkloadError(source, line, f"{name!r} must be a string")
+    event = row.get("event")
+    if event is not None and not isinstance(event, str):
+        raise WorkloadError(source, line, "'event' must be a string or null")
+    expected = row.get("expected")
+    if not isinstance(expected, dict):
+        raise WorkloadError(source, line, "'expected' must be an object with a status")
+    truth: dict[str, Any] = expected  # pyright: ignore[reportUnknownVariableType]
+    status = truth.get("status")
+    if status not in _STATUSES:
+        raise WorkloadError(
+            source, line, f"expected status {status!r} is not one of {sorted(_STATUSES)}"
+        )
+    arguments = truth.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise WorkloadError(source, line, "expected arguments must be an object or null")
+    if status == Status.SUCCESS and arguments is None:
+        raise WorkloadError(source, line, "a case expected to succeed needs expected arguments")
+    for name in ("payload", "context"):
+        if not isinstance(row.get(name, {}), dict):
+            raise WorkloadError(source, line, f"{name!r} must be an object")
+    tags = row.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):  # pyright: ignore[reportUnknownVariableType]
+        raise WorkloadError(source, line, "'tags' must be a list of strings")
+    return Case(
+        id=row["id"],
+        event=event,
+        text=row["text"],
+        payload=row.get("payload", {}),
+        context=row.get("context", {}),
+        expected=Expectation(status=str(status), arguments=arguments),  # pyright: ignore[reportUnknownArgumentType]
+        tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
+        line=line,
+    )
+
+
+def read_cases(
+    lines: Iterable[str], source: str, *, on_error: Literal["fail", "skip"] = "fail"
+) -> Workload:
+    """Read JSONL lines into cases.
+
+    Raises:
+        WorkloadError: For the first bad line, unless ``on_error="skip"``
+            (then bad lines are listed in ``Workload.skipped``, never lost silently).
+    """
+    cases: list[Case] = []
+    skipped: list[WorkloadError] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            try:
+                data = loads(line)
+            except StrictJSONError as err:
+                raise WorkloadError(source, number, f"not strict JSON: {err}") from err
+            case = _case(data, source, number)
+            if case.id in seen:
+                raise WorkloadError(
+                    source, number, f"duplicate id {case.id!r} (first on line {seen[case.id]})"
+                )
+            seen[case.id] = number
+            cases.append(case)
+        except WorkloadError as err:
+            if on_error == "fail":
+                raise
+            skipped.append(err)
+    return Workload(name=source, cases=tuple(cases), skipped=tuple(skipped))
+
+
+def load_workload(reference: str | Path, *, on_error: Literal["fail", "skip"] = "fail") -> Workload:
+    """Load a JSONL workload file, or a built-in one by name (``demo``).
+
+    Raises:
+        WorkloadError: A bad line (unless skipped).
+        FileNotFoundError: No such file or built-in workload.
+    """
+    if isinstance(reference, str) and reference in BUILT_IN:
+        text = files(BUILT_IN[reference]).joinpath("workload.jsonl").read_text(encoding="utf-8")
+        return read_cases(text.splitlines(), reference, on_error=on_error)
+    path = Path(reference)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no workload file {path} (built-in workloads: {', '.join(BUILT_IN)})"
+        )
+    with path.open(encoding="utf-8", errors="strict") as handle:
+        try:
+            return read_cases(handle, str(path), on_error=on_error)
+        except UnicodeDecodeError as err:
+            raise WorkloadError(str(path), 0, f"not UTF-8: {err.reason}") from err
