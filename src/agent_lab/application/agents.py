@@ -1,11 +1,11 @@
-"""The two agents the lab compares: deterministic-first (event agent) and LLM-always (tool agent)."""
+"""The agents the lab compares: deterministic-first (event agent), LLM-always (tool agent)."""
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.models import (
@@ -61,12 +61,14 @@ def _with_prefill(resolver: Resolver | None) -> Resolver:
                 {**prefill, **found.arguments}, complete=found.complete, missing=found.missing
             )
         if isinstance(found, dict):
-            return {**prefill, **found}
+            return {**prefill, **cast("dict[str, Any]", found)}
         return found  # not a mapping: left for the kernel to report (K11)
 
     def resolve(event: Event) -> Any:
         raw_prefill = event.context.get(_PREFILL)
-        prefill: Mapping[str, Any] = raw_prefill if isinstance(raw_prefill, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+        prefill: Mapping[str, Any] = (
+            cast("dict[str, Any]", raw_prefill) if isinstance(raw_prefill, dict) else {}
+        )
         found: Any = resolver(event) if resolver is not None else {}
         if inspect.isawaitable(found):
 
@@ -95,7 +97,7 @@ def _outcome(
 
 
 class EventAgent:
-    """Deterministic first: route with plain code, resolve with plain code, ask an LLM only for gaps.
+    """Deterministic first: route and resolve with plain code; ask an LLM only for gaps.
 
     Args:
         plugins: Definitions and routes.
@@ -209,11 +211,7 @@ class ToolAgent:
         self.chooser = ToolChooser(provider, plugins.definitions)
         registry = EventRegistry()
         for definition in plugins.definitions:
-            registry.register(
-                dataclasses.replace(
-                    definition, resolver=lambda event: Resolution({}, complete=False)
-                )
-            )
+            registry.register(dataclasses.replace(definition, resolver=_incomplete))
         self.kernel = EventKernel(registry, self._from_choice, clock=clock, max_attempts=1)
 
     @staticmethod
@@ -257,6 +255,11 @@ class ToolAgent:
             )
         )
         return _outcome(result, routed_by="llm", extra_calls=0, extra_usage=Usage.zero())
+
+
+def _incomplete(event: Event) -> Resolution:
+    # The tool agent resolves nothing itself: every argument comes from the model.
+    return Resolution({}, complete=False)
 
 
 def _as_mapping(value: object) -> Mapping[str, object] | None:

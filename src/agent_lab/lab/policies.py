@@ -1,4 +1,4 @@
-"""Policies: how a request is handled, deterministic-first, LLM-always or deterministic-only (L5)."""
+"""Policies: deterministic-first, LLM-always, deterministic-only; pluggable (L5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The runner: every (case, policy, repeat) as one trial, concurrently, recorded exactly once (L8, L9)."""
+"""The runner: each (case, policy, repeat) one trial, run concurrently, stored once (L8, L9)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -95,10 +95,10 @@ def stratified_sample(cases: tuple[Case, ...], size: int, seed: int) -> tuple[Ca
 
 
 def _field_counts(arguments: Any, expected: Any) -> tuple[int, int, int]:
-    actual = arguments if isinstance(arguments, dict) else {}
-    truth = expected if isinstance(expected, dict) else {}
-    true_positive = sum(1 for k, v in actual.items() if k in truth and same_json(v, truth[k]))  # pyright: ignore[reportUnknownVariableType]
-    return true_positive, len(actual) - true_positive, len(truth) - true_positive  # pyright: ignore[reportUnknownArgumentType]
+    actual = cast("dict[str, Any]", arguments) if isinstance(arguments, dict) else {}
+    truth = cast("dict[str, Any]", expected) if isinstance(expected, dict) else {}
+    true_positive = sum(1 for k, v in actual.items() if k in truth and same_json(v, truth[k]))
+    return true_positive, len(actual) - true_positive, len(truth) - true_positive
 
 
 def score(case: Case, status: str, arguments: Any) -> tuple[bool, int, int, int]:
@@ -120,7 +120,7 @@ def score(case: Case, status: str, arguments: Any) -> tuple[bool, int, int, int]
 
 
 def environment(plugins: PluginSet, provider: str, model: str | None) -> dict[str, Any]:
-    """What a reviewer needs to reproduce a run: versions, machine, provider, schema fingerprints."""
+    """What a reviewer needs to reproduce a run: versions, machine, provider, schemas."""
     versions: dict[str, str | None] = {}
     for package in _PACKAGES:
         try:
@@ -135,7 +135,7 @@ def environment(plugins: PluginSet, provider: str, model: str | None) -> dict[st
                 cpu = line.split(":", 1)[1].strip()
                 break
     try:
-        revision = subprocess.run(  # noqa: S603
+        revision = subprocess.run(
             ["git", "rev-parse", "HEAD"],  # noqa: S607 - git from PATH, read only
             capture_output=True, text=True, timeout=5, check=True, cwd=Path(__file__).parent,
         ).stdout.strip() or None  # fmt: skip
@@ -166,7 +166,7 @@ class _Trial:
 @dataclass
 class _Tally:
     done: int = 0
-    errors: list[str] = field(default_factory=lambda: list[str]())
+    errors: list[str] = field(default_factory=list[str])
 
 
 class _RateLimiter:
@@ -328,10 +328,13 @@ class Runner:
         task: Any = None
         if self.progress:
             bar = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
                 TextColumn("[cyan]{task.fields[rate]}"),
-                TimeRemainingColumn(), transient=False,
-            )  # fmt: skip
+                TimeRemainingColumn(),
+                transient=False,
+            )
             bar.start()
             task = bar.add_task("trials", total=total, completed=total_before, rate="")
         started = time.monotonic()
@@ -383,23 +386,51 @@ class Runner:
         if reply is None:
             correct, tp, fp, fn = score(case, "error", None)
             return TrialRecord(
-                case_id=case.id, policy=trial.policy, repeat=trial.repeat, warmup=trial.warmup,
-                category=case.category, expected_event=case.event, event=None, status="error",
+                case_id=case.id,
+                policy=trial.policy,
+                repeat=trial.repeat,
+                warmup=trial.warmup,
+                category=case.category,
+                expected_event=case.event,
+                event=None,
+                status="error",
                 reason="timeout" if error and "longer" in error else "policy_error",
-                expected_status=case.expected.status, correct=correct, arguments=None,
-                expected=case.expected.arguments, field_tp=tp, field_fp=fp, field_fn=fn,
-                llm_calls=0, prompt_tokens=None, completion_tokens=None, cost=None,
-                latency_ns=latency, error=error,
-            )  # fmt: skip
+                expected_status=case.expected.status,
+                correct=correct,
+                arguments=None,
+                expected=case.expected.arguments,
+                field_tp=tp,
+                field_fp=fp,
+                field_fn=fn,
+                llm_calls=0,
+                prompt_tokens=None,
+                completion_tokens=None,
+                cost=None,
+                latency_ns=latency,
+                error=error,
+            )
         status = reply.status.value
         correct, tp, fp, fn = score(case, status, reply.arguments)
         timings = reply.result.timings if reply.result is not None else None
         record = TrialRecord(
-            case_id=case.id, policy=trial.policy, repeat=trial.repeat, warmup=trial.warmup,
-            category=case.category, expected_event=case.event, event=reply.event, status=status,
-            reason=str(reply.reason), expected_status=case.expected.status, correct=correct,
-            arguments=reply.arguments, expected=case.expected.arguments, field_tp=tp, field_fp=fp,
-            field_fn=fn, llm_calls=reply.llm_calls, prompt_tokens=reply.usage.prompt_tokens,
+            case_id=case.id,
+            policy=trial.policy,
+            repeat=trial.repeat,
+            warmup=trial.warmup,
+            category=case.category,
+            expected_event=case.event,
+            event=reply.event,
+            status=status,
+            reason=str(reply.reason),
+            expected_status=case.expected.status,
+            correct=correct,
+            arguments=reply.arguments,
+            expected=case.expected.arguments,
+            field_tp=tp,
+            field_fp=fp,
+            field_fn=fn,
+            llm_calls=reply.llm_calls,
+            prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens,
             cost=reply.usage.cost if reply.usage.cost is None else Decimal(reply.usage.cost),
             latency_ns=latency,
@@ -407,8 +438,9 @@ class Runner:
             validate_ns=timings.validate_ns if timings else 0,
             fallback_ns=timings.fallback_ns if timings else 0,
             handler_ns=timings.handler_ns if timings else 0,
-            routed_by=reply.routed_by, error=None,
-        )  # fmt: skip
+            routed_by=reply.routed_by,
+            error=None,
+        )
         if self.on_trial is not None:
             self.on_trial(record)
         return record

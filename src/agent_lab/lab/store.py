@@ -10,6 +10,7 @@ makes a doubled trial impossible.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import sqlite3
@@ -134,14 +135,39 @@ class TrialRecord:
 
 
 _TRIAL_COLUMNS = (
-    "run_id", "case_id", "policy", "repeat", "warmup", "category", "expected_event", "event",
-    "status", "reason", "expected_status", "correct", "arguments", "expected", "field_tp",
-    "field_fp", "field_fn", "llm_calls", "prompt_tokens", "completion_tokens", "cost",
-    "latency_ns", "resolve_ns", "validate_ns", "fallback_ns", "handler_ns", "routed_by", "error",
+    "run_id",
+    "case_id",
+    "policy",
+    "repeat",
+    "warmup",
+    "category",
+    "expected_event",
+    "event",
+    "status",
+    "reason",
+    "expected_status",
+    "correct",
+    "arguments",
+    "expected",
+    "field_tp",
+    "field_fp",
+    "field_fn",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "latency_ns",
+    "resolve_ns",
+    "validate_ns",
+    "fallback_ns",
+    "handler_ns",
+    "routed_by",
+    "error",
     "finished_at",
-)  # fmt: skip
+)
+# Fixed column names; the values are bound as parameters.
 _INSERT = (
-    f"INSERT OR IGNORE INTO trials ({', '.join(_TRIAL_COLUMNS)}) "
+    f"INSERT OR IGNORE INTO trials ({', '.join(_TRIAL_COLUMNS)}) "  # noqa: S608
     f"VALUES ({', '.join('?' * len(_TRIAL_COLUMNS))})"
 )
 
@@ -168,7 +194,7 @@ class Store:
             if fresh:
                 self._create()
             elif application_id != APPLICATION_ID:
-                raise StoreError(f"{self.path} is not an agent-lab results database")
+                raise StoreError(f"{self.path} is not an agent-lab results database")  # noqa: TRY301
             version = int(
                 self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
                     0
@@ -188,14 +214,13 @@ class Store:
         if version > SCHEMA_VERSION:
             self._close_quietly()
             raise StoreError(
-                f"{self.path} has schema version {version}; this agent-lab reads up to {SCHEMA_VERSION}"
+                f"{self.path} has schema version {version}; "
+                f"this agent-lab reads up to {SCHEMA_VERSION}"
             )
 
     def _close_quietly(self) -> None:
-        try:
+        with contextlib.suppress(sqlite3.Error, AttributeError):
             self._db.close()
-        except (sqlite3.Error, AttributeError):
-            pass
 
     def _create(self) -> None:
         self._db.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
@@ -236,11 +261,18 @@ class Store:
         self._db.execute(
             "INSERT INTO runs VALUES (?, ?, NULL, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                run_id, _now(), json.dumps(config, sort_keys=True), config_hash,
-                json.dumps(environment, sort_keys=True), workload, plugins, provider, model,
+                run_id,
+                _now(),
+                json.dumps(config, sort_keys=True),
+                config_hash,
+                json.dumps(environment, sort_keys=True),
+                workload,
+                plugins,
+                provider,
+                model,
                 int(simulated),
             ),
-        )  # fmt: skip
+        )
 
     def finish_run(self, run_id: str) -> None:
         """Mark a run finished."""
@@ -250,10 +282,19 @@ class Store:
 
     def _run(self, row: Sequence[Any]) -> RunRecord:
         return RunRecord(
-            run_id=row[0], started_at=row[1], finished_at=row[2], state=row[3],
-            config=json.loads(row[4]), config_hash=row[5], environment=json.loads(row[6]),
-            workload=row[7], plugins=row[8], provider=row[9], model=row[10], simulated=bool(row[11]),
-        )  # fmt: skip
+            run_id=row[0],
+            started_at=row[1],
+            finished_at=row[2],
+            state=row[3],
+            config=json.loads(row[4]),
+            config_hash=row[5],
+            environment=json.loads(row[6]),
+            workload=row[7],
+            plugins=row[8],
+            provider=row[9],
+            model=row[10],
+            simulated=bool(row[11]),
+        )
 
     def runs(self) -> list[RunRecord]:
         """Every run, oldest first."""
@@ -281,7 +322,8 @@ class Store:
     def unfinished_run(self) -> RunRecord | None:
         """The most recent run still ``running``, if any."""
         row = self._db.execute(
-            "SELECT * FROM runs WHERE state = 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1"
+            "SELECT * FROM runs WHERE state = 'running' "
+            "ORDER BY started_at DESC, rowid DESC LIMIT 1"
         ).fetchone()
         return None if row is None else self._run(row)
 
@@ -292,17 +334,38 @@ class Store:
         stamp = _now()
         rows = [
             (
-                run_id, t.case_id, t.policy, t.repeat, int(t.warmup), t.category, t.expected_event,
-                t.event, t.status, t.reason, t.expected_status, int(t.correct),
+                run_id,
+                t.case_id,
+                t.policy,
+                t.repeat,
+                int(t.warmup),
+                t.category,
+                t.expected_event,
+                t.event,
+                t.status,
+                t.reason,
+                t.expected_status,
+                int(t.correct),
                 None if t.arguments is None else json.dumps(t.arguments, sort_keys=True),
                 None if t.expected is None else json.dumps(t.expected, sort_keys=True),
-                t.field_tp, t.field_fp, t.field_fn, t.llm_calls, t.prompt_tokens,
-                t.completion_tokens, None if t.cost is None else str(t.cost), t.latency_ns,
-                t.resolve_ns, t.validate_ns, t.fallback_ns, t.handler_ns, t.routed_by, t.error,
+                t.field_tp,
+                t.field_fp,
+                t.field_fn,
+                t.llm_calls,
+                t.prompt_tokens,
+                t.completion_tokens,
+                None if t.cost is None else str(t.cost),
+                t.latency_ns,
+                t.resolve_ns,
+                t.validate_ns,
+                t.fallback_ns,
+                t.handler_ns,
+                t.routed_by,
+                t.error,
                 stamp,
             )
             for t in trials
-        ]  # fmt: skip
+        ]
         self._db.execute("BEGIN IMMEDIATE")
         try:
             before = self._db.total_changes
@@ -324,14 +387,14 @@ class Store:
     def trials(self, run_id: str, *, include_warmup: bool = False) -> list[dict[str, Any]]:
         """A run's trials as dicts (JSON columns decoded, cost as Decimal)."""
         cursor = self._db.execute(
-            f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials WHERE run_id = ?"
+            f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials WHERE run_id = ?"  # noqa: S608
             + ("" if include_warmup else " AND warmup = 0")
             + " ORDER BY case_id, policy, repeat",
             (run_id,),
         )
         out: list[dict[str, Any]] = []
         for row in cursor:
-            record = dict(zip(_TRIAL_COLUMNS, row, strict=True))
+            record: dict[str, Any] = dict(zip(_TRIAL_COLUMNS, row, strict=True))
             for name in ("arguments", "expected"):
                 if record[name] is not None:
                     record[name] = json.loads(record[name])
@@ -372,12 +435,13 @@ class Store:
                     writer.writerow(columns)
                     writer.writerows(rows)
             else:
-                import pyarrow as pa  # noqa: PLC0415 - only export needs it
-                import pyarrow.parquet as pq  # noqa: PLC0415
+                import pyarrow as pa  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
+                import pyarrow.parquet as pq  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
 
-                pq.write_table(  # pyright: ignore[reportUnknownMemberType]
-                    pa.Table.from_pylist([dict(zip(columns, row, strict=True)) for row in rows]),  # pyright: ignore[reportUnknownMemberType]
-                    path,
-                )
+                records: list[dict[str, Any]] = [
+                    dict(zip(columns, row, strict=True)) for row in rows
+                ]
+                arrow: Any = pa.Table.from_pylist(records)  # pyright: ignore[reportUnknownMemberType]
+                pq.write_table(arrow, path)  # pyright: ignore[reportUnknownMemberType]
             written.append(path)
         return written

@@ -41,6 +41,10 @@ class Expectation:
     arguments: JSONObject | None = None
 
 
+def _empty() -> JSONObject:
+    return {}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Case:
     """One request of a workload."""
@@ -49,8 +53,8 @@ class Case:
     event: str | None
     """The event meant, or ``None`` when the request is out of domain."""
     text: str
-    payload: JSONObject = field(default_factory=lambda: {})
-    context: JSONObject = field(default_factory=lambda: {})
+    payload: JSONObject = field(default_factory=_empty)
+    context: JSONObject = field(default_factory=_empty)
     expected: Expectation
     tags: tuple[str, ...] = ()
     line: int = 0
@@ -143,8 +147,9 @@ def read_cases(
                 raise WorkloadError(source, number, f"not strict JSON: {err}") from err
             case = _case(data, source, number)
             if case.id in seen:
-                raise WorkloadError(
-                    source, number, f"duplicate id {case.id!r} (first on line {seen[case.id]})"
+                first = seen[case.id]
+                raise WorkloadError(  # noqa: TRY301 - every bad line is handled just below
+                    source, number, f"duplicate id {case.id!r} (first on line {first})"
                 )
             seen[case.id] = number
             cases.append(case)

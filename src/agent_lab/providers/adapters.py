@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from agent_lab.application.events.models import FallbackReply, FallbackRequest, Usage
 from agent_lab.application.tools import openai_tool
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from agent_lab.application.events.models import EventDefinition
-    from agent_lab.strict_json import JSONValue
+    from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["ChoiceOutcome", "LLMFallback", "ToolChoice", "ToolChooser"]
 
@@ -158,8 +158,11 @@ class ToolChooser:
         seed: int | None = None,
     ) -> None:
         self.provider = provider
-        self.tools = tuple(openai_tool(definition) for definition in definitions)
-        self.names = frozenset(tool["function"]["name"] for tool in self.tools)
+        chosen = tuple(definitions)
+        self.tools: tuple[JSONObject, ...] = tuple(
+            cast("JSONObject", openai_tool(definition)) for definition in chosen
+        )
+        self.names = frozenset(definition.name for definition in chosen)
         self.model = model
         self.max_tokens = max_tokens
         self.temperature = temperature

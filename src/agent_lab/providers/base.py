@@ -16,13 +16,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FailureReason",
-    "tools_json",
     "Message",
     "Provider",
     "ProviderFailure",
     "ProviderReply",
     "ProviderRequest",
     "ToolCall",
+    "tools_json",
 ]
 
 
