@@ -441,7 +441,7 @@ class Store:
                 records: list[dict[str, Any]] = [
                     dict(zip(columns, row, strict=True)) for row in rows
                 ]
-                arrow: Any = pa.Table.from_pylist(records)  # pyright: ignore[reportUnknownMemberType]
+                arrow: Any = pa.Table.from_pylist(records)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
                 pq.write_table(arrow, path)  # pyright: ignore[reportUnknownMemberType]
             written.append(path)
         return written
