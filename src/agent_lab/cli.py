@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import asyncio
 import json
 import os
@@ -62,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--cassette", help="replay: the cassette to answer from")
         command.add_argument(
             "--record", metavar="FILE", help="record every request and reply to this cassette"
+        )
+        command.add_argument(
+            "--simulated-latency",
+            metavar="MEDIAN_MS,P95_MS",
+            default="600,1500",
+            help="simulated: the latency distribution (default 600,1500)",
         )
 
     demo = commands.add_parser(
@@ -162,6 +169,7 @@ def _workload(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: Tex
 def _provider(options: argparse.Namespace, workload: Workload) -> tuple[Provider, str | None, bool]:
     from agent_lab.providers import (  # noqa: PLC0415
         Expected,
+        LatencyModel,
         LocalProvider,
         OpenAIProvider,
         RecordingProvider,
@@ -203,7 +211,14 @@ def _provider(options: argparse.Namespace, workload: Workload) -> tuple[Provider
             )
 
         # The simulated model spends its modelled latency, so wall-clock figures mean something.
-        simulated = SimulatedProvider(oracle, wait=True, seed=getattr(options, "seed", 0))
+        try:
+            median, p95 = (float(part) for part in str(options.simulated_latency).split(","))
+            latency = LatencyModel(median_ms=median, p95_ms=p95)
+        except ValueError as err:
+            raise UsageError(f"--simulated-latency: expected MEDIAN_MS,P95_MS ({err})") from err
+        simulated = SimulatedProvider(
+            oracle, latency=latency, wait=True, seed=getattr(options, "seed", 0)
+        )
         provider, model = simulated, simulated.model
     if options.record:
         provider = RecordingProvider(provider, options.record)
@@ -302,7 +317,9 @@ def run(
     console = Console(file=out, width=160)
     parser = _parser()
     try:
-        options = parser.parse_args(argv)
+        # argparse prints help and usage errors itself: send them to our streams.
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            options = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     try:

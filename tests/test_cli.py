@@ -1,0 +1,260 @@
+"""The agent-lab command, end to end: commands, exit codes, one-line errors, kill and resume."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_lab.cli import run
+
+FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress"]
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_help_shows_examples_and_exit_codes() -> None:
+    """--help lists examples and the exit codes."""
+    code, shown, _ = cli("--help")
+    assert code == 0
+    assert "agent-lab demo" in shown
+    assert "exit codes: 0 ok, 1 a failed run, 2 bad usage" in shown
+
+
+def test_providers_and_events() -> None:
+    """`providers` and `events` describe what is there."""
+    code, out, _ = cli("providers")
+    assert code == 0
+    assert "local" in out
+    assert "simulated" in out
+    code, out, _ = cli("events", "--plugins", "agent_lab.demo:plugins")
+    assert code == 0
+    assert "set_timer: Start a countdown timer." in out
+
+
+def test_run_report_compare_export(tmp_path: Path) -> None:
+    """A full cycle on the simulated model: run, report (HTML), compare, export."""
+    db = str(tmp_path / "r.sqlite")
+    code, out, err = cli(
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "30", "--db", db, *FAST
+    )
+    assert code == 0, err
+    assert "saved in" in out
+    html = tmp_path / "report.html"
+    code, out, _ = cli("report", db, "--html", str(html))
+    assert code == 0
+    assert "SIMULATED" in out
+    assert html.read_text().count('class="chart"') == 4
+    code, out, _ = cli("compare", db, "--baseline", "llm-always")
+    assert code == 0
+    assert "deterministic-first" in out
+    code, out, _ = cli("export", db, "--format", "csv", "--out", str(tmp_path / "x"))
+    assert code == 0
+    assert (tmp_path / "x" / "trials.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "demo", "--plugins", "no_such_module:plugins"], "cannot import no_such_module"),
+        (["run", "demo", "--plugins", "agent_lab.demo"], "expected MODULE:ATTRIBUTE"),
+        (["run", "missing.jsonl", "--plugins", "agent_lab.demo:plugins"], "no workload file"),
+        (
+            ["run", "demo", "--plugins", "agent_lab.demo:plugins", "--provider", "replay"],
+            "needs --cassette",
+        ),
+        (["report", "nowhere.sqlite"], "no database"),
+        (
+            ["run", "demo", "--plugins", "agent_lab.demo:plugins", "--policy", "magic"],
+            "invalid choice",
+        ),
+    ],
+    ids=[
+        "plugin-import",
+        "plugin-reference",
+        "workload-missing",
+        "replay-no-cassette",
+        "no-db",
+        "bad-policy",
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(argv: list[str], message: str) -> None:
+    """Bad input: a clear one-line error, exit code 2."""
+    code, _, err = cli(*argv)
+    assert code == 2
+    assert message in err
+
+
+def test_bad_workload_lines_and_unknown_events(tmp_path: Path) -> None:
+    """A malformed line names its line; an unknown event is refused; --skip-bad-lines reports and goes on."""
+    good = {"id": "a", "event": "set_timer", "text": "set a timer for 2 minutes",
+            "expected": {"status": "success", "arguments": {"duration_seconds": 120}}}  # fmt: skip
+    workload = tmp_path / "w.jsonl"
+    workload.write_text(json.dumps(good) + "\n{broken\n")
+    db = str(tmp_path / "r.sqlite")
+    code, _, err = cli(
+        "run", str(workload), "--plugins", "agent_lab.demo:plugins", "--db", db, *FAST
+    )
+    assert (code, "w.jsonl:2:" in err) == (2, True)
+    code, _, err = cli(
+        "run",
+        str(workload),
+        "--plugins",
+        "agent_lab.demo:plugins",
+        "--db",
+        db,
+        "--skip-bad-lines",
+        *FAST,
+    )
+    assert code == 0
+    assert "skipped" in err
+    workload.write_text(json.dumps(good | {"event": "teleport"}) + "\n")
+    code, _, err = cli(
+        "run", str(workload), "--plugins", "agent_lab.demo:plugins", "--db", db, *FAST
+    )
+    assert code == 2
+    assert "unknown event 'teleport'" in err
+
+
+def test_foreign_database_and_empty_run_are_refused_untouched(tmp_path: Path) -> None:
+    """A database that is not ours, or a run with nothing to report: exit 2, nothing changed."""
+    foreign = tmp_path / "f.sqlite"
+    connection = sqlite3.connect(foreign)
+    connection.execute("CREATE TABLE t (x)")
+    connection.commit()
+    connection.close()
+    before = foreign.read_bytes()
+    code, _, err = cli("report", str(foreign))
+    assert code == 2
+    assert "not an agent-lab results database" in err
+    code, _, err = cli(
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--db", str(foreign), *FAST
+    )
+    assert code == 2
+    assert foreign.read_bytes() == before
+    from agent_lab.lab.store import Store
+
+    empty = tmp_path / "empty.sqlite"
+    with Store(empty) as store:
+        store.start_run("r0", config={}, config_hash="h", environment={}, workload="w",
+                        plugins="p", provider="simulated", model=None, simulated=True)  # fmt: skip
+    code, _, err = cli("report", str(empty))
+    assert (code, "no trials" in err) == (2, True)
+
+
+def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
+    """--resume with other options than the unfinished run's: exit 2 with the reason."""
+    from agent_lab.lab.store import Store
+
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        store.start_run("r0", config={}, config_hash="other", environment={}, workload="demo",
+                        plugins="p", provider="simulated", model=None, simulated=True)  # fmt: skip
+    code, _, err = cli(
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--db", str(db), "--resume", *FAST
+    )
+    assert code == 2
+    assert "another configuration" in err
+
+
+def count(db: Path) -> tuple[int, int, str]:
+    """Trials, distinct trial keys, and the run's state (``none`` before the run is recorded)."""
+    connection = sqlite3.connect(db)
+    try:
+        total, distinct = connection.execute(
+            "SELECT count(*), count(DISTINCT case_id || '|' || policy || '|' || repeat) FROM trials"
+        ).fetchone()
+        row = connection.execute("SELECT state FROM runs").fetchone()
+        return total, distinct, row[0] if row else "none"
+    except sqlite3.Error:
+        return 0, 0, "none"
+    finally:
+        connection.close()
+
+
+def run_argv(db: Path, latency: str, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "agent_lab.cli", "run", "demo", "--plugins", "agent_lab.demo:plugins",
+        "--limit", "60", "--db", str(db), "--provider", "simulated", "--simulated-latency", latency,
+        "--no-progress", *extra,
+    ]  # fmt: skip
+
+
+def wait_for_trials(db: Path, process: subprocess.Popen[bytes], more_than: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if db.exists() and count(db)[0] > more_than:
+            return
+        time.sleep(0.02)
+
+
+def test_a_run_killed_at_several_points_resumes_to_every_trial_exactly_once(tmp_path: Path) -> None:
+    """L9: SIGKILL a real run at several moments, resume each time: each trial once, none lost."""
+    db = tmp_path / "r.sqlite"
+    argv = run_argv(db, "40,80", "--concurrency", "4")
+    kills = 0
+    for attempt, delay in enumerate((0.3, 0.5, 0.4, 0.6)):
+        extra = ["--resume"] if attempt else []
+        process = subprocess.Popen(
+            argv + extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            wait_for_trials(db, process, count(db)[0] if db.exists() else 0)
+            time.sleep(delay)
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGKILL)
+                kills += 1
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=30)
+        total, distinct, _ = count(db)
+        assert total == distinct  # never doubled, at any moment
+    assert kills >= 2, "the run finished before it could be killed twice"
+    if count(db)[2] != "finished":
+        final = subprocess.run(
+            argv + ["--resume"], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert final.returncode == 0, final.stderr
+    total, distinct, state = count(db)
+    from agent_lab.lab.runner import stratified_sample
+    from agent_lab.lab.workload import load_workload
+
+    expected = 3 * len(stratified_sample(load_workload("demo").cases, 60, 0))
+    assert total == distinct == expected
+    assert state == "finished"
+
+
+def test_ctrl_c_saves_and_says_how_to_resume(tmp_path: Path) -> None:
+    """SIGINT stops the run, keeps what ended, and points at --resume (exit 130)."""
+    db = tmp_path / "r.sqlite"
+    process = subprocess.Popen(
+        run_argv(db, "200,300", "--concurrency", "2"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_trials(db, process, 0)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130
+    assert b"--resume" in err
+    total, distinct, state = count(db)
+    assert total == distinct > 0
+    assert state == "running"

@@ -1,0 +1,114 @@
+"""The agents: deterministic routing, LLM routing only on doubt, slot filling, the tool agent's rules."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from agent_lab import Status
+from agent_lab.application.agents import Conversation, EventAgent, ToolAgent
+from agent_lab.demo import plugins
+from agent_lab.providers import LLMFallback, ProviderReply, ToolCall, ToolChooser
+from agent_lab.providers.testing import FunctionProvider, ScriptedProvider
+
+NOW = {"now": "2026-12-01T09:00"}
+
+
+def test_routes_and_resolves_with_plain_code_and_no_llm() -> None:
+    """A readable request is routed and resolved without any LLM request."""
+    provider = ScriptedProvider([])
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("set a timer for 10 minutes for the pasta", context=NOW))
+    assert reply.status is Status.SUCCESS
+    assert reply.event == "set_timer"
+    assert reply.arguments == {"duration_seconds": 600, "label": "pasta"}
+    assert (reply.routed_by, reply.llm_calls) == ("router", 0)
+    assert provider.requests == []
+
+
+def test_asks_the_llm_to_choose_only_when_no_route_matches_and_counts_it() -> None:
+    """No route: the provider picks the event (one request), then the kernel runs as usual."""
+    choose = ProviderReply(
+        tool_calls=(ToolCall(name="play_music", arguments_raw="{}", arguments={}),)
+    )
+    fill = ProviderReply(text='{"query": "Coldplay", "kind": "artist"}')
+    provider = ScriptedProvider([choose, fill])
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("I'd like to hear something from Coldplay", context=NOW))
+    assert reply.routed_by == "llm"
+    assert reply.status is Status.SUCCESS
+    assert reply.arguments == {"query": "Coldplay", "kind": "artist"}
+    assert reply.llm_calls == 2
+    assert [r.purpose for r in provider.requests] == ["tool_choice", "fallback"]
+
+
+def test_out_of_domain_without_a_chooser_is_unknown_event() -> None:
+    """Deterministic-only: no route, no LLM: unknown_event with zero calls."""
+    reply = asyncio.run(EventAgent(plugins).respond("tell me a joke"))
+    assert (reply.status, reply.llm_calls, reply.event) == (Status.UNKNOWN_EVENT, 0, None)
+
+
+def test_missing_information_is_continued_by_the_next_message() -> None:
+    """Multi-turn slot filling: the pending event keeps what it knew; the next turn fills the rest."""
+    conversation = Conversation(EventAgent(plugins))
+    first = asyncio.run(conversation.say("start a timer for the pasta", context=NOW))
+    assert first.status is Status.MISSING_INFORMATION
+    assert first.result is not None
+    assert first.result.missing == ("/duration_seconds",)
+    assert conversation.pending == "set_timer"
+    second = asyncio.run(conversation.say("twelve minutes", context=NOW))
+    assert second.status is Status.SUCCESS
+    assert second.arguments == {"label": "pasta", "duration_seconds": 720}
+    assert conversation.pending is None
+
+
+def test_a_new_topic_drops_the_pending_event() -> None:
+    """If the next message routes to another event, the user changed topic."""
+    conversation = Conversation(EventAgent(plugins))
+    asyncio.run(conversation.say("remind me to buy milk", context=NOW))
+    assert conversation.pending == "set_reminder"
+    reply = asyncio.run(conversation.say("what's the weather in Oslo", context=NOW))
+    assert reply.event == "get_weather"
+    assert reply.status is Status.SUCCESS
+
+
+def tool_agent(arguments_raw: str, parsed: object, name: str = "set_timer") -> ToolAgent:
+    call = ToolCall(name=name, arguments_raw=arguments_raw, arguments=parsed)  # type: ignore[arg-type]
+    return ToolAgent(plugins, FunctionProvider(lambda request: ProviderReply(tool_calls=(call,))))
+
+
+def test_tool_agent_is_judged_by_the_same_rules() -> None:
+    """The model's choice runs through the same validation, audit and handler."""
+    ok = asyncio.run(
+        tool_agent('{"duration_seconds": 60}', {"duration_seconds": 60}).respond("a minute")
+    )
+    assert (ok.status, ok.arguments, ok.llm_calls) == (Status.SUCCESS, {"duration_seconds": 60}, 1)
+    assert ok.result is not None
+    assert ok.result.output == {"started": True, "seconds": 60, "label": None}
+    missing = asyncio.run(tool_agent("{}", {}).respond("a timer"))
+    assert missing.status is Status.MISSING_INFORMATION
+    invalid = asyncio.run(
+        tool_agent('{"duration_seconds": -5}', {"duration_seconds": -5}).respond("x")
+    )
+    assert invalid.status is Status.INVALID_ARGUMENTS
+    nan = asyncio.run(
+        tool_agent('{"duration_seconds": NaN}', json.loads('{"d": NaN}')).respond("x")
+    )
+    assert (nan.status, nan.reason) == (Status.FALLBACK_FAILED, "fallback_invalid_json")
+    mismatch = asyncio.run(
+        tool_agent('{"duration_seconds": 1}', {"duration_seconds": 1.0}).respond("x")
+    )
+    assert mismatch.reason == "fallback_mismatch"
+
+
+def test_tool_agent_without_a_usable_call() -> None:
+    """No call or an unknown tool: unknown_event, the request counted."""
+    silent = ToolAgent(plugins, FunctionProvider(lambda request: ProviderReply(text="no idea")))
+    reply = asyncio.run(silent.respond("tell me a joke"))
+    assert (reply.status, reply.llm_calls) == (Status.UNKNOWN_EVENT, 1)
+    unknown = asyncio.run(tool_agent("{}", {}, name="launch_rocket").respond("launch"))
+    assert unknown.status is Status.UNKNOWN_EVENT

@@ -1,0 +1,212 @@
+"""The lab's parts: workload loading, the results store, the statistics."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agent_lab.demo import plugins
+from agent_lab.lab.metrics import compare, summarize
+from agent_lab.lab.runner import score, stratified_sample
+from agent_lab.lab.store import Store, StoreError, TrialRecord
+from agent_lab.lab.workload import Case, Expectation, WorkloadError, load_workload, read_cases
+
+GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "missing_information"}}
+
+
+# Workloads -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "not strict JSON"),
+        ('{"id": "a", "id": "b"}', "not strict JSON"),
+        ("[1]", "a case must be a JSON object"),
+        (json.dumps({**GOOD, "id": 3}), "'id' must be a string"),
+        (json.dumps({**GOOD, "expected": {"status": "great"}}), "expected status 'great'"),
+        (json.dumps({**GOOD, "expected": {"status": "success"}}), "needs expected arguments"),
+        (json.dumps({**GOOD, "tags": "x"}), "'tags' must be a list"),
+        (json.dumps({**GOOD, "payload": []}), "'payload' must be an object"),
+    ],
+)
+def test_a_bad_line_is_reported_with_its_number(line: str, message: str) -> None:
+    """L1: a malformed line names its line number; nothing disappears silently."""
+    lines = [json.dumps(GOOD | {"id": "first"}), "", line]
+    with pytest.raises(WorkloadError, match=rf"cases\.jsonl:3: .*{message}"):
+        read_cases(lines, "cases.jsonl")
+    skipped = read_cases(lines, "cases.jsonl", on_error="skip")
+    assert [case.id for case in skipped.cases] == ["first"]
+    assert [problem.line for problem in skipped.skipped] == [3]
+
+
+def test_duplicate_ids_are_refused() -> None:
+    """Each case id is unique."""
+    with pytest.raises(WorkloadError, match="duplicate id 'a' \\(first on line 1\\)"):
+        read_cases([json.dumps(GOOD), json.dumps(GOOD)], "w")
+
+
+def test_unknown_events_are_found_against_the_plugin_set() -> None:
+    """A case naming an event the plugins lack is reported with its line."""
+    workload = read_cases([json.dumps(GOOD), json.dumps(GOOD | {"id": "b", "event": "fly"})], "w")
+    problems = workload.check_events(plugins)
+    assert [(p.line, "'fly'" in str(p)) for p in problems] == [(2, True)]
+
+
+def test_the_built_in_demo_loads_and_samples_by_category() -> None:
+    """The demo workload loads by name; a stratified sample keeps every category."""
+    demo = load_workload("demo")
+    assert len(demo.cases) >= 400
+    sample = stratified_sample(demo.cases, 100, seed=1)
+    assert 90 <= len(sample) <= 110
+    assert {c.category for c in sample} == {c.category for c in demo.cases}
+    with pytest.raises(FileNotFoundError, match="built-in workloads: demo"):
+        load_workload("no-such-file.jsonl")
+
+
+def test_scoring_is_type_sensitive() -> None:
+    """Right means the expected status and, for success, the same arguments type for type."""
+    case = Case(id="c", event="e", text="", expected=Expectation("success", {"n": 1, "s": "x"}))
+    assert score(case, "success", {"n": 1, "s": "x"}) == (True, 2, 0, 0)
+    assert score(case, "success", {"n": 1.0, "s": "x"}) == (False, 1, 1, 1)
+    assert score(case, "success", {"n": 1, "s": "x", "extra": True}) == (False, 2, 1, 0)
+    assert score(case, "missing_information", None) == (False, 0, 0, 2)
+    missing = Case(id="m", event="e", text="", expected=Expectation("missing_information"))
+    assert score(missing, "missing_information", None) == (True, 0, 0, 0)
+
+
+# The store ------------------------------------------------------------------------------
+
+
+def trial(case: str, policy: str = "p", repeat: int = 0, **changes: Any) -> TrialRecord:
+    values: dict[str, Any] = dict(
+        case_id=case, policy=policy, repeat=repeat, warmup=False, category="complete",
+        expected_event="e", event="e", status="success", reason="completed",
+        expected_status="success", correct=True, arguments={"n": 1}, expected={"n": 1},
+        field_tp=1, field_fp=0, field_fn=0, llm_calls=0, prompt_tokens=0, completion_tokens=0,
+        cost=Decimal("0.000001"), latency_ns=1000,
+    )  # fmt: skip
+    return TrialRecord(**(values | changes))
+
+
+def new_run(store: Store, run_id: str = "r1") -> None:
+    store.start_run(
+        run_id, config={}, config_hash="h", environment={}, workload="w", plugins="p",
+        provider="simulated", model="m", simulated=True,
+    )  # fmt: skip
+
+
+def test_a_trial_is_never_stored_twice(tmp_path: Path) -> None:
+    """L9: the (run, case, policy, repeat) key makes a doubled trial impossible."""
+    with Store(tmp_path / "r.sqlite") as store:
+        new_run(store)
+        assert store.add_trials("r1", [trial("a"), trial("b")]) == 2
+        assert store.add_trials("r1", [trial("a"), trial("c")]) == 1
+        assert store.done("r1") == {("a", "p", 0), ("b", "p", 0), ("c", "p", 0)}
+        rows = store.trials("r1")
+        assert rows[0]["cost"] == Decimal("0.000001")
+        assert rows[0]["arguments"] == {"n": 1}
+    with Store(tmp_path / "r.sqlite") as again:
+        assert again.run().state == "running"
+        assert again.unfinished_run() is not None
+
+
+def test_foreign_and_corrupt_files_are_refused_untouched(tmp_path: Path) -> None:
+    """A file that is not ours is refused with a clear error and left exactly as it was."""
+    foreign = tmp_path / "foreign.sqlite"
+    connection = sqlite3.connect(foreign)
+    connection.execute("CREATE TABLE people (name TEXT)")
+    connection.commit()
+    connection.close()
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"this is not a database at all" * 100)
+    for path in (foreign, corrupt):
+        before = path.read_bytes()
+        with pytest.raises(StoreError, match="not"):
+            Store(path)
+        assert path.read_bytes() == before
+
+
+def test_export_csv_and_parquet(tmp_path: Path) -> None:
+    """Runs and trials export to CSV and Parquet."""
+    import pyarrow.parquet as pq  # pyright: ignore[reportMissingTypeStubs]
+
+    with Store(tmp_path / "r.sqlite") as store:
+        new_run(store)
+        store.add_trials("r1", [trial("a"), trial("b")])
+        csv_files = store.export("r1", tmp_path / "csv", fmt="csv")
+        parquet_files = store.export(None, tmp_path / "pq", fmt="parquet")
+    assert (tmp_path / "csv" / "trials.csv").read_text().count("\n") == 3
+    assert [p.name for p in csv_files] == ["runs.csv", "trials.csv"]
+    table: Any = pq.read_table(parquet_files[1])  # pyright: ignore[reportUnknownMemberType]
+    assert table.num_rows == 2
+
+
+# Statistics -------------------------------------------------------------------------------
+
+
+def rows(
+    policy: str, latencies: list[float], *, correct: list[bool] | None = None, calls: int = 0
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "policy": policy, "case_id": f"c{n}", "latency_ns": value * 1e6, "llm_calls": calls,
+            "correct": (correct or [True] * len(latencies))[n], "status": "success",
+            "expected_status": "success", "field_tp": 1, "field_fp": 0, "field_fn": 0,
+            "prompt_tokens": 10, "completion_tokens": 5, "cost": Decimal("0.001") if calls else Decimal(0),
+        }
+        for n, value in enumerate(latencies)
+    ]  # fmt: skip
+
+
+def test_constant_data_gives_a_collapsed_interval() -> None:
+    """With no variation there is no uncertainty."""
+    (m,) = summarize(rows("p", [5.0] * 50))
+    assert (m.latency_mean_ms.value, m.latency_mean_ms.low, m.latency_mean_ms.high) == (
+        5.0,
+        5.0,
+        5.0,
+    )
+    assert m.accuracy.value == 1.0
+    assert m.field_precision.value == 1.0
+
+
+def test_bootstrap_intervals_cover_the_true_mean_at_about_95_percent() -> None:
+    """Over many samples from a known distribution, the 95% interval holds the mean ~95% of the time."""
+    rng = np.random.default_rng(7)
+    hits = 0
+    experiments = 200
+    for seed in range(experiments):
+        sample = list(rng.exponential(100.0, size=80))
+        (m,) = summarize(rows("p", sample), seed=seed)
+        assert m.latency_mean_ms.low is not None and m.latency_mean_ms.high is not None
+        hits += m.latency_mean_ms.low <= 100.0 <= m.latency_mean_ms.high
+    assert 0.88 <= hits / experiments <= 0.99
+
+
+def test_percentiles_and_rates() -> None:
+    """p50/p90/p99 are read from the data; fallback rate is the share of trials with a call."""
+    (m,) = summarize(rows("p", [float(v) for v in range(1, 101)], calls=1))
+    assert m.latency_p50_ms.value == pytest.approx(50.5)
+    assert m.latency_p90_ms.value == pytest.approx(90.1)
+    assert m.fallback_rate.value == 1.0
+    assert m.total_cost == Decimal("0.100")
+
+
+def test_paired_comparison_gives_ratios_with_intervals() -> None:
+    """A policy twice as slow as the baseline on the same cases has ratio 2 (interval around it)."""
+    base = rows("base", [10.0 + n % 5 for n in range(60)], calls=1)
+    slow = rows("slow", [2 * (10.0 + n % 5) for n in range(60)], calls=0)
+    by_metric = {c.metric: c for c in compare(base + slow, "base")}
+    latency = by_metric["latency_ms"].ratio
+    assert latency.value == pytest.approx(2.0)
+    assert latency.low == pytest.approx(2.0)
+    assert by_metric["llm_calls"].ratio.value == 0.0
+    with pytest.raises(ValueError, match="no trials of baseline"):
+        compare(base, "missing")
