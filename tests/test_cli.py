@@ -98,9 +98,13 @@ def test_bad_usage_is_one_line_and_exit_2(argv: list[str], message: str) -> None
 
 
 def test_bad_workload_lines_and_unknown_events(tmp_path: Path) -> None:
-    """A malformed line names its line; an unknown event is refused; --skip-bad-lines reports and goes on."""
-    good = {"id": "a", "event": "set_timer", "text": "set a timer for 2 minutes",
-            "expected": {"status": "success", "arguments": {"duration_seconds": 120}}}  # fmt: skip
+    """A bad line names its line; an unknown event is refused; --skip-bad-lines reports, goes on."""
+    good = {
+        "id": "a",
+        "event": "set_timer",
+        "text": "set a timer for 2 minutes",
+        "expected": {"status": "success", "arguments": {"duration_seconds": 120}},
+    }
     workload = tmp_path / "w.jsonl"
     workload.write_text(json.dumps(good) + "\n{broken\n")
     db = str(tmp_path / "r.sqlite")
@@ -148,8 +152,17 @@ def test_foreign_database_and_empty_run_are_refused_untouched(tmp_path: Path) ->
 
     empty = tmp_path / "empty.sqlite"
     with Store(empty) as store:
-        store.start_run("r0", config={}, config_hash="h", environment={}, workload="w",
-                        plugins="p", provider="simulated", model=None, simulated=True)  # fmt: skip
+        store.start_run(
+            "r0",
+            config={},
+            config_hash="h",
+            environment={},
+            workload="w",
+            plugins="p",
+            provider="simulated",
+            model=None,
+            simulated=True,
+        )
     code, _, err = cli("report", str(empty))
     assert (code, "no trials" in err) == (2, True)
 
@@ -160,8 +173,17 @@ def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
 
     db = tmp_path / "r.sqlite"
     with Store(db) as store:
-        store.start_run("r0", config={}, config_hash="other", environment={}, workload="demo",
-                        plugins="p", provider="simulated", model=None, simulated=True)  # fmt: skip
+        store.start_run(
+            "r0",
+            config={},
+            config_hash="other",
+            environment={},
+            workload="demo",
+            plugins="p",
+            provider="simulated",
+            model=None,
+            simulated=True,
+        )
     code, _, err = cli(
         "run", "demo", "--plugins", "agent_lab.demo:plugins", "--db", str(db), "--resume", *FAST
     )
@@ -186,10 +208,24 @@ def count(db: Path) -> tuple[int, int, str]:
 
 def run_argv(db: Path, latency: str, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "agent_lab.cli", "run", "demo", "--plugins", "agent_lab.demo:plugins",
-        "--limit", "60", "--db", str(db), "--provider", "simulated", "--simulated-latency", latency,
-        "--no-progress", *extra,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "agent_lab.cli",
+        "run",
+        "demo",
+        "--plugins",
+        "agent_lab.demo:plugins",
+        "--limit",
+        "60",
+        "--db",
+        str(db),
+        "--provider",
+        "simulated",
+        "--simulated-latency",
+        latency,
+        "--no-progress",
+        *extra,
+    ]
 
 
 def wait_for_trials(db: Path, process: subprocess.Popen[bytes], more_than: int) -> None:
@@ -225,7 +261,7 @@ def test_a_run_killed_at_several_points_resumes_to_every_trial_exactly_once(tmp_
     assert kills >= 2, "the run finished before it could be killed twice"
     if count(db)[2] != "finished":
         final = subprocess.run(
-            argv + ["--resume"], capture_output=True, text=True, timeout=120, check=False
+            [*argv, "--resume"], capture_output=True, text=True, timeout=120, check=False
         )
         assert final.returncode == 0, final.stderr
     total, distinct, state = count(db)

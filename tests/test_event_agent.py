@@ -1,4 +1,4 @@
-"""The agents: deterministic routing, LLM routing only on doubt, slot filling, the tool agent's rules."""
+"""The agents: plain-code routing, LLM routing only on doubt, slot filling, the tool agent."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_out_of_domain_without_a_chooser_is_unknown_event() -> None:
 
 
 def test_missing_information_is_continued_by_the_next_message() -> None:
-    """Multi-turn slot filling: the pending event keeps what it knew; the next turn fills the rest."""
+    """Slot filling: the pending event keeps what it knew; the next turn fills the rest."""
     conversation = Conversation(EventAgent(plugins))
     first = asyncio.run(conversation.say("start a timer for the pasta", context=NOW))
     assert first.status is Status.MISSING_INFORMATION

@@ -85,21 +85,44 @@ def test_scoring_is_type_sensitive() -> None:
 
 
 def trial(case: str, policy: str = "p", repeat: int = 0, **changes: Any) -> TrialRecord:
-    values: dict[str, Any] = dict(
-        case_id=case, policy=policy, repeat=repeat, warmup=False, category="complete",
-        expected_event="e", event="e", status="success", reason="completed",
-        expected_status="success", correct=True, arguments={"n": 1}, expected={"n": 1},
-        field_tp=1, field_fp=0, field_fn=0, llm_calls=0, prompt_tokens=0, completion_tokens=0,
-        cost=Decimal("0.000001"), latency_ns=1000,
-    )  # fmt: skip
+    values: dict[str, Any] = {
+        "case_id": case,
+        "policy": policy,
+        "repeat": repeat,
+        "warmup": False,
+        "category": "complete",
+        "expected_event": "e",
+        "event": "e",
+        "status": "success",
+        "reason": "completed",
+        "expected_status": "success",
+        "correct": True,
+        "arguments": {"n": 1},
+        "expected": {"n": 1},
+        "field_tp": 1,
+        "field_fp": 0,
+        "field_fn": 0,
+        "llm_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost": Decimal("0.000001"),
+        "latency_ns": 1000,
+    }
     return TrialRecord(**(values | changes))
 
 
 def new_run(store: Store, run_id: str = "r1") -> None:
     store.start_run(
-        run_id, config={}, config_hash="h", environment={}, workload="w", plugins="p",
-        provider="simulated", model="m", simulated=True,
-    )  # fmt: skip
+        run_id,
+        config={},
+        config_hash="h",
+        environment={},
+        workload="w",
+        plugins="p",
+        provider="simulated",
+        model="m",
+        simulated=True,
+    )
 
 
 def test_a_trial_is_never_stored_twice(tmp_path: Path) -> None:
@@ -144,8 +167,8 @@ def test_export_csv_and_parquet(tmp_path: Path) -> None:
         parquet_files = store.export(None, tmp_path / "pq", fmt="parquet")
     assert (tmp_path / "csv" / "trials.csv").read_text().count("\n") == 3
     assert [p.name for p in csv_files] == ["runs.csv", "trials.csv"]
-    table: Any = pq.read_table(parquet_files[1])  # pyright: ignore[reportUnknownMemberType]
-    assert table.num_rows == 2
+    table: Any = pq.read_table(parquet_files[1])  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    assert table.num_rows == 2  # pyright: ignore[reportUnknownMemberType]
 
 
 # Statistics -------------------------------------------------------------------------------
@@ -156,13 +179,22 @@ def rows(
 ) -> list[dict[str, Any]]:
     return [
         {
-            "policy": policy, "case_id": f"c{n}", "latency_ns": value * 1e6, "llm_calls": calls,
-            "correct": (correct or [True] * len(latencies))[n], "status": "success",
-            "expected_status": "success", "field_tp": 1, "field_fp": 0, "field_fn": 0,
-            "prompt_tokens": 10, "completion_tokens": 5, "cost": Decimal("0.001") if calls else Decimal(0),
+            "policy": policy,
+            "case_id": f"c{n}",
+            "latency_ns": value * 1e6,
+            "llm_calls": calls,
+            "correct": (correct or [True] * len(latencies))[n],
+            "status": "success",
+            "expected_status": "success",
+            "field_tp": 1,
+            "field_fp": 0,
+            "field_fn": 0,
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "cost": Decimal("0.001") if calls else Decimal(0),
         }
         for n, value in enumerate(latencies)
-    ]  # fmt: skip
+    ]
 
 
 def test_constant_data_gives_a_collapsed_interval() -> None:
@@ -178,14 +210,15 @@ def test_constant_data_gives_a_collapsed_interval() -> None:
 
 
 def test_bootstrap_intervals_cover_the_true_mean_at_about_95_percent() -> None:
-    """Over many samples from a known distribution, the 95% interval holds the mean ~95% of the time."""
+    """Over many samples of a known law, the 95% interval holds the mean ~95% of the time."""
     rng = np.random.default_rng(7)
     hits = 0
     experiments = 200
     for seed in range(experiments):
         sample = list(rng.exponential(100.0, size=80))
         (m,) = summarize(rows("p", sample), seed=seed)
-        assert m.latency_mean_ms.low is not None and m.latency_mean_ms.high is not None
+        assert m.latency_mean_ms.low is not None
+        assert m.latency_mean_ms.high is not None
         hits += m.latency_mean_ms.low <= 100.0 <= m.latency_mean_ms.high
     assert 0.88 <= hits / experiments <= 0.99
 

@@ -198,15 +198,18 @@ class LocalProvider:
 
     def _complete(self, request: ProviderRequest) -> ProviderReply:
         started = self._clock.monotonic_ns()
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
         if request.purpose == "tool_choice" and request.tools:
             schema = self._tool_schema(request.tools)
+            # The grammar limits answers to the tools; the model still needs to know what they do.
+            messages.insert(1, {"role": "system", "content": self._tool_menu(request.tools)})
         else:
             schema = request.response_schema or {"type": "object"}
         try:
             with self._lock:
                 llama = self._load()
                 output = llama.create_chat_completion(
-                    messages=[{"role": m.role, "content": m.content} for m in request.messages],
+                    messages=messages,
                     response_format={
                         "type": "json_object",
                         "schema": _bound_strings(schema, self.max_string_length),
@@ -249,6 +252,16 @@ class LocalProvider:
         return ProviderReply(
             tool_calls=(call,), usage=usage, latency_ns=latency, finish_reason=finish
         )
+
+    @staticmethod
+    def _tool_menu(tools: tuple[JSONObject, ...]) -> str:
+        lines = ['Functions (answer {"name": "none"} if none fits):']
+        for tool in tools:
+            function: Any = tool.get("function")
+            if isinstance(function, dict):
+                spec = cast("dict[str, Any]", function)
+                lines.append(f"- {spec.get('name')}: {spec.get('description', '')}")
+        return "\n".join(lines)
 
     @staticmethod
     def _tool_schema(tools: tuple[JSONObject, ...]) -> JSONObject:

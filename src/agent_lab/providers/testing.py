@@ -26,9 +26,14 @@ class ScriptedProvider:
     """
 
     def __init__(
-        self, replies: Iterable[ProviderReply | BaseException], *, name: str = "scripted"
+        self,
+        replies: Iterable[ProviderReply | BaseException],
+        *,
+        name: str = "scripted",
+        model: str | None = None,
     ) -> None:
         self.name = name
+        self.model = model
         self.script = list(replies)
         self.requests: list[ProviderRequest] = []
 
