@@ -78,6 +78,8 @@ class OpenAIServer:
 
     def __init__(self) -> None:
         self.script: list[Behavior] = []
+        self.default: Behavior | None = None
+        """What to do once the script is used up (None: a 500 "unscripted request")."""
         self.requests: list[Recorded] = []
         self.port: int = 0
         self._loop = asyncio.new_event_loop()
@@ -117,7 +119,10 @@ class OpenAIServer:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(Recorded(dict(request.headers), body, time.monotonic()))
-        behavior = self.script.pop(0) if self.script else status(500, "unscripted request")
+        if self.script:
+            behavior = self.script.pop(0)
+        else:
+            behavior = self.default or status(500, "unscripted request")
         if behavior.delay:
             await asyncio.sleep(behavior.delay)
         if behavior.kind == "status":

@@ -97,3 +97,19 @@ def test_unknown_local_model_is_refused() -> None:
     """Only the packaged models are offered."""
     with pytest.raises(ValueError, match="unknown local model"):
         LocalProvider("gpt-5")
+
+
+def test_every_demo_schema_and_the_tool_choice_grammar_run_without_crashing(
+    smollm2: LocalProvider,
+) -> None:
+    """Patterns, if/then and anyOf in schemas must not break the grammar (they once crashed)."""
+    from agent_lab.demo import plugins
+
+    registry = plugins.registry()
+    kernel = EventKernel(registry, LLMFallback(smollm2, max_tokens=32))
+    for definition in registry:
+        result = kernel.dispatch(Event(definition.name, text="please help"))
+        assert result.llm_calls <= 1
+        assert result.reason != "model_error", result.message
+    choice = asyncio.run(ToolChooser(smollm2, registry, max_tokens=48).choose("remind me at 5pm"))
+    assert choice.outcome is not ChoiceOutcome.FAILED, choice.message

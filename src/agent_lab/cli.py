@@ -189,7 +189,7 @@ def _provider(options: argparse.Namespace, workload: Workload) -> tuple[Provider
         local = LocalProvider(options.model or "smollm2")
         provider, model = local, local.model
     elif name == "openai":
-        openai_provider = OpenAIProvider(options.model)
+        openai_provider = OpenAIProvider(options.model, keep_alive=True)
         if not openai_provider.model:
             raise UsageError("--provider openai needs --model or OPENAI_MODEL")
         provider, model = openai_provider, openai_provider.model
@@ -266,6 +266,7 @@ def _execute(
             config,
             simulated=simulated,
             progress=progress,
+            closing=(provider,),
         )
         try:
             run_id = runner.prepare(resume=resume)

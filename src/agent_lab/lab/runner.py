@@ -25,7 +25,7 @@ from agent_lab.lab.store import Store, StoreError, TrialRecord
 from agent_lab.strict_json import same_json
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from agent_lab.application.agents import AgentReply
     from agent_lab.application.plugins import PluginSet
@@ -199,6 +199,8 @@ class Runner:
         progress: Show a progress bar with rate and ETA.
         clock: Measures trial latency.
         batch: Trials committed together at most.
+        closing: Objects whose ``aclose()`` is awaited when the run ends
+            (providers that keep connections open in the run's event loop).
     """
 
     def __init__(
@@ -214,6 +216,7 @@ class Runner:
         clock: Clock | None = None,
         batch: int = 256,
         on_trial: Callable[[TrialRecord], None] | None = None,
+        closing: Sequence[object] = (),
     ) -> None:
         self.store = store
         self.workload = workload
@@ -225,6 +228,7 @@ class Runner:
         self.clock = clock if clock is not None else SystemClock()
         self.batch = batch
         self.on_trial = on_trial
+        self.closing = tuple(closing)
 
     def _trials(self) -> list[_Trial]:
         cases = self.workload.cases
@@ -353,6 +357,10 @@ class Runner:
             if bar is not None:
                 bar.update(task, completed=total_before + tally.done)
                 bar.stop()
+            for resource in self.closing:
+                close = getattr(resource, "aclose", None)
+                if close is not None:
+                    await close()
         if self.store.count(run_id) >= total:
             self.store.finish_run(run_id)
         return written

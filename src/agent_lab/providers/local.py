@@ -97,16 +97,31 @@ def local_available() -> bool:
     )
 
 
-def _bound_strings(schema: Any, limit: int) -> Any:
-    # A runaway string fills max_tokens; the grammar can cap every string's length.
+# Keywords llama.cpp's schema-to-grammar converter mistranslates or cannot express.
+# A `pattern` such as "^\d{4}$" becomes a grammar that fails to parse, and the
+# process then dies in native code, so they are left out of the grammar: the
+# kernel still validates every reply against the full schema (K17-K19).
+_NOT_FOR_GRAMMAR = frozenset(
+    {"pattern", "format", "if", "then", "else", "not", "dependentRequired", "dependentSchemas",
+     "dependencies", "unevaluatedProperties", "unevaluatedItems", "contains", "minContains",
+     "maxContains", "patternProperties", "propertyNames", "$comment"}
+)  # fmt: skip
+
+
+def _grammar_schema(schema: Any, limit: int) -> Any:
+    # Also caps every string's length: a runaway string fills max_tokens.
     if isinstance(schema, dict):
         source = cast("dict[str, Any]", schema)
-        bounded = {key: _bound_strings(value, limit) for key, value in source.items()}
+        bounded = {
+            key: value if key in ("enum", "const") else _grammar_schema(value, limit)
+            for key, value in source.items()
+            if key not in _NOT_FOR_GRAMMAR
+        }
         if bounded.get("type") == "string" and "enum" not in bounded and "const" not in bounded:
             bounded["maxLength"] = min(int(bounded.get("maxLength", limit)), limit)
         return bounded
     if isinstance(schema, list):
-        return [_bound_strings(item, limit) for item in cast("list[Any]", schema)]
+        return [_grammar_schema(item, limit) for item in cast("list[Any]", schema)]
     return schema
 
 
@@ -212,7 +227,7 @@ class LocalProvider:
                     messages=messages,
                     response_format={
                         "type": "json_object",
-                        "schema": _bound_strings(schema, self.max_string_length),
+                        "schema": _grammar_schema(schema, self.max_string_length),
                     },
                     temperature=request.temperature,
                     max_tokens=request.max_tokens,

@@ -69,7 +69,11 @@ class OpenAIProvider:
         strict: Ask for strict schema adherence (endpoints that support it).
         token_limit: The request field for the reply's token budget.
         prices: Price table for cost; genai-prices' data by default.
-        http_client: An ``httpx.AsyncClient`` to send through.
+        http_client: An ``httpx2.AsyncClient`` (the SDK's HTTP package) to send
+            through, kept across calls; it must belong to the event loop the
+            calls run in. Without it, each call uses its own connection.
+        keep_alive: Reuse one connection pool per event loop (for a runner
+            whose calls share a loop); close it with ``await aclose()``.
         clock: Latency is measured with it; the system clock by default.
         sleep: Awaited between attempts; ``asyncio.sleep`` by default.
         rng: Jitter source; seeded for reproducible backoff.
@@ -93,6 +97,7 @@ class OpenAIProvider:
         token_limit: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",  # noqa: S107
         prices: PriceTable | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        keep_alive: bool = False,
         clock: Clock | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         rng: random.Random | None = None,
@@ -115,6 +120,8 @@ class OpenAIProvider:
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._rng = rng if rng is not None else random.Random()  # noqa: S311 - jitter, not secrets
         self._http_client = http_client
+        self.keep_alive = keep_alive
+        self._clients: dict[int, tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI]] = {}
 
     def __repr__(self) -> str:
         """Name, endpoint and model; never the key."""
@@ -139,18 +146,38 @@ class OpenAIProvider:
         # An HTTP client belongs to one event loop, and a sync dispatch runs each
         # call in a loop of its own: so, by default, one client per call, closed
         # with it. Pass http_client= to keep connections across calls in one loop.
-        client = openai.AsyncOpenAI(
+        if self.keep_alive:
+            return await self._attempts(self._loop_client(), arguments, model, started)
+        client = self._new_client()
+        try:
+            return await self._attempts(client, arguments, model, started)
+        finally:
+            if self._http_client is None:
+                await client.close()
+
+    def _new_client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.base_url,
             timeout=self.timeout,
             max_retries=0,  # retries are ours, so that every attempt is counted
             http_client=self._http_client,
         )
-        try:
-            return await self._attempts(client, arguments, model, started)
-        finally:
-            if self._http_client is None:
-                await client.close()
+
+    def _loop_client(self) -> openai.AsyncOpenAI:
+        # keep_alive: one client (one connection pool) per event loop, reused by every call in it.
+        loop = asyncio.get_running_loop()
+        entry = self._clients.get(id(loop))
+        if entry is None or entry[0] is not loop:
+            entry = (loop, self._new_client())
+            self._clients[id(loop)] = entry
+        return entry[1]
+
+    async def aclose(self) -> None:
+        """Close the kept-alive client of the running event loop (``keep_alive=True``)."""
+        entry = self._clients.pop(id(asyncio.get_running_loop()), None)
+        if entry is not None:
+            await entry[1].close()
 
     async def _attempts(
         self, client: openai.AsyncOpenAI, arguments: dict[str, Any], model: str, started: int

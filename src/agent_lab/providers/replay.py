@@ -101,6 +101,12 @@ class RecordingProvider:
         self.path = Path(cassette)
         self._lock = threading.Lock()
 
+    async def aclose(self) -> None:
+        """Close the wrapped provider's kept connections, if it keeps any."""
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Ask the wrapped provider, record the exchange, return its reply."""
         # The fingerprint covers the model actually asked, default or not.
