@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +26,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.openai_server import Behavior, OpenAIServer
 
 from agent_lab.application.events.models import EventDefinition, Resolution
 from agent_lab.application.plugins import PluginSet, Route
@@ -72,67 +72,75 @@ def simulated_throughput(repeats: int) -> tuple[int, float]:
         return written, time.perf_counter() - started
 
 
+def loopback_run(url: str, trials: int, concurrency: int) -> float:
+    """Seconds for ``trials`` deterministic-first trials that each need one fallback request."""
+    definition = EventDefinition(
+        "need_n",
+        parameters={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+        resolver=lambda event: Resolution({}),
+    )
+    plugins = PluginSet("bench", (definition,), (Route("need_n", patterns=("need",)),))
+    cases = tuple(
+        Case(
+            id=f"c{i}",
+            event="need_n",
+            text=f"need n {i}",
+            expected=Expectation("success", {"n": 1}),
+            tags=("complete",),
+        )
+        for i in range(trials)
+    )
+    provider = OpenAIProvider("bench-model", base_url=url, api_key="x", keep_alive=True, timeout=30)
+    config = RunConfig(
+        workload="bench",
+        plugins="bench",
+        policies=("deterministic-first",),
+        provider="openai",
+        concurrency=concurrency,
+    )
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "r.sqlite") as store:
+        policy: Any = make_policy("deterministic-first", plugins, provider)
+        runner = Runner(
+            store,
+            Workload("bench", cases),
+            plugins,
+            {"deterministic-first": policy},
+            config,
+            progress=False,
+            closing=(provider,),
+        )
+        run_id = runner.prepare(resume=False)
+        started = time.perf_counter()
+        asyncio.run(runner.run(run_id))
+        elapsed = time.perf_counter() - started
+        assert store.count(run_id) == trials
+        assert all(t["status"] == "success" for t in store.trials(run_id))
+    return elapsed
+
+
 def loopback_concurrency(trials: int, concurrency: int, delay: float) -> tuple[float, float]:
-    server = OpenAIServer()
-    server.start()
-    server.default = Behavior(message={"role": "assistant", "content": '{"n": 1}'}, delay=delay)
+    # The server runs in its own process, not sharing the interpreter with the client.
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.openai_server", str(delay)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
     try:
-        definition = EventDefinition(
-            "need_n",
-            parameters={
-                "type": "object",
-                "properties": {"n": {"type": "integer"}},
-                "required": ["n"],
-            },
-            resolver=lambda event: Resolution({}),
-        )
-        plugins = PluginSet("bench", (definition,), (Route("need_n", patterns=("need",)),))
-        cases = tuple(
-            Case(
-                id=f"c{i}",
-                event="need_n",
-                text=f"need n {i}",
-                expected=Expectation("success", {"n": 1}),
-                tags=("complete",),
-            )
-            for i in range(trials)
-        )
-        provider = OpenAIProvider(
-            "bench-model", base_url=server.url, api_key="x", keep_alive=True, timeout=30
-        )
-        config = RunConfig(
-            workload="bench",
-            plugins="bench",
-            policies=("deterministic-first",),
-            provider="openai",
-            concurrency=concurrency,
-        )
-        with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "r.sqlite") as store:
-            policy: Any = make_policy("deterministic-first", plugins, provider)
-            runner = Runner(
-                store,
-                Workload("bench", cases),
-                plugins,
-                {"deterministic-first": policy},
-                config,
-                progress=False,
-                closing=(provider,),
-            )
-            run_id = runner.prepare(resume=False)
-            started = time.perf_counter()
-            asyncio.run(runner.run(run_id))
-            elapsed = time.perf_counter() - started
-            assert store.count(run_id) == trials
-        ideal = trials / concurrency * delay
-        return elapsed, ideal
+        loopback_run(url, concurrency, concurrency)  # warm-up: imports, first connections
+        return loopback_run(url, trials, concurrency), trials / concurrency * delay
     finally:
-        server.stop()
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
-    written, seconds = simulated_throughput(repeats=10)
+    simulated_throughput(repeats=1)  # warm-up: imports and first lookups are not throughput
+    written, seconds = simulated_throughput(repeats=20)
     rate = written / seconds
     print(
         f"simulated, zero latency, one core: {written} trials in {seconds:.2f} s "

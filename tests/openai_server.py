@@ -155,3 +155,26 @@ class OpenAIServer:
             request.transport.close()  # the connection drops mid-body
             return response
         return web.Response(status=200, text=text, content_type="application/json")
+
+
+def main() -> None:
+    """Serve on a free port in this process: every request answered after DELAY seconds.
+
+    Prints the URL on one line, then serves until killed (benchmarks run it
+    as its own process, so that it does not share the client's interpreter).
+    """
+    import sys
+
+    delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.1
+    server = OpenAIServer()
+    server.default = Behavior(message={"role": "assistant", "content": '{"n": 1}'}, delay=delay)
+    server.start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -314,3 +314,40 @@ def test_tripwire_refuses_connections_outside_the_allowed_loopback_addresses() -
     """The test-wide tripwire (pytest-socket) refuses any address but 127.0.0.1 and ::1."""
     with pytest.raises(Exception, match=r"blocked|not allowed|A test tried"):
         socket.create_connection(("127.0.0.2", 9), timeout=1)
+
+
+def test_keep_alive_transport_handles_the_same_faults(server: OpenAIServer) -> None:
+    """keep_alive (one aiohttp pool per event loop, as runners use it): same retries and statuses."""
+    import asyncio
+
+    slow = Behavior(message={"role": "assistant", "content": "{}"}, delay=1.0)
+    server.play(
+        status(429, **{"retry-after-ms": "50"}),
+        content('{"duration_seconds": 5}'),
+        status(503),
+        slow,
+        Behavior(kind="drop"),
+        content('{"duration_seconds": 7}'),
+    )
+    live = provider(server, keep_alive=True, timeout=0.3, max_attempts=4)
+    registry = EventRegistry()
+    registry.register(
+        EventDefinition("set_timer", parameters=TIMER, resolver=lambda event: {"label": "tea"})
+    )
+    kernel = EventKernel(registry, LLMFallback(live))
+
+    async def main() -> list[Any]:
+        try:
+            first = await kernel.adispatch(Event("set_timer"))
+            second = await kernel.adispatch(Event("set_timer"))
+            return [first, second]
+        finally:
+            await live.aclose()
+
+    first, second = asyncio.run(main())
+    assert (first.status, first.llm_calls) == (Status.SUCCESS, 2)
+    assert (second.status, second.llm_calls, second.arguments["duration_seconds"]) == (
+        Status.SUCCESS,
+        4,
+        7,
+    )
