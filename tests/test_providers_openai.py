@@ -317,7 +317,7 @@ def test_tripwire_refuses_connections_outside_the_allowed_loopback_addresses() -
 
 
 def test_keep_alive_transport_handles_the_same_faults(server: OpenAIServer) -> None:
-    """keep_alive (one aiohttp pool per event loop, as runners use it): same retries and statuses."""
+    """keep_alive (one aiohttp pool per event loop, as runners use it): same retries, statuses."""
     import asyncio
 
     slow = Behavior(message={"role": "assistant", "content": "{}"}, delay=1.0)
