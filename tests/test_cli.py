@@ -294,3 +294,16 @@ def test_ctrl_c_saves_and_says_how_to_resume(tmp_path: Path) -> None:
     total, distinct, state = count(db)
     assert total == distinct > 0
     assert state == "running"
+
+
+def test_a_run_whose_trials_fail_to_run_exits_1(tmp_path: Path) -> None:
+    """Exit code 1 is a failed run: here every LLM-bound trial exceeds a 1 ms timeout."""
+    db = str(tmp_path / "r.sqlite")
+    code, _, err = cli(
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "20", "--db", db,
+        "--policy", "llm-always", "--timeout", "0.001", "--provider", "simulated",
+        "--simulated-latency", "50,80", "--no-progress",
+    )  # fmt: skip
+    assert code == 1
+    assert "failed to run" in err
+    assert "longer than 0.001 s" in err

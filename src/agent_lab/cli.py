@@ -417,7 +417,7 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
             f"run {run_id} saved in {options.db}; see it with: agent-lab report {options.db}",
             file=out,
         )
-        return 0
+        return _failed(Path(options.db), run_id, err)
     # demo
     plugins_ref = "agent_lab.demo:plugins"
     plugins = _plugins(plugins_ref)
@@ -450,7 +450,22 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
     written = _report(db, run_id, str(folder / "report.html"), "llm-always", console)
     print(f"report: {written.resolve() if written else '-'}", file=out)
     print(f"results: {db.resolve()} (agent-lab report {db})", file=out)
-    return 0
+    return _failed(db, run_id, err)
+
+
+def _failed(db: Path, run_id: str, err: TextIO) -> int:
+    """Exit code 1 when trials failed to run (their policy raised or timed out), else 0."""
+    from agent_lab.lab.store import Store  # noqa: PLC0415
+
+    with Store(db) as store:
+        failed = [t for t in store.trials(run_id, include_warmup=True) if t["status"] == "error"]
+    if not failed:
+        return 0
+    print(
+        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0]['error']})",
+        file=err,
+    )
+    return 1
 
 
 def main() -> None:
