@@ -13,7 +13,6 @@ import sys
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from decimal import Decimal
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -391,57 +390,46 @@ class Runner:
             except Exception as err:  # noqa: BLE001 - a failing trial is recorded, not fatal
                 error = f"{type(err).__name__}: {err}"
         latency = self.clock.monotonic_ns() - started
+        status = "error" if reply is None else reply.status.value
+        arguments = None if reply is None else reply.arguments
+        correct, tp, fp, fn = score(case, status, arguments)
+        common: dict[str, Any] = {
+            "case_id": case.id,
+            "policy": trial.policy,
+            "repeat": trial.repeat,
+            "warmup": trial.warmup,
+            "category": case.category,
+            "expected_event": case.event,
+            "status": status,
+            "expected_status": case.expected.status,
+            "correct": correct,
+            "arguments": arguments,
+            "expected": case.expected.arguments,
+            "field_tp": tp,
+            "field_fp": fp,
+            "field_fn": fn,
+            "latency_ns": latency,
+        }
         if reply is None:
-            correct, tp, fp, fn = score(case, "error", None)
             return TrialRecord(
-                case_id=case.id,
-                policy=trial.policy,
-                repeat=trial.repeat,
-                warmup=trial.warmup,
-                category=case.category,
-                expected_event=case.event,
+                **common,
                 event=None,
-                status="error",
                 reason="timeout" if error and "longer" in error else "policy_error",
-                expected_status=case.expected.status,
-                correct=correct,
-                arguments=None,
-                expected=case.expected.arguments,
-                field_tp=tp,
-                field_fp=fp,
-                field_fn=fn,
                 llm_calls=0,
                 prompt_tokens=None,
                 completion_tokens=None,
                 cost=None,
-                latency_ns=latency,
                 error=error,
             )
-        status = reply.status.value
-        correct, tp, fp, fn = score(case, status, reply.arguments)
         timings = reply.result.timings if reply.result is not None else None
         record = TrialRecord(
-            case_id=case.id,
-            policy=trial.policy,
-            repeat=trial.repeat,
-            warmup=trial.warmup,
-            category=case.category,
-            expected_event=case.event,
+            **common,
             event=reply.event,
-            status=status,
             reason=str(reply.reason),
-            expected_status=case.expected.status,
-            correct=correct,
-            arguments=reply.arguments,
-            expected=case.expected.arguments,
-            field_tp=tp,
-            field_fp=fp,
-            field_fn=fn,
             llm_calls=reply.llm_calls,
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens,
-            cost=reply.usage.cost if reply.usage.cost is None else Decimal(reply.usage.cost),
-            latency_ns=latency,
+            cost=reply.usage.cost,
             resolve_ns=timings.resolve_ns if timings else 0,
             validate_ns=timings.validate_ns if timings else 0,
             fallback_ns=timings.fallback_ns if timings else 0,
