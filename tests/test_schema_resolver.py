@@ -1,0 +1,185 @@
+"""The schema-driven resolver: a value only when there is exactly one reading."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
+from agent_lab.application.schema_resolver import SchemaResolver, kind_of
+
+NOW = datetime(2019, 3, 1, 9, 0)  # a Friday
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "flight_class": {"type": "string", "enum": ["Economy", "Premium Economy", "Business"]},
+        "number_checked_bags": {"type": "integer", "minimum": 0},
+        "departure_date": {"type": "string", "format": "date"},
+        "departure_time": {"type": "string", "format": "time"},
+        "refundable": {"type": "boolean"},
+        "destination": {"type": "string"},
+    },
+    "required": ["flight_class", "departure_date", "destination"],
+    "additionalProperties": False,
+}
+
+
+def resolve(text: str, payload: dict[str, Any] | None = None, schema: Any = None) -> Any:
+    resolver = SchemaResolver(schema or SCHEMA, reference=NOW)
+    return resolver(Event("book", text=text, payload=payload or {}))
+
+
+@pytest.mark.parametrize(
+    ("schema", "kind"),
+    [
+        ({"type": "string", "enum": ["a", "b"]}, "enum"),
+        ({"type": "string", "enum": ["True", "False"]}, "boolean"),
+        ({"type": "integer"}, "number"),
+        ({"type": "number"}, "number"),
+        ({"type": "boolean"}, "boolean"),
+        ({"type": "string", "format": "date"}, "date"),
+        ({"type": "string", "format": "time"}, "time"),
+        ({"type": "string"}, "free-form"),
+        ({}, "free-form"),
+        ({"type": "string", "x-agent-lab": {"kind": "date"}}, "date"),
+        ({"type": "string", "x-agent-lab": {"kind": "nonsense"}}, "free-form"),
+    ],
+)
+def test_kind_of_reads_the_schema_and_the_hint(schema: dict[str, Any], kind: str) -> None:
+    assert kind_of(schema) == kind
+
+
+def test_one_enum_value_named_is_taken_and_two_are_not() -> None:
+    assert resolve("fly business class").arguments["flight_class"] == "Business"
+    assert resolve("premium economy please").arguments["flight_class"] == "Premium Economy"
+    assert "flight_class" not in resolve("economy or business?").arguments
+
+
+def test_a_number_needs_its_noun_and_is_not_a_relative_amount() -> None:
+    assert resolve("I have two bags").arguments["number_checked_bags"] == 2
+    assert resolve("3 checked bags").arguments["number_checked_bags"] == 3
+    assert "number_checked_bags" not in resolve("two seats please").arguments
+    year = {"type": "object", "properties": {"year": {"type": "integer"}}}
+    assert "year" not in resolve("a song from six years ago", schema=year).arguments
+    assert resolve("a song from 4 years", schema=year).arguments["year"] == 4
+
+
+def test_a_nounless_number_property_takes_the_only_number() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert resolve("make it 7", schema=schema).arguments == {"n": 7}
+    assert resolve("7 or 8", schema=schema).arguments == {}
+    assert resolve("make it 7.5", schema=schema).arguments == {}
+
+
+def test_dates_against_the_reference_clock() -> None:
+    assert resolve("tomorrow").arguments["departure_date"] == "2019-03-02"
+    assert resolve("on March 5th").arguments["departure_date"] == "2019-03-05"
+    assert resolve("the 5th of March").arguments["departure_date"] == "2019-03-05"
+    # A month-day already past is next year's.
+    assert resolve("february 2").arguments["departure_date"] == "2020-02-02"
+    assert "departure_date" not in resolve("tomorrow, or march 9").arguments
+
+
+def test_the_events_context_now_wins_over_the_reference() -> None:
+    resolver = SchemaResolver(SCHEMA, reference=NOW)
+    event = Event("book", text="tomorrow", context={"now": "2024-12-31T10:00"})
+    assert resolver(event).arguments["departure_date"] == "2025-01-01"
+
+
+def test_one_date_cannot_fill_two_date_properties() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "pickup_date": {"type": "string", "format": "date"},
+            "dropoff_date": {"type": "string", "format": "date"},
+        },
+    }
+    assert resolve("from March 9th", schema=schema).arguments == {}
+    done = resolve("from March 9th", {"pickup_date": "2019-03-08"}, schema=schema)
+    assert done.arguments == {"pickup_date": "2019-03-08", "dropoff_date": "2019-03-09"}
+
+
+@pytest.mark.parametrize(
+    ("text", "time"),
+    [
+        ("at 5pm", "17:00"),
+        ("at 17:30", "17:30"),
+        ("half past 11 in the morning", "11:30"),
+        ("in the afternoon 1:30", "13:30"),
+        ("6 in the evening", "18:00"),
+        ("at 1:30", None),  # am or pm: not said
+        ("5pm or 6pm", None),
+    ],
+)
+def test_clock_times_only_when_unambiguous(text: str, time: str | None) -> None:
+    assert resolve(text).arguments.get("departure_time") == time
+
+
+def test_payload_values_of_the_right_type_are_taken_others_ignored() -> None:
+    taken = resolve("", {"destination": "Paris", "refundable": True, "flight_class": "Economy"})
+    assert taken.arguments == {
+        "destination": "Paris",
+        "refundable": True,
+        "flight_class": "Economy",
+    }
+    ignored = resolve("", {"destination": 3, "refundable": "yes", "flight_class": "First"})
+    assert ignored.arguments == {}
+    assert set(ignored.missing) == {"flight_class", "departure_date", "destination"}
+
+
+def test_free_form_and_booleans_are_never_read_from_text() -> None:
+    assert resolve("to Paris, refundable").arguments == {}
+
+
+def test_string_hint_renders_canonical_strings() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "seats": {"type": "string", "x-agent-lab": {"kind": "number", "format": "string"}},
+        },
+    }
+    assert resolve("for 4 seats", schema=schema).arguments == {"seats": "4"}
+
+
+def test_missing_lists_required_properties_not_found() -> None:
+    result = resolve("business class tomorrow")
+    assert result.missing == ("destination",)
+
+
+def _dispatch(text: str, payload: dict[str, Any]) -> Status:
+    registry = EventRegistry()
+    resolver = SchemaResolver(SCHEMA, reference=NOW)
+    registry.register(EventDefinition("book", parameters=SCHEMA, resolver=resolver))
+    kernel = EventKernel(registry, allow_fallback=False)
+    return kernel.dispatch(Event("book", text=text, payload=payload)).status
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_values_read_from_any_text_pass_the_schema(text: str) -> None:
+    """What the resolver reads from text is schema-valid: it never invents a bad value."""
+    assert _dispatch(text, {}) in (Status.SUCCESS, Status.MISSING_INFORMATION)
+
+
+PAYLOAD_VALUES = st.none() | st.booleans() | st.integers() | st.text(max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(max_size=80),
+    st.dictionaries(st.sampled_from(list(SCHEMA["properties"])), PAYLOAD_VALUES, max_size=4),
+)
+def test_a_bad_payload_is_the_users_mistake_never_a_definition_error(
+    text: str, payload: dict[str, Any]
+) -> None:
+    """A payload value out of range is INVALID_ARGUMENTS; the resolver itself never breaks."""
+    assert _dispatch(text, payload) in (
+        Status.SUCCESS,
+        Status.MISSING_INFORMATION,
+        Status.INVALID_ARGUMENTS,
+    )
