@@ -208,7 +208,9 @@ class ToolAgent:
         self, plugins: PluginSet, provider: Provider, *, clock: Clock | None = None
     ) -> None:
         self.plugins = plugins
+        self.provider = provider
         self.chooser = ToolChooser(provider, plugins.definitions)
+        self._one_tool: dict[str, ToolChooser] = {}
         registry = EventRegistry()
         for definition in plugins.definitions:
             registry.register(dataclasses.replace(definition, resolver=_incomplete))
@@ -225,11 +227,23 @@ class ToolAgent:
         self,
         text: str,
         *,
+        event: str | None = None,
         payload: Mapping[str, JSONValue] | None = None,
         context: Mapping[str, object] | None = None,
     ) -> AgentReply:
-        """Handle one message: one tool-calling request, then the kernel's rules."""
-        choice = await self.chooser.choose(text, payload=payload, context=context)
+        """Handle one message: one tool-calling request, then the kernel's rules.
+
+        With ``event`` given, the model is offered that one tool, and fills its arguments.
+        """
+        chooser = self.chooser
+        if event is not None:
+            chooser = self._one_tool.get(event) or self._one_tool.setdefault(
+                event,
+                ToolChooser(
+                    self.provider, [d for d in self.plugins.definitions if d.name == event]
+                ),
+            )
+        choice = await chooser.choose(text, payload=payload, context=context)
         calls = choice.usage.requests
         if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:
             status = (

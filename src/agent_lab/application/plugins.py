@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import EventDefinition
@@ -14,6 +17,30 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["PluginLoadError", "PluginSet", "Route", "RouteMatch", "load_plugins"]
+
+
+def _from_folder(folder: Path) -> PluginSet:
+    from agent_lab.application.schema_resolver import SchemaResolver  # noqa: PLC0415
+
+    path = folder / "events.json"
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        reference = data.get("reference_date")
+        now = datetime.fromisoformat(reference) if isinstance(reference, str) else None
+        definitions = tuple(
+            EventDefinition(
+                str(event["name"]),
+                description=str(event.get("description", "")),
+                parameters=event["parameters"],
+                resolver=SchemaResolver(event["parameters"], reference=now),
+            )
+            for event in data["events"]
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise PluginLoadError(
+            f"{folder}: not an imported plugin folder ({type(err).__name__}: {err})"
+        ) from err
+    return PluginSet(name=str(folder), definitions=definitions)
 
 
 class PluginLoadError(ImportError):
@@ -92,7 +119,10 @@ class PluginSet:
 
 
 def load_plugins(reference: str) -> PluginSet:
-    """Load a plugin set from ``package.module:attribute``.
+    """Load a plugin set from ``package.module:attribute``, or from an imported folder.
+
+    A folder written by ``agent-lab import`` holds ``events.json``: its events
+    get the schema-driven resolver (``SchemaResolver``) and no routes.
 
     The attribute may be a ``PluginSet``, or a sequence of ``EventDefinition``
     (then without routes).
@@ -101,6 +131,9 @@ def load_plugins(reference: str) -> PluginSet:
         PluginLoadError: The reference is malformed, the module does not
             import, or the attribute is not a plugin set.
     """
+    folder = Path(reference)
+    if folder.is_dir():
+        return _from_folder(folder)
     module_name, _, attribute = reference.partition(":")
     if not module_name or not attribute:
         raise PluginLoadError(

@@ -35,6 +35,10 @@ class Policy(Protocol):
         ...
 
 
+def _given(case: Case) -> str | None:
+    return case.event if case.event_given else None
+
+
 def _context(case: Case) -> dict[str, object]:
     return {**case.context, "case_id": case.id}
 
@@ -54,7 +58,9 @@ class DeterministicFirst:
 
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code; fall back to the LLM for gaps."""
-        return await self.agent.respond(case.text, payload=case.payload, context=_context(case))
+        return await self.agent.respond(
+            case.text, event=_given(case), payload=case.payload, context=_context(case)
+        )
 
 
 class LLMAlways:
@@ -68,7 +74,9 @@ class LLMAlways:
 
     async def run(self, case: Case) -> AgentReply:
         """One tool-calling request, then the kernel's validation and handler."""
-        return await self.agent.respond(case.text, payload=case.payload, context=_context(case))
+        return await self.agent.respond(
+            case.text, event=_given(case), payload=case.payload, context=_context(case)
+        )
 
 
 class DeterministicOnly:
@@ -82,7 +90,9 @@ class DeterministicOnly:
 
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code alone."""
-        return await self.agent.respond(case.text, payload=case.payload, context=_context(case))
+        return await self.agent.respond(
+            case.text, event=_given(case), payload=case.payload, context=_context(case)
+        )
 
 
 POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[DeterministicOnly]] = {

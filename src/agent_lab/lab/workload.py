@@ -57,6 +57,8 @@ class Case:
     context: JSONObject = field(default_factory=_empty)
     expected: Expectation
     tags: tuple[str, ...] = ()
+    event_given: bool = False
+    """The agent is told the event (a structured event whose name is known), as in SGD."""
     line: int = 0
 
     @property
@@ -121,6 +123,7 @@ def _case(data: object, source: str, line: int) -> Case:
         context=row.get("context", {}),
         expected=Expectation(status=str(status), arguments=arguments),  # pyright: ignore[reportUnknownArgumentType]
         tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
+        event_given=bool(row.get("event_given", False)),
         line=line,
     )
 
