@@ -1,0 +1,1 @@
+"""Importers: public benchmarks turned into workloads and plugin folders (L4)."""
