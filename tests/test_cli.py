@@ -16,6 +16,8 @@ import pytest
 
 from agent_lab.cli import run
 
+from .conftest import corpus
+
 FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress"]
 
 
@@ -307,3 +309,44 @@ def test_a_run_whose_trials_fail_to_run_exits_1(tmp_path: Path) -> None:
     assert code == 1
     assert "failed to run" in err
     assert "longer than 0.001 s" in err
+
+
+def test_import_sgd_then_precision_then_run(tmp_path: Path) -> None:
+    """A public benchmark becomes a plugin folder and workloads the lab runs as they are."""
+    out = tmp_path / "sgd-dev"
+    code, shown, _ = cli("import", "sgd", str(corpus("sgd", "dev")), "--out", str(out))
+    assert code == 0
+    assert "imported 30 events" in shown
+    assert f"--plugins {out}" in shown
+    code, shown, _ = cli(
+        "precision", str(out / "workload-payload.jsonl"), "--plugins", str(out), "--examples", "2"
+    )
+    assert code == 0
+    assert "deterministic precision over" in shown
+    assert "│ all " in shown
+    sample = tmp_path / "sample.jsonl"
+    lines = (out / "workload-payload.jsonl").read_text(encoding="utf-8").splitlines()
+    sample.write_text("\n".join(lines[:: len(lines) // 20]) + "\n", encoding="utf-8")
+    db = tmp_path / "sgd.sqlite"
+    code, shown, err = cli("run", str(sample), "--plugins", str(out), "--db", str(db), *FAST)
+    assert code == 0, err
+    with sqlite3.connect(db) as connection:
+        trials = dict(
+            connection.execute("SELECT policy, COUNT(*) FROM trials GROUP BY policy").fetchall()
+        )
+        errors = connection.execute("SELECT COUNT(*) FROM trials WHERE status = 'error'").fetchone()
+    assert trials == {"deterministic-first": 21, "llm-always": 21, "deterministic-only": 21}
+    assert errors == (0,)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["import", "sgd", "no-such-folder", "--out", "x"], "no folder no-such-folder"),
+        (["precision", "demo", "--plugins", "no-such-folder-or:module"], "agent-lab:"),
+    ],
+)
+def test_import_and_precision_usage_errors(argv: list[str], message: str) -> None:
+    code, _, err = cli(*argv)
+    assert code == 2
+    assert message in err

@@ -26,7 +26,7 @@ EXAMPLES = """examples:
   agent-lab demo                             # ~100 cases, 3 policies, the local model
   agent-lab demo --full --provider simulated # every case, a simulated model
   agent-lab run demo --plugins agent_lab.demo:plugins --provider openai --model gpt-4o-mini
-  agent-lab run cases.jsonl --plugins my_pkg.plugins:plugins --policy deterministic-first \
+  agent-lab run cases.jsonl --plugins my_pkg.plugins:plugins --policy deterministic-first \\
       --repeats 3
   agent-lab run demo --plugins agent_lab.demo:plugins --resume
   agent-lab report agent-lab.sqlite --html report.html
@@ -34,6 +34,8 @@ EXAMPLES = """examples:
   agent-lab export agent-lab.sqlite --format parquet --out exported/
   agent-lab events --plugins agent_lab.demo:plugins
   agent-lab providers
+  agent-lab import sgd sgd/dev --out sgd-dev  # events + workloads from a public benchmark
+  agent-lab precision sgd-dev/workload-payload.jsonl --plugins sgd-dev
 
 exit codes: 0 ok, 1 a failed run, 2 bad usage (bad workload, plugins, database or options)
 """
@@ -135,6 +137,20 @@ def _parser() -> argparse.ArgumentParser:
     events.add_argument("--plugins", required=True)
 
     commands.add_parser("providers", help="what providers are available and configured")
+
+    importer = commands.add_parser(
+        "import", help="convert a public benchmark into events and workloads"
+    )
+    importer.add_argument("source", choices=("sgd",), help="the benchmark's format")
+    importer.add_argument("folder", help="the benchmark's folder (SGD: a split, e.g. dev/)")
+    importer.add_argument("--out", required=True, help="write events.json and workloads here")
+
+    precision = commands.add_parser(
+        "precision", help="how often the resolvers are right when they fill a value (no LLM)"
+    )
+    precision.add_argument("workload", help="a JSONL file, or a built-in workload name")
+    precision.add_argument("--plugins", required=True)
+    precision.add_argument("--examples", type=int, default=10, help="wrong values to show")
     return parser
 
 
@@ -363,6 +379,13 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
                 json.dumps(dict(registry.schema(definition.name)), default=list, indent=2), file=out
             )
         return 0
+    if command == "import":
+        return _import(options, out)
+    if command == "precision":
+        plugins = _plugins(options.plugins)
+        workload = _workload(options.workload, skip_bad=False, plugins=plugins, stderr=err)
+        _print_precision(workload, plugins, options.examples, console)
+        return 0
     if command == "export":
         from agent_lab.lab.store import Store, StoreError  # noqa: PLC0415
 
@@ -451,6 +474,66 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
     print(f"report: {written.resolve() if written else '-'}", file=out)
     print(f"results: {db.resolve()} (agent-lab report {db})", file=out)
     return _failed(db, run_id, err)
+
+
+def _import(options: argparse.Namespace, out: TextIO) -> int:
+    from agent_lab.lab.importers.sgd import DatasetImportError, import_sgd  # noqa: PLC0415
+
+    folder = Path(options.folder)
+    if not folder.is_dir():
+        raise UsageError(f"no folder {folder}")
+    try:
+        report = import_sgd(folder, options.out)
+    except DatasetImportError as problem:
+        raise UsageError(str(problem)) from problem
+    counts = report["counts"]
+    print(
+        f"imported {counts['events']} events and {counts['cases_per_variant']} cases per "
+        f"variant from {counts['dialogues']} dialogues; skipped {counts['skipped_calls']} "
+        f"calls, {counts['skipped_files']} files, {counts['skipped_services']} services "
+        f"(see {Path(options.out) / 'import-report.json'})",
+        file=out,
+    )
+    print(
+        f"next: agent-lab run {Path(options.out) / 'workload-payload.jsonl'} "
+        f"--plugins {options.out}",
+        file=out,
+    )
+    return 0
+
+
+def _print_precision(
+    workload: Workload, plugins: PluginSet, examples: int, console: Console
+) -> None:
+    from rich.table import Table  # noqa: PLC0415
+
+    from agent_lab.lab.precision import measure_precision  # noqa: PLC0415
+
+    result = measure_precision(workload, plugins, examples=examples)
+    table = Table(
+        title=f"deterministic precision over {result.cases} cases expected to succeed "
+        f"({result.resolver_errors} resolver errors)"
+    )
+    for column in ("kind", "source", "filled", "right", "precision", "95% CI"):
+        table.add_column(column, justify="left" if column in ("kind", "source") else "right")
+    for row in (*result.rows, result.overall):
+        low, high = row.interval
+        table.add_row(
+            row.kind,
+            row.source,
+            str(row.filled),
+            str(row.right),
+            f"{row.precision:.1%}",
+            f"[{low:.1%}, {high:.1%}]",
+        )
+    console.print(table)
+    for wrong in result.wrong:
+        console.print(
+            f"{wrong.case} {wrong.argument} ({wrong.kind}, {wrong.source}): filled "
+            f"{json.dumps(wrong.filled)}, expected {json.dumps(wrong.expected)}: "
+            f"{wrong.text[:100]}",
+            markup=False,
+        )
 
 
 def _failed(db: Path, run_id: str, err: TextIO) -> int:

@@ -1,0 +1,151 @@
+"""How often the deterministic layer is right when it fills a value, by kind of value.
+
+Deterministic-first is only as good as its resolvers' precision: a wrong value
+they fill skips the fallback and reaches the handler. This measures it without
+any model: each case's resolver runs once, and every value it fills is checked
+against the expected arguments (canonically, type-sensitively), grouped by
+the property's kind (enum, number, boolean, date, time, free-form) and by
+where the value came from (the structured ``payload`` or the ``text``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.application.events.models import Event, Resolution
+from agent_lab.application.schema_resolver import kind_of
+from agent_lab.strict_json import same_json
+
+if TYPE_CHECKING:
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.lab.workload import Workload
+
+__all__ = ["KindPrecision", "PrecisionReport", "WrongValue", "measure_precision", "wilson"]
+
+_Z95 = 1.959963984540054
+
+
+def wilson(right: int, total: int) -> tuple[float, float]:
+    """The Wilson score 95% interval of a proportion (sound near 0% and 100%, unlike Wald)."""
+    if total == 0:
+        return 0.0, 1.0
+    p = right / total
+    denominator = 1 + _Z95**2 / total
+    centre = (p + _Z95**2 / (2 * total)) / denominator
+    half = _Z95 * math.sqrt(p * (1 - p) / total + _Z95**2 / (4 * total**2)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True, slots=True)
+class KindPrecision:
+    """Values filled deterministically of one kind from one source, and how many were right."""
+
+    kind: str
+    source: str
+    filled: int
+    right: int
+
+    @property
+    def precision(self) -> float:
+        """Right over filled (1.0 when nothing was filled)."""
+        return self.right / self.filled if self.filled else 1.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The Wilson 95% interval of the precision."""
+        return wilson(self.right, self.filled)
+
+
+@dataclass(frozen=True, slots=True)
+class WrongValue:
+    """One value the deterministic layer filled that the ground truth disagrees with."""
+
+    case: str
+    argument: str
+    kind: str
+    source: str
+    filled: Any
+    expected: Any
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionReport:
+    """Precision per (kind, source), overall, and examples of what went wrong."""
+
+    cases: int
+    rows: tuple[KindPrecision, ...]
+    wrong: tuple[WrongValue, ...]
+    resolver_errors: int
+
+    @property
+    def overall(self) -> KindPrecision:
+        """All kinds and sources together."""
+        return KindPrecision(
+            "all",
+            "all",
+            sum(r.filled for r in self.rows),
+            sum(r.right for r in self.rows),
+        )
+
+
+def measure_precision(
+    workload: Workload, plugins: PluginSet, *, examples: int = 20
+) -> PrecisionReport:
+    """Run each case's resolver once and score every value it fills.
+
+    Only cases expected to succeed count (their expected arguments are the
+    truth). A resolver that raises is counted in ``resolver_errors``.
+    """
+    definitions = {d.name: d for d in plugins.definitions}
+    registry = plugins.registry()
+    filled: Counter[tuple[str, str]] = Counter()
+    right: Counter[tuple[str, str]] = Counter()
+    wrong: list[WrongValue] = []
+    cases = errors = 0
+    for case in workload.cases:
+        definition = definitions.get(case.event or "")
+        truth = case.expected.arguments
+        if (
+            definition is None
+            or definition.resolver is None
+            or case.expected.status != "success"
+            or truth is None
+        ):
+            continue
+        cases += 1
+        event = Event(definition.name, text=case.text, payload=case.payload, context=case.context)
+        try:
+            resolution = definition.resolver(event)
+        except Exception:  # noqa: BLE001 - a broken resolver is counted, not fatal
+            errors += 1
+            continue
+        if isinstance(resolution, Mapping):
+            resolution = Resolution(resolution)
+        if not isinstance(resolution, Resolution):
+            errors += 1
+            continue
+        properties = cast(
+            "Mapping[str, Any]", registry.schema(definition.name).get("properties", {})
+        )
+        for name, value in resolution.arguments.items():
+            schema = properties.get(name)
+            kind = (
+                kind_of(cast("Mapping[str, Any]", schema))
+                if isinstance(schema, Mapping)
+                else "free-form"
+            )
+            source = "payload" if name in case.payload else "text"
+            filled[kind, source] += 1
+            if name in truth and same_json(value, truth[name]):
+                right[kind, source] += 1
+            elif len(wrong) < examples:
+                wrong.append(
+                    WrongValue(case.id, name, kind, source, value, truth.get(name), case.text)
+                )
+    rows = tuple(KindPrecision(k, s, filled[k, s], right[k, s]) for k, s in sorted(filled))
+    return PrecisionReport(cases, rows, tuple(wrong), errors)
