@@ -183,3 +183,32 @@ def test_a_bad_payload_is_the_users_mistake_never_a_definition_error(
         Status.MISSING_INFORMATION,
         Status.INVALID_ARGUMENTS,
     )
+
+
+def test_a_trace_of_an_unread_optional_value_asks_the_fallback() -> None:
+    """Required values found, but the text states more than was read: not complete."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "passengers": {"type": "integer", "description": "Number of seats to book"},
+            "airline": {"type": "string", "enum": ["United Airlines", "Delta Airlines"]},
+        },
+        "required": ["city"],
+    }
+    payload = {"city": "Paris"}
+    quiet = resolve("yes please, go ahead", payload, schema=schema)
+    assert quiet.complete is None
+    assert quiet.missing == ()
+    for text in ("I want four seats", "for 3 of us", "something with Delta", "fly with Delta"):
+        assert resolve(text, payload, schema=schema).complete is False, text
+
+
+def test_a_capitalised_name_hints_at_free_form_text() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "cuisine": {"type": "string"}},
+        "required": ["city"],
+    }
+    assert resolve("Somewhere in Oakland", {"city": "x"}, schema=schema).complete is False
+    assert resolve("sounds good", {"city": "x"}, schema=schema).complete is None

@@ -52,7 +52,8 @@ _MONTH_DAY = re.compile(
     re.IGNORECASE,
 )
 _TIME_WORDS = re.compile(
-    rf"\b(?:at\s+)?(?<!past )(?<!to )(?P<hour>{NUMBER}|\d{{1,2}})(?:\s*(?P<half>thirty|fifteen|forty five|o'clock))?"
+    rf"\b(?:at\s+)?(?<!past )(?<!to )(?P<hour>{NUMBER}|\d{{1,2}})"
+    r"(?:\s*(?P<half>thirty|fifteen|forty five|o'clock))?"
     r"\s+(?:in the\s+)?(?P<part>morning|afternoon|evening|night|am|pm)\b",
     re.IGNORECASE,
 )
@@ -158,6 +159,13 @@ def _find_clock(text: str) -> str | None:
 
 
 _COUNT_WORDS = {"number", "num", "of", "count", "total", "the", "a", "an", "n"}
+# Description words too common to be a sign of anything.
+_STOP_WORDS = {
+    "the", "and", "for", "with", "that", "this", "which", "what", "whether", "are", "is",
+    "be", "you", "your", "user", "name", "type", "value", "date", "time", "want", "wants",
+    "from", "will", "has", "have", "can", "not", "any", "all", "one", "its", "into", "per",
+    "event", "like", "default", "preference", "no", "to", "in", "on", "at", "or", "by",
+}  # fmt: skip
 _RELATIVE = re.compile(r"\s*(?:ago|back|before|earlier|later|from now)\b", re.IGNORECASE)
 
 
@@ -186,6 +194,60 @@ def _cued_number(name: str, text: str) -> float | None:
         if value is not None and match.group(1).lower() not in ("a", "an"):
             found.add(value)
     return found.pop() if len(found) == 1 else None
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_DATE_WORDS = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|week|weekend|month|day|"
+    + "|".join([*_MONTHS, *_WEEKDAYS])
+    + r")s?\b",
+    re.IGNORECASE,
+)
+_TIME_WORDS_ANY = re.compile(
+    r"\b(?:morning|afternoon|evening|night|noon|midnight|o'clock|am|pm|\d{1,2}:\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+def _stems(words: list[str]) -> set[str]:
+    return {w.lower().rstrip("s") for w in words if len(w) >= 3}
+
+
+def _evidence(prop: _Property, text: str) -> bool:
+    """Whether the text may state this property's value in a way not read here.
+
+    Deliberately generous: a false alarm costs one fallback request, a miss a
+    wrong answer. The signs: the property's own words (``seats`` is not
+    needed: ``passengers``'s description says ``seats``), any number for a
+    numeric property, date or time words for those, a word of an enum value,
+    and for free-form text a capitalised word past the sentence start.
+    """
+    words = _WORD.findall(text)
+    stems = _stems(words)
+    description = str(prop.schema.get("description", ""))
+    own = _stems(_nouns(prop.name)) | (
+        _stems(_WORD.findall(description)) - _stems(list(_COUNT_WORDS | _STOP_WORDS))
+    )
+    if stems & own:
+        return True
+    if prop.kind == "number":
+        return bool(_numbers(text))
+    if prop.kind == "date":
+        return bool(_DATE_WORDS.search(text) or re.search(r"\d", text))
+    if prop.kind == "time":
+        return bool(_TIME_WORDS_ANY.search(text) or re.search(r"\d", text))
+    if prop.kind == "enum":
+        values = cast("list[Any]", prop.schema.get("enum") or [])
+        return bool(stems & _stems([w for v in values for w in _WORD.findall(str(v))]))
+    if prop.kind == "free-form":
+        after_start = re.split(r"(?:^|[.!?]\s+)\S+", text)
+        return any(
+            w[0].isupper() and w != "I" and not w.startswith("I'")
+            for part in after_start
+            for w in _WORD.findall(part)
+        ) or bool(re.search(r"\d", text))
+    return False
 
 
 def _numbers(text: str) -> list[float]:
@@ -253,7 +315,14 @@ class SchemaResolver:
             if value is not None:
                 found[prop.name] = value
         missing = tuple(name for name in self.required if name not in found)
-        return Resolution(found, missing=missing)
+        # An optional value the text states but this resolver cannot read
+        # ("four seats" for passengers, "a small car") would be silently
+        # dropped if the required ones are complete; a trace of one asks the
+        # fallback instead, which costs a request, not a wrong answer.
+        unexplained = any(
+            _evidence(prop, text) for prop in self.properties if prop.name not in found
+        )
+        return Resolution(found, missing=missing, complete=False if unexplained else None)
 
     @staticmethod
     def _render(prop: _Property, value: JSONValue) -> JSONValue:
