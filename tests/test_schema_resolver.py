@@ -132,8 +132,8 @@ def test_payload_values_of_the_right_type_are_taken_others_ignored() -> None:
     assert set(ignored.missing) == {"flight_class", "departure_date", "destination"}
 
 
-def test_free_form_and_booleans_are_never_read_from_text() -> None:
-    assert resolve("to Paris, refundable").arguments == {}
+def test_free_form_text_is_never_read_from_text() -> None:
+    assert "destination" not in resolve("to Paris, refundable").arguments
 
 
 def test_string_hint_renders_canonical_strings() -> None:
@@ -198,10 +198,14 @@ def test_a_trace_of_an_unread_optional_value_asks_the_fallback() -> None:
     }
     payload = {"city": "Paris"}
     quiet = resolve("yes please, go ahead", payload, schema=schema)
-    assert quiet.complete is None
     assert quiet.missing == ()
-    for text in ("I want four seats", "for 3 of us", "something with Delta", "fly with Delta"):
-        assert resolve(text, payload, schema=schema).complete is False, text
+    hinted = {
+        "I want four seats": ("passengers",),
+        "for 3 of us": ("passengers",),
+        "something with Delta": ("airline",),
+    }
+    for text, missing in hinted.items():
+        assert resolve(text, payload, schema=schema).missing == missing, text
 
 
 def test_a_capitalised_name_hints_at_free_form_text() -> None:
@@ -210,5 +214,35 @@ def test_a_capitalised_name_hints_at_free_form_text() -> None:
         "properties": {"city": {"type": "string"}, "cuisine": {"type": "string"}},
         "required": ["city"],
     }
-    assert resolve("Somewhere in Oakland", {"city": "x"}, schema=schema).complete is False
-    assert resolve("sounds good", {"city": "x"}, schema=schema).complete is None
+    assert resolve("Somewhere in Oakland", {"city": "x"}, schema=schema).missing == ("cuisine",)
+    assert resolve("sounds good", {"city": "x"}, schema=schema).missing == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "flag"),
+    [
+        ("a place with wifi", True),
+        ("no wifi needed", False),
+        ("without wifi is fine", False),
+        ("I don't care about wifi", None),  # no preference
+        ("is there wifi?", None),  # a question states nothing
+        ("wifi, or no wifi", None),  # two readings
+        ("a quiet room", None),
+    ],
+)
+def test_booleans_from_phrasings_of_the_flags_subject(text: str, flag: bool | None) -> None:
+    schema = {"type": "object", "properties": {"has_wifi": {"type": "boolean"}}}
+    assert resolve(text, schema=schema).arguments.get("has_wifi") == flag
+    canonical = {"type": "object", "properties": {"has_wifi": {"enum": ["True", "False"]}}}
+    expected = None if flag is None else str(flag)
+    assert resolve(text, schema=canonical).arguments.get("has_wifi") == expected
+
+
+def test_a_number_at_the_end_of_a_sentence_is_still_a_number() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"rooms": {"type": "integer"}},
+        "required": [],
+    }
+    assert resolve("I need 3 rooms.", schema=schema).arguments == {"rooms": 3}
+    assert resolve("I need 3.", schema=schema).missing == ("rooms",)

@@ -250,9 +250,38 @@ def _evidence(prop: _Property, text: str) -> bool:
     return False
 
 
+# Words in a flag's name that say nothing about what it is about.
+_FLAG_WORDS = {"is", "has", "have", "allowed", "allow", "good", "for", "can", "with", "needs"}
+# "I don't care about wifi" is no preference, not False.
+_INDIFFERENT = re.compile(
+    r"\b(?:don't|do not|doesn't|dont)\s+(?:care|mind)\b|\bdoesn't matter\b|\beither way\b", re.I
+)
+_NEGATION = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|nor)\b|n't\b", re.I)
+
+
+def _boolean_phrase(name: str, text: str) -> bool | None:
+    """``has_wifi`` + "with wifi" -> True; + "no wifi needed" -> False; else None.
+
+    The flag's subject (its name without words like ``has`` or ``allowed``)
+    must be in the text, once; a negation in the same clause makes it False.
+    """
+    subject = [w for w in _nouns(name) if w not in _FLAG_WORDS]
+    if not subject:
+        return None
+    pattern = r"\b" + r"[\s_-]*".join(re.escape(w.rstrip("s")) for w in subject) + r"s?\b"
+    readings = {
+        not _NEGATION.search(clause)
+        for clause in _clauses(text)
+        if re.search(pattern, clause, re.IGNORECASE)
+    }
+    if len(readings) != 1 or "?" in text or _INDIFFERENT.search(text):
+        return None
+    return readings.pop()
+
+
 def _numbers(text: str) -> list[float]:
     values: list[float] = []
-    for match in re.finditer(rf"(?<![\w.]){NUMBER}(?![\w.])", text, re.IGNORECASE):
+    for match in re.finditer(rf"(?<![\w.]){NUMBER}(?![\w]|\.\d)", text, re.IGNORECASE):
         if match.group(0).lower() in ("a", "an"):
             continue
         value = words_to_number(match.group(0))
@@ -319,10 +348,14 @@ class SchemaResolver:
         # ("four seats" for passengers, "a small car") would be silently
         # dropped if the required ones are complete; a trace of one asks the
         # fallback instead, which costs a request, not a wrong answer.
-        unexplained = any(
-            _evidence(prop, text) for prop in self.properties if prop.name not in found
+        unexplained = tuple(
+            prop.name
+            for prop in self.properties
+            if prop.name not in found and prop.name not in missing and _evidence(prop, text)
         )
-        return Resolution(found, missing=missing, complete=False if unexplained else None)
+        # Naming them (not just complete=False) makes the fallback fill them
+        # too when a required value is also missing.
+        return Resolution(found, missing=missing + unexplained)
 
     @staticmethod
     def _render(prop: _Property, value: JSONValue) -> JSONValue:
@@ -381,6 +414,15 @@ class SchemaResolver:
                 if len(matches) == 1:
                     return next(v for v in values if str(v) == matches.pop())
             return None
+        if prop.kind == "boolean":
+            flag = _boolean_phrase(prop.name, text)
+            if flag is None:
+                return None
+            members = cast("list[Any]", prop.schema.get("enum") or [])
+            if members:  # an enum of "True"/"False" (or true/false) spells the flag its way
+                spelled = [m for m in members if str(m).lower() == str(flag).lower()]
+                return spelled[0] if spelled else None
+            return self._render(prop, flag)
         if prop.kind == "number":
             cued = _cued_number(prop.name, text)
             if cued is not None:
