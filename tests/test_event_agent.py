@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any, cast
 
 from agent_lab import Status
 from agent_lab.application.agents import Conversation, EventAgent, ToolAgent
 from agent_lab.demo import plugins
-from agent_lab.providers import LLMFallback, ProviderReply, ToolCall, ToolChooser
+from agent_lab.providers import (
+    LLMFallback,
+    ProviderReply,
+    ProviderRequest,
+    ToolCall,
+    ToolChooser,
+)
 from agent_lab.providers.testing import FunctionProvider, ScriptedProvider
 
 NOW = {"now": "2026-12-01T09:00"}
@@ -112,3 +119,27 @@ def test_tool_agent_without_a_usable_call() -> None:
     assert (reply.status, reply.llm_calls) == (Status.UNKNOWN_EVENT, 1)
     unknown = asyncio.run(tool_agent("{}", {}, name="launch_rocket").respond("launch"))
     assert unknown.status is Status.UNKNOWN_EVENT
+
+
+def _offered(request: ProviderRequest) -> list[str]:
+    return sorted(str(cast("Any", tool)["function"]["name"]) for tool in request.tools)
+
+
+def test_candidates_limit_what_either_agent_offers_the_model() -> None:
+    """A case offering a few functions (BFCL) shows the model only those tools."""
+    seen: list[list[str]] = []
+
+    def reply(request: ProviderRequest) -> ProviderReply:
+        seen.append(_offered(request))
+        return ProviderReply(text="none of these")
+
+    provider = FunctionProvider(reply)
+    tool_agent = ToolAgent(plugins, provider)
+    candidates = ("play_music", "get_weather")
+    outcome = asyncio.run(tool_agent.respond("hum something", candidates=candidates))
+    assert outcome.status is Status.UNKNOWN_EVENT
+    event_agent = EventAgent(plugins, chooser=ToolChooser(provider, plugins.definitions))
+    # "set a timer" routes to set_timer, which is not a candidate: the model decides.
+    asyncio.run(event_agent.respond("set a timer for 5 minutes", candidates=candidates))
+    asyncio.run(tool_agent.respond("set a timer", event="set_timer"))
+    assert seen == [sorted(candidates), sorted(candidates), ["set_timer"]]

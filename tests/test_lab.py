@@ -34,6 +34,16 @@ GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "mi
         (json.dumps({**GOOD, "expected": {"status": "success"}}), "needs expected arguments"),
         (json.dumps({**GOOD, "tags": "x"}), "'tags' must be a list"),
         (json.dumps({**GOOD, "payload": []}), "'payload' must be an object"),
+        (json.dumps({**GOOD, "candidates": "set_timer"}), "'candidates' must be a list"),
+        (
+            json.dumps(
+                {
+                    **GOOD,
+                    "expected": {"status": "success", "arguments": {}, "alternatives": {"a": 1}},
+                }
+            ),
+            "alternatives must map names to lists",
+        ),
     ],
 )
 def test_a_bad_line_is_reported_with_its_number(line: str, message: str) -> None:
@@ -57,6 +67,27 @@ def test_unknown_events_are_found_against_the_plugin_set() -> None:
     workload = read_cases([json.dumps(GOOD), json.dumps(GOOD | {"id": "b", "event": "fly"})], "w")
     problems = workload.check_events(plugins)
     assert [(p.line, "'fly'" in str(p)) for p in problems] == [(2, True)]
+
+
+def test_candidates_are_checked_and_alternatives_scored() -> None:
+    """BFCL-style cases: candidate events must exist; any listed value is right."""
+    line = GOOD | {
+        "id": "c",
+        "candidates": ["set_timer", "book_flight"],
+        "expected": {
+            "status": "success",
+            "arguments": {"duration_seconds": 60},
+            "alternatives": {"duration_seconds": [60, 61], "label": ["", "tea"]},
+        },
+    }
+    workload = read_cases([json.dumps(line)], "w")
+    assert ["'book_flight'" in str(p) for p in workload.check_events(plugins)] == [True]
+    case = workload.cases[0]
+    assert case.candidates == ("set_timer", "book_flight")
+    assert score(case, "success", {"duration_seconds": 61}) == (True, 1, 0, 0)
+    assert score(case, "success", {"duration_seconds": 61, "label": "tea"}) == (True, 2, 0, 0)
+    assert score(case, "success", {"duration_seconds": 61.0}) == (False, 0, 1, 1)
+    assert score(case, "missing_information", None) == (False, 0, 0, 1)
 
 
 def test_the_built_in_demo_loads_and_samples_by_category() -> None:

@@ -20,7 +20,7 @@ from agent_lab.application.events.registry import EventRegistry
 from agent_lab.providers.adapters import ChoiceOutcome, ToolChooser
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping
 
     from agent_lab.application.events.models import Fallback, FallbackRequest, Resolver
     from agent_lab.application.plugins import PluginSet
@@ -129,17 +129,25 @@ class EventAgent:
         text: str,
         *,
         event: str | None = None,
+        candidates: Collection[str] | None = None,
         payload: Mapping[str, JSONValue] | None = None,
         context: Mapping[str, object] | None = None,
         prefill: Mapping[str, JSONValue] | None = None,
     ) -> AgentReply:
-        """Handle one message (or a structured event whose name is known), with no memory."""
+        """Handle one message (or a structured event whose name is known), with no memory.
+
+        ``candidates`` limits the events this message may go to (the router's
+        pick outside them counts as no route; the LLM is offered only them).
+        """
         routing_calls, routing_usage, routed_by = 0, Usage.zero(), "given"
         if event is None:
             route = self.plugins.route(text)
             event, routed_by = route.event, "router"
+            if candidates is not None and event not in candidates:
+                event = None
             if event is None and self.chooser is not None:
-                choice = await self.chooser.choose(text, payload=payload, context=context)
+                chooser = self.chooser if candidates is None else self.chooser.narrowed(candidates)
+                choice = await chooser.choose(text, payload=payload, context=context)
                 routing_calls, routing_usage = choice.usage.requests, choice.usage
                 if choice.outcome is ChoiceOutcome.CHOSEN:
                     event, routed_by = choice.name, "llm"
@@ -210,7 +218,6 @@ class ToolAgent:
         self.plugins = plugins
         self.provider = provider
         self.chooser = ToolChooser(provider, plugins.definitions)
-        self._one_tool: dict[str, ToolChooser] = {}
         registry = EventRegistry()
         for definition in plugins.definitions:
             registry.register(dataclasses.replace(definition, resolver=_incomplete))
@@ -228,21 +235,20 @@ class ToolAgent:
         text: str,
         *,
         event: str | None = None,
+        candidates: Collection[str] | None = None,
         payload: Mapping[str, JSONValue] | None = None,
         context: Mapping[str, object] | None = None,
     ) -> AgentReply:
         """Handle one message: one tool-calling request, then the kernel's rules.
 
-        With ``event`` given, the model is offered that one tool, and fills its arguments.
+        With ``event`` given, the model is offered that one tool, and fills its
+        arguments; with ``candidates``, only those tools.
         """
         chooser = self.chooser
         if event is not None:
-            chooser = self._one_tool.get(event) or self._one_tool.setdefault(
-                event,
-                ToolChooser(
-                    self.provider, [d for d in self.plugins.definitions if d.name == event]
-                ),
-            )
+            chooser = chooser.narrowed((event,))
+        elif candidates is not None:
+            chooser = chooser.narrowed(candidates)
         choice = await chooser.choose(text, payload=payload, context=context)
         calls = choice.usage.requests
         if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:

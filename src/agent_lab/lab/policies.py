@@ -59,7 +59,11 @@ class DeterministicFirst:
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code; fall back to the LLM for gaps."""
         return await self.agent.respond(
-            case.text, event=_given(case), payload=case.payload, context=_context(case)
+            case.text,
+            event=_given(case),
+            candidates=case.candidates,
+            payload=case.payload,
+            context=_context(case),
         )
 
 
@@ -75,7 +79,11 @@ class LLMAlways:
     async def run(self, case: Case) -> AgentReply:
         """One tool-calling request, then the kernel's validation and handler."""
         return await self.agent.respond(
-            case.text, event=_given(case), payload=case.payload, context=_context(case)
+            case.text,
+            event=_given(case),
+            candidates=case.candidates,
+            payload=case.payload,
+            context=_context(case),
         )
 
 
@@ -91,7 +99,11 @@ class DeterministicOnly:
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code alone."""
         return await self.agent.respond(
-            case.text, event=_given(case), payload=case.payload, context=_context(case)
+            case.text,
+            event=_given(case),
+            candidates=case.candidates,
+            payload=case.payload,
+            context=_context(case),
         )
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agent_lab.clock import Clock, SystemClock
+from agent_lab.lab.answers import field_counts, matches
 from agent_lab.lab.store import Store, StoreError, TrialRecord
 from agent_lab.strict_json import same_json
 
@@ -104,18 +105,24 @@ def score(case: Case, status: str, arguments: Any) -> tuple[bool, int, int, int]
     """Whether a trial is right, and its field counts (true/false positives, false negatives).
 
     Right means the expected status and, for ``success``, arguments equal to the
-    expected ones canonically and type-sensitively. Fields are counted only
+    expected ones canonically and type-sensitively (or, when the case lists
+    alternatives, each argument one of its acceptable values). Fields are counted only
     where success was expected.
     """
-    correct = status == case.expected.status and (
-        status != "success" or same_json(arguments, case.expected.arguments)
-    )
+    alternatives = cast("dict[str, list[Any]] | None", case.expected.alternatives)
+    if alternatives is not None:
+        right = isinstance(arguments, dict) and matches(
+            cast("dict[str, Any]", arguments), alternatives
+        )
+    else:
+        right = same_json(arguments, case.expected.arguments)
+    correct = status == case.expected.status and (status != "success" or right)
     if case.expected.status != "success":
         return correct, 0, 0, 0
-    return (
-        correct,
-        *_field_counts(arguments if status == "success" else {}, case.expected.arguments),
-    )
+    given = cast("object", arguments) if status == "success" else None
+    if alternatives is not None:
+        return correct, *field_counts(given, alternatives)
+    return correct, *_field_counts(given, case.expected.arguments)
 
 
 def environment(plugins: PluginSet, provider: str, model: str | None) -> dict[str, Any]:

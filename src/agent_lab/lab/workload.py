@@ -39,6 +39,10 @@ class Expectation:
 
     status: str
     arguments: JSONObject | None = None
+    alternatives: JSONObject | None = None
+    """Per argument, every acceptable value (BFCL style): ``""`` in a list means
+    the argument may be left out, and an object in a list holds, per key, its
+    own list of acceptable values. When set, it is what accuracy checks."""
 
 
 def _empty() -> JSONObject:
@@ -59,6 +63,8 @@ class Case:
     tags: tuple[str, ...] = ()
     event_given: bool = False
     """The agent is told the event (a structured event whose name is known), as in SGD."""
+    candidates: tuple[str, ...] | None = None
+    """The only events this request may go to (BFCL's functions offered per question)."""
     line: int = 0
 
     @property
@@ -79,9 +85,12 @@ class Workload:
         """Cases naming an event the plugin set does not define."""
         known = {definition.name for definition in plugins.definitions}
         return [
-            WorkloadError(self.name, case.line, f"case {case.id!r}: unknown event {case.event!r}")
+            WorkloadError(self.name, case.line, f"case {case.id!r}: unknown event {name!r}")
             for case in self.cases
-            if case.event is not None and case.event not in known
+            for name in dict.fromkeys(
+                ([case.event] if case.event is not None else []) + list(case.candidates or ())
+            )
+            if name not in known
         ]
 
 
@@ -112,6 +121,17 @@ def _case(data: object, source: str, line: int) -> Case:
     for name in ("payload", "context"):
         if not isinstance(row.get(name, {}), dict):
             raise WorkloadError(source, line, f"{name!r} must be an object")
+    alternatives = truth.get("alternatives")
+    if alternatives is not None and (
+        not isinstance(alternatives, dict)
+        or not all(isinstance(v, list) for v in alternatives.values())  # pyright: ignore[reportUnknownVariableType]
+    ):
+        raise WorkloadError(source, line, "expected alternatives must map names to lists")
+    candidates = row.get("candidates")
+    if candidates is not None and (
+        not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates)  # pyright: ignore[reportUnknownVariableType]
+    ):
+        raise WorkloadError(source, line, "'candidates' must be a list of event names")
     tags = row.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):  # pyright: ignore[reportUnknownVariableType]
         raise WorkloadError(source, line, "'tags' must be a list of strings")
@@ -121,9 +141,10 @@ def _case(data: object, source: str, line: int) -> Case:
         text=row["text"],
         payload=row.get("payload", {}),
         context=row.get("context", {}),
-        expected=Expectation(status=str(status), arguments=arguments),  # pyright: ignore[reportUnknownArgumentType]
+        expected=Expectation(status=str(status), arguments=arguments, alternatives=alternatives),  # pyright: ignore[reportUnknownArgumentType]
         tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
         event_given=bool(row.get("event_given", False)),
+        candidates=None if candidates is None else tuple(candidates),  # pyright: ignore[reportUnknownArgumentType]
         line=line,
     )
 

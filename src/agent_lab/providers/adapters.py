@@ -162,11 +162,35 @@ class ToolChooser:
         self.tools: tuple[JSONObject, ...] = tuple(
             cast("JSONObject", openai_tool(definition)) for definition in chosen
         )
+        self.definitions = chosen
         self.names = frozenset(definition.name for definition in chosen)
         self.model = model
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.seed = seed
+        self._narrowed: dict[frozenset[str], ToolChooser] = {}
+
+    def narrowed(self, names: Iterable[str]) -> ToolChooser:
+        """The same chooser offering only these events' tools (built once per set).
+
+        A benchmark case may offer the model a few candidate functions (BFCL),
+        or name the event and leave only its arguments to fill (SGD).
+        """
+        wanted = frozenset(names)
+        if wanted == self.names:
+            return self
+        cached = self._narrowed.get(wanted)
+        if cached is None:
+            cached = ToolChooser(
+                self.provider,
+                [d for d in self.definitions if d.name in wanted],
+                model=self.model,
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+                seed=self.seed,
+            )
+            self._narrowed[wanted] = cached
+        return cached
 
     async def choose(
         self,
