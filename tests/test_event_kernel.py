@@ -405,6 +405,30 @@ def test_regression_6_plain_dict_works_and_complete_false_calls_fallback_once() 
     assert fallback.calls == 1
 
 
+def test_complete_false_with_a_required_gap_asks_for_everything_absent_demands_only_it() -> None:
+    """K13: optional properties the resolver suspects are asked for, and may stay absent."""
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {}, "units": {"type": "string"}},
+        "required": ["city"],
+    }
+    fallback = RecordingFallback(reply('{"city": "Oslo"}'))
+    registry = EventRegistry()
+    registry.register(
+        EventDefinition(
+            "weather",
+            parameters=schema,
+            resolver=lambda event: Resolution({"days": 2}, complete=False, missing=["city"]),
+        )
+    )
+    result = EventKernel(registry, fallback).dispatch(Event("weather"))
+    assert result.status is Status.SUCCESS
+    request = fallback.requests[0]
+    assert request.missing == ("/city", "/units")
+    assert request.must_fill == ("/city",)
+    assert result.arguments == {"days": 2, "city": "Oslo"}
+
+
 def test_resolution_missing_names_trigger_the_fallback() -> None:
     """K13: Resolution.missing non-empty with complete=None means incomplete."""
     schema = {"type": "object", "properties": {"city": {"type": "string"}}}

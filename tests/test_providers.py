@@ -7,7 +7,7 @@ import json
 import statistics
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -250,6 +250,9 @@ def test_projection_keeps_only_missing_fields_and_their_definitions() -> None:
         },
         "required": ["city", "when"],
     }
+    optional = project_schema(schema, ["/city", "/when/date"], ["/city"])
+    assert optional["required"] == ["city"]
+    assert cast("Any", optional)["properties"]["when"]["required"] == []
     projected = project_schema(schema, ["/when/date"])
     assert projected == {
         "type": "object",

@@ -353,9 +353,9 @@ class SchemaResolver:
             for prop in self.properties
             if prop.name not in found and prop.name not in missing and _evidence(prop, text)
         )
-        # Naming them (not just complete=False) makes the fallback fill them
-        # too when a required value is also missing.
-        return Resolution(found, missing=missing + unexplained)
+        # complete=False, not "missing": the fallback is asked for every absent
+        # property, and one the user did not state after all may stay absent.
+        return Resolution(found, missing=missing, complete=False if unexplained else None)
 
     @staticmethod
     def _render(prop: _Property, value: JSONValue) -> JSONValue:

@@ -31,7 +31,9 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def _project(schema: Mapping[str, Any], paths: list[list[str]]) -> JSONObject:
+def _project(
+    schema: Mapping[str, Any], paths: list[list[str]], must: list[list[str]] | None = None
+) -> JSONObject:
     declared: Any = schema.get("properties")
     properties: dict[str, Any] = declared if isinstance(declared, dict) else {}  # pyright: ignore[reportUnknownVariableType]
     projected: dict[str, JSONValue] = {}
@@ -39,12 +41,17 @@ def _project(schema: Mapping[str, Any], paths: list[list[str]]) -> JSONObject:
     children: dict[str, list[list[str]]] = {}
     for path in paths:
         children.setdefault(path[0], []).append(path[1:])
+    must_children: dict[str, list[list[str]]] = {}
+    for path in paths if must is None else must:
+        must_children.setdefault(path[0], []).append(path[1:])
     for name, rests in children.items():
         sub: Any = properties.get(name, {})
-        required.append(name)
+        if name in must_children:
+            required.append(name)
         nested = [rest for rest in rests if rest]
         if nested and len(nested) == len(rests) and isinstance(sub, dict) and "properties" in sub:
-            projected[name] = _project(cast("dict[str, Any]", sub), nested)
+            inner = [rest for rest in must_children.get(name, []) if rest]
+            projected[name] = _project(cast("dict[str, Any]", sub), nested, inner)
         else:
             projected[name] = sub
     return {
@@ -55,21 +62,28 @@ def _project(schema: Mapping[str, Any], paths: list[list[str]]) -> JSONObject:
     }
 
 
-def project_schema(schema: Mapping[str, Any], missing: Sequence[str]) -> JSONObject:
+def _paths(pointers: Sequence[str]) -> list[list[str]]:
+    return [
+        [_unescape(token) for token in pointer.split("/")[1:]]
+        for pointer in pointers
+        if pointer.startswith("/") and len(pointer) > 1
+    ]
+
+
+def project_schema(
+    schema: Mapping[str, Any], missing: Sequence[str], required: Sequence[str] | None = None
+) -> JSONObject:
     """The part of an event's schema that covers only the missing fields.
 
     ``missing`` holds JSON pointers (``/duration_seconds``, ``/when/date``).
     Nested pointers keep their parents as objects with only the missing
     children; ``$defs`` (and Draft 7 ``definitions``) come along so that
-    references still resolve.
+    references still resolve. Those in ``required`` (default: all) are
+    required; the others the model may leave out, so that a grammar or a
+    strict schema never forces it to invent a value the user did not state.
     """
     plain: Any = thaw_json(schema)
-    paths = [
-        [_unescape(token) for token in pointer.split("/")[1:]]
-        for pointer in missing
-        if pointer.startswith("/") and len(pointer) > 1
-    ]
-    projected = _project(plain, paths)
+    projected = _project(plain, _paths(missing), None if required is None else _paths(required))
     for keyword in ("$defs", "definitions"):
         if keyword in plain:
             projected[keyword] = plain[keyword]
@@ -90,7 +104,7 @@ def fallback_request(
 ) -> ProviderRequest:
     """Turn the kernel's ``FallbackRequest`` into what a model is sent."""
     definition = request.definition
-    schema = project_schema(definition.parameters, request.missing)  # type: ignore[arg-type]
+    schema = project_schema(definition.parameters, request.missing, request.must_fill)  # type: ignore[arg-type]
     resolved = thaw_json(request.resolved)
     payload = thaw_json(request.event.payload)
     lines = [
@@ -102,7 +116,12 @@ def fallback_request(
         lines.append(f"Structured data that came with the request: {_json(payload)}")
     lines += [
         f"Already known (fixed facts): {_json(resolved)}",
-        "Fill in: " + ", ".join(request.missing),
+        "Fill in: " + ", ".join(request.must_fill or ("nothing required",)),
+        *(
+            ["Also, only if the user stated them: " + ", ".join(optional)]
+            if (optional := [p for p in request.missing if p not in request.must_fill])
+            else []
+        ),
         f"Reply with JSON that follows this schema: {_json(schema)}",
     ]
     return ProviderRequest(

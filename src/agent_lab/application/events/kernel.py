@@ -376,9 +376,20 @@ class EventKernel:
                     "missing: " + ", ".join(missing) if missing else "the resolver was incomplete",
                     missing=missing,
                 )
-            wanted = missing or self._absent_properties(entry, arguments)
+            wanted = missing
+            if complete is False:
+                # The resolver suspects more than the schema demands: ask for
+                # every absent property, demanding only the missing ones.
+                extra = self._absent_properties(entry, arguments)
+                wanted = missing + tuple(p for p in extra if p not in missing)
             supplied = yield from self._ask_fallback(
-                fallback, entry=entry, event=event, arguments=arguments, missing=wanted, trace=trace
+                fallback,
+                entry=entry,
+                event=event,
+                arguments=arguments,
+                missing=wanted,
+                required=missing,
+                trace=trace,
             )
             if isinstance(supplied, EventResult):
                 return supplied
@@ -473,6 +484,7 @@ class EventKernel:
         event: Event,
         arguments: JSONObject,
         missing: tuple[str, ...],
+        required: tuple[str, ...],
         trace: _Trace,
     ) -> Generator[_Call, Any, JSONObject | EventResult]:
         clock = self._clock
@@ -487,6 +499,7 @@ class EventKernel:
                 resolved=resolved_view,
                 missing=missing,
                 attempt=attempt,
+                required=required,
             )
             started = clock.monotonic_ns()
             try:

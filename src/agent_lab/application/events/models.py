@@ -233,6 +233,15 @@ class FallbackRequest:
     """JSON pointers of what is missing, e.g. ``("/duration_seconds",)``."""
     attempt: int = 1
     """1 for the first request, higher for transport retries (K16)."""
+    required: tuple[str, ...] | None = None
+    """Which of ``missing`` the reply must hold; the others only if the user
+    stated them (``Resolution(complete=False)`` asks for every absent
+    property, and optional ones may stay absent). ``None``: all of them."""
+
+    @property
+    def must_fill(self) -> tuple[str, ...]:
+        """The pointers the reply must hold."""
+        return self.missing if self.required is None else self.required
 
 
 @dataclass(frozen=True, slots=True)
