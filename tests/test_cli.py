@@ -350,3 +350,24 @@ def test_import_and_precision_usage_errors(argv: list[str], message: str) -> Non
     code, _, err = cli(*argv)
     assert code == 2
     assert message in err
+
+
+def test_import_bfcl_then_run_a_multiple_choice_sample(tmp_path: Path) -> None:
+    """BFCL questions offer a few functions; any listed answer counts."""
+    out = tmp_path / "bfcl"
+    code, shown, _ = cli("import", "bfcl", str(corpus("bfcl")), "--out", str(out))
+    assert code == 0
+    assert "import-report.json" in shown
+    workloads = sorted(out.glob("workload-*.jsonl"))
+    assert workloads
+    lines = [line for path in workloads for line in path.read_text().splitlines()[:4]]
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "bfcl.sqlite"
+    code, _, err = cli("run", str(sample), "--plugins", str(out), "--db", str(db), *FAST)
+    assert code == 0, err
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "SELECT COUNT(*), SUM(correct) FROM trials WHERE policy = 'llm-always'"
+        ).fetchone()
+    assert rows[0] == len(lines)

@@ -35,6 +35,7 @@ EXAMPLES = """examples:
   agent-lab events --plugins agent_lab.demo:plugins
   agent-lab providers
   agent-lab import sgd sgd/dev --out sgd-dev  # events + workloads from a public benchmark
+  agent-lab import bfcl bfcl --out bfcl-lab
   agent-lab precision sgd-dev/workload-payload.jsonl --plugins sgd-dev
 
 exit codes: 0 ok, 1 a failed run, 2 bad usage (bad workload, plugins, database or options)
@@ -141,8 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     importer = commands.add_parser(
         "import", help="convert a public benchmark into events and workloads"
     )
-    importer.add_argument("source", choices=("sgd",), help="the benchmark's format")
-    importer.add_argument("folder", help="the benchmark's folder (SGD: a split, e.g. dev/)")
+    importer.add_argument("source", choices=("sgd", "bfcl"), help="the benchmark's format")
+    importer.add_argument(
+        "folder", help="the benchmark's folder (SGD: a split, e.g. dev/; BFCL: the data folder)"
+    )
     importer.add_argument("--out", required=True, help="write events.json and workloads here")
 
     precision = commands.add_parser(
@@ -477,28 +480,41 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
 
 
 def _import(options: argparse.Namespace, out: TextIO) -> int:
+    from agent_lab.lab.importers.bfcl import import_bfcl  # noqa: PLC0415
     from agent_lab.lab.importers.sgd import DatasetImportError, import_sgd  # noqa: PLC0415
 
-    folder = Path(options.folder)
+    folder, target = Path(options.folder), Path(options.out)
     if not folder.is_dir():
         raise UsageError(f"no folder {folder}")
     try:
-        report = import_sgd(folder, options.out)
+        if options.source == "sgd":
+            report = import_sgd(folder, target)
+        else:
+            report = import_bfcl(folder, target)
     except DatasetImportError as problem:
         raise UsageError(str(problem)) from problem
     counts = report["counts"]
-    print(
-        f"imported {counts['events']} events and {counts['cases_per_variant']} cases per "
-        f"variant from {counts['dialogues']} dialogues; skipped {counts['skipped_calls']} "
-        f"calls, {counts['skipped_files']} files, {counts['skipped_services']} services "
-        f"(see {Path(options.out) / 'import-report.json'})",
-        file=out,
-    )
-    print(
-        f"next: agent-lab run {Path(options.out) / 'workload-payload.jsonl'} "
-        f"--plugins {options.out}",
-        file=out,
-    )
+    if options.source == "sgd":
+        print(
+            f"imported {counts['events']} events and {counts['cases_per_variant']} cases per "
+            f"variant from {counts['dialogues']} dialogues; skipped {counts['skipped_calls']} "
+            f"calls, {counts['skipped_files']} files, {counts['skipped_services']} services",
+            file=out,
+        )
+        first = target / "workload-payload.jsonl"
+    else:
+        per = ", ".join(f"{k} {v}" for k, v in report["categories"].items())
+        print(
+            f"imported {counts['events']} events and {counts['cases']} cases ({per}); "
+            f"skipped {counts['skipped_cases']} cases, {counts['skipped_lines']} lines, "
+            f"{counts['skipped_files']} files, {counts['skipped_functions']} functions",
+            file=out,
+        )
+        written = [c for c, n in report["categories"].items() if n]
+        preferred = [c for c in written if "simple" in c] or written or ["simple"]
+        first = target / f"workload-{preferred[0]}.jsonl"
+    print(f"what was converted or skipped, and why: {target / 'import-report.json'}", file=out)
+    print(f"next: agent-lab run {first} --plugins {target}", file=out)
     return 0
 
 

@@ -18,11 +18,14 @@ fallback; so a value is taken only when there is exactly one reading:
 
 Plugins give hints per property with the ``x-agent-lab`` keyword (an
 annotation, ignored by validation): ``{"kind": "date"}``, ``{"format":
-"string"}`` to render numbers and booleans as SGD-style canonical strings.
+"string"}`` to render numbers and booleans as SGD-style canonical strings,
+``{"format": "float"}`` to render whole numbers as floats (``5.0``), where the
+source's truth is typed that way (BFCL's ``float``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -51,6 +54,7 @@ _MONTH_DAY = re.compile(
     r"|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + "|".join(_MONTHS) + r")\b",
     re.IGNORECASE,
 )
+_YEAR_AFTER = re.compile(r",?\s+(\d{4})\b")
 _TIME_WORDS = re.compile(
     rf"\b(?:at\s+)?(?<!past )(?<!to )(?P<hour>{NUMBER}|\d{{1,2}})"
     r"(?:\s*(?P<half>thirty|fifteen|forty five|o'clock))?"
@@ -96,12 +100,13 @@ def _find_date(text: str, now: datetime) -> date | None:
         month_name = (match.group(1) or match.group(4) or "").lower()
         day = int(match.group(2) or match.group(3))
         month = next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(month_name[:3]))
+        year = _YEAR_AFTER.match(text, match.end())
         try:
-            candidate = date(now.year, month, day)
+            candidate = date(int(year[1]) if year else now.year, month, day)
+            if not year and candidate < now.date():
+                candidate = date(now.year + 1, month, day)
         except ValueError:
             continue
-        if candidate < now.date():
-            candidate = date(now.year + 1, month, day)
         found.add(candidate)
     return found.pop() if len(found) == 1 else None
 
@@ -175,25 +180,82 @@ def _nouns(name: str) -> list[str]:
     return [w for w in words if w and w not in _COUNT_WORDS]
 
 
-def _cued_number(name: str, text: str) -> float | None:
-    """The one number followed by the property's noun: ``two bags``, ``3 checked bags``.
+def _head(name: str) -> str | None:
+    """The word a property is about: ``speed_of_light`` -> speed, ``checked_bags`` -> bags."""
+    words = [w for w in re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().split("_") if w]
+    for joint in ("of", "per"):
+        if joint in words[1:]:
+            before = [w for w in words[: words.index(joint)] if w not in _COUNT_WORDS]
+            if before:
+                return before[-1]
+    nouns = [w for w in words if w not in _COUNT_WORDS]
+    return nouns[-1] if nouns else None
 
-    A number next to its noun says which property it is; a relative one
-    (``six years ago``) is not the value itself.
+
+# Words that may not sit between a number and its noun ("6 and height 10").
+_LINKS = r"(?!(?:and|or|to|from|of|by|with|than|per|in|at|for|is|are|the)\b)"
+_SIGNED = rf"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|{NUMBER})"
+
+
+# A number read with a unit of scale or as a percentage has two readings
+# (5% is 5 or 0.05, "50 million" is 50 or 50000000): not confident.
+_SCALED = re.compile(r"\s*(?:%|percent\b|per cent\b|million\b|billion\b|thousand\b|k\b)", re.I)
+
+
+def _cued_number(name: str, text: str, *, head_alone: bool = True) -> float | None:
+    """The one number next to the property's words.
+
+    ``two bags``, ``3 checked bags`` (number first, at most one word between),
+    ``height 10``, ``c=3``, ``height of 7``, ``x = -2`` (word first). The whole
+    name (``decay rate``) is looked for first, then its head word alone. A
+    relative number (``six years ago``), a percentage or a scaled one, or two
+    different readings give nothing.
     """
-    nouns = _nouns(name)
-    if not nouns:
+    head = _head(name)
+    if head is None:
         return None
-    noun = "|".join(re.escape(n.rstrip("s")) for n in nouns)
-    pattern = rf"(?<![\w.])({NUMBER})\s*-?\s*(?:\w+\s+)?(?:{noun})(?:s|es)?\b"
+    words = [w for w in _nouns(name) if w not in ("of", "per")]
+    phrases = (
+        [r"\s+".join(re.escape(w) for w in words[:-1]) + rf"\s+{re.escape(words[-1].rstrip('s'))}"]
+        if len(words) > 1
+        else []
+    )
+    # When two properties share a head word (start_year, end_year), the head
+    # alone cannot say which one a number belongs to.
+    alone = [re.escape(head.rstrip("s"))] if head_alone or not phrases else []
+    for phrase in [*phrases, *alone]:
+        found = _numbers_by(rf"{phrase}(?:s|es)?", text)
+        if found:
+            return found.pop() if len(found) == 1 else None
+    return None
+
+
+def _numbers_by(noun: str, text: str) -> set[float]:
+    forward = rf"(?<![\w.-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
+    backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|\.\d)"
     found: set[float] = set()
-    for match in re.finditer(pattern, text, re.IGNORECASE):
-        if _RELATIVE.match(text, match.end()):
-            continue
-        value = words_to_number(match.group(1))
-        if value is not None and match.group(1).lower() not in ("a", "an"):
-            found.add(value)
-    return found.pop() if len(found) == 1 else None
+    for pattern in (forward, backward):
+        for match in re.finditer(pattern, text, re.IGNORECASE):
+            token = match.group(1)
+            if token.lower() in ("a", "an"):
+                continue
+            if pattern is forward and _RELATIVE.match(text, match.end()):
+                continue
+            if _SCALED.match(text, match.end(1)):
+                found.add(math.nan)
+                continue
+            value = _to_number(token)
+            if value is not None:
+                found.add(value)
+    # Two readings (or an unreadable one) are reported as more than one value.
+    return found if not any(math.isnan(v) for v in found) else {math.nan, 0.0}
+
+
+def _to_number(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return words_to_number(token)
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -296,6 +358,7 @@ class _Property:
     schema: dict[str, Any]
     kind: str
     as_string: bool
+    as_float: bool = False
 
 
 class SchemaResolver:
@@ -319,7 +382,9 @@ class SchemaResolver:
             prop = cast("dict[str, Any]", sub)
             hint = cast("dict[str, Any]", prop.get(HINT) or {})
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
-            self.properties.append(_Property(name, prop, kind_of(prop), as_string))
+            as_float = hint.get("format") == "float"
+            self.properties.append(_Property(name, prop, kind_of(prop), as_string, as_float))
+        self._heads = Counter(_head(p.name) for p in self.properties)
 
     def __call__(self, event: Event) -> Resolution:
         """Find what can be found with confidence; report what is missing."""
@@ -359,6 +424,8 @@ class SchemaResolver:
 
     @staticmethod
     def _render(prop: _Property, value: JSONValue) -> JSONValue:
+        if prop.as_float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
         if prop.as_string and not isinstance(value, str):
             if isinstance(value, bool):
                 return "True" if value else "False"
@@ -424,7 +491,7 @@ class SchemaResolver:
                 return spelled[0] if spelled else None
             return self._render(prop, flag)
         if prop.kind == "number":
-            cued = _cued_number(prop.name, text)
+            cued = _cued_number(prop.name, text, head_alone=self._heads[_head(prop.name)] == 1)
             if cued is not None:
                 value = cued
             elif not _nouns(prop.name) and same_kind_left == 1 and len(numbers) == 1:

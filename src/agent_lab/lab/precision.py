@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.application.schema_resolver import kind_of
-from agent_lab.strict_json import same_json
+from agent_lab.lab.answers import acceptable
 
 if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet
@@ -141,7 +141,13 @@ def measure_precision(
             )
             source = "payload" if name in case.payload else "text"
             filled[kind, source] += 1
-            if name in truth and same_json(value, truth[name]):
+            alternatives = case.expected.alternatives
+            options = (
+                cast("list[Any]", alternatives.get(name) or [])
+                if alternatives is not None
+                else ([truth[name]] if name in truth else [])
+            )
+            if options and acceptable(value, options):
                 right[kind, source] += 1
             elif len(wrong) < examples:
                 wrong.append(

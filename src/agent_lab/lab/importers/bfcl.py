@@ -1,0 +1,382 @@
+"""Berkeley Function Calling Leaderboard (BFCL) files into events, workloads and a report (L4).
+
+Mapping rules (also written into the output's ``import-report.json``):
+
+* Every ``BFCL_*.json`` file of the folder is one category (JSON Lines
+  despite the suffix); its answers are the same name under
+  ``possible_answer/``. A category without answers whose name says
+  ``irrelevance`` expects no call; any other is skipped as unanswerable.
+* Each function offered becomes an event. Its parameters are turned into
+  valid Draft 2020-12 JSON Schema: the types ``dict`` -> ``object``,
+  ``float``/``double`` -> ``number``, ``tuple``/``Array``/``ArrayList`` ->
+  ``array``, ``long`` -> ``integer``, ``String``/``char`` -> ``string``,
+  ``Boolean`` -> ``boolean``, ``HashMap`` -> ``object``, ``any`` and ``""``
+  -> no type; the ``optional`` keyword is removed (where a property is both
+  ``optional`` and ``required``, ``required`` wins); ``required`` names that
+  are not properties are dropped. Every conversion is counted. Names are
+  made tool-safe (``math.factorial`` -> ``math_factorial``); two different
+  functions with one name get ``__2``, ``__3``.
+* Each question becomes a case offering its functions as ``candidates``
+  (named outright with ``event_given`` when there is just one). Its truth
+  lists the acceptable values per argument (``""``: may be left out) as
+  ``expected.alternatives``; ``expected.arguments`` holds the first of each.
+  Questions expecting several calls (parallel categories) are skipped: the
+  agents make one call per message. Truth that its own schema rejects is
+  skipped and listed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, cast
+
+from agent_lab.application.events.kernel import EventKernel
+from agent_lab.application.events.models import Event, EventDefinition, Status
+from agent_lab.application.events.registry import EventRegistry
+from agent_lab.errors import DefinitionError
+from agent_lab.lab.importers.sgd import DatasetImportError
+
+__all__ = ["ATTRIBUTION", "convert_schema", "import_bfcl", "tool_name"]
+
+ATTRIBUTION = (
+    "Converted from the Berkeley Function Calling Leaderboard (BFCL, the Gorilla project, "
+    "UC Berkeley), Apache-2.0."
+)
+_TYPES: dict[str, str | None] = {
+    "dict": "object",
+    "float": "number",
+    "double": "number",
+    "tuple": "array",
+    "Array": "array",
+    "ArrayList": "array",
+    "HashMap": "object",
+    "long": "integer",
+    "String": "string",
+    "char": "string",
+    "Boolean": "boolean",
+    "any": None,
+    "": None,
+}
+_STANDARD = {"object", "array", "string", "number", "integer", "boolean", "null"}
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf")
+
+
+def tool_name(name: str) -> str:
+    """A name tool-calling APIs accept: letters, digits, ``_`` and ``-``, at most 64."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "function"
+
+
+def _truthy(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() in ("true", "yes"))
+
+
+def _convert_type(kind: Any, at: str, notes: Counter[str]) -> tuple[bool, Any]:
+    """(keep the keyword, its new value)."""
+    if isinstance(kind, list):
+        converted = [_TYPES.get(k, k) if isinstance(k, str) else k for k in cast("list[Any]", kind)]
+        if any(k is None for k in converted):
+            notes["type any in a list -> no type"] += 1
+            return False, None
+        if converted != kind:
+            notes["type list converted"] += 1
+        return True, converted
+    if isinstance(kind, str) and kind not in _STANDARD:
+        if kind in _TYPES:
+            new = _TYPES[kind]
+            notes[f"type {kind!r} -> {new or 'no type'}"] += 1
+            return new is not None, new
+        notes[f"unknown type {kind!r} at {at} kept"] += 1
+    return True, kind
+
+
+def convert_schema(node: Any, notes: Counter[str], at: str = "") -> Any:
+    """BFCL's schema dialect into JSON Schema; ``notes`` counts every conversion."""
+    if not isinstance(node, dict):
+        return node
+    source = cast("dict[str, Any]", node)
+    out: dict[str, Any] = {}
+    for key, value in source.items():
+        if key == "type":
+            keep, new = _convert_type(value, at, notes)
+            if keep:
+                out["type"] = new
+            if value in ("float", "double"):
+                # Its truth is written 5.0, not 5: the resolver renders floats.
+                out["x-agent-lab"] = {"kind": "number", "format": "float"}
+        elif key == "optional":
+            notes["optional keyword removed"] += 1
+        elif key == "properties" and isinstance(value, dict):
+            out["properties"] = {
+                name: convert_schema(sub, notes, f"{at}/{name}")
+                for name, sub in cast("dict[str, Any]", value).items()
+            }
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            out[key] = convert_schema(value, notes, f"{at}/{key}")
+        elif key == "items" and isinstance(value, list):
+            out["prefixItems"] = [
+                convert_schema(sub, notes, f"{at}/{i}")
+                for i, sub in enumerate(cast("list[Any]", value))
+            ]
+            notes["tuple items -> prefixItems"] += 1
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [convert_schema(sub, notes, at) for sub in cast("list[Any]", value)]
+        else:
+            out[key] = value
+    properties = cast("dict[str, Any]", out.get("properties") or {})
+    required = out.get("required")
+    if isinstance(required, list):
+        names = [r for r in cast("list[Any]", required) if isinstance(r, str)]
+        kept = [r for r in names if r in properties] if properties or "properties" in out else names
+        if len(kept) != len(cast("list[Any]", required)):
+            notes["required names that are not properties dropped"] += 1
+        out["required"] = kept
+    optional_list = source.get("optional")
+    if isinstance(optional_list, list) and isinstance(out.get("required"), list):
+        # The object-level form: names that may be left out.
+        notes["object-level optional list read"] += 1
+    required_now = cast("list[str]", out.get("required") or [])
+    for name, sub in cast("dict[str, Any]", source.get("properties") or {}).items():
+        if _truthy(cast("dict[str, Any]", sub).get("optional") if isinstance(sub, dict) else None):
+            notes["optional property"] += 1
+            if name in required_now:
+                notes["optional and required: required wins"] += 1
+    return out
+
+
+def _first(value: Any) -> Any:
+    """The first acceptable value, at every depth (``""`` entries mean "left out")."""
+    if isinstance(value, dict):
+        reduced: dict[str, Any] = {}
+        for key, options in cast("dict[str, Any]", value).items():
+            if isinstance(options, list) and options:
+                choices = [o for o in cast("list[Any]", options) if o != ""]
+                if choices:
+                    reduced[key] = _first(choices[0])
+            else:
+                reduced[key] = _first(options)
+        return reduced
+    if isinstance(value, list):
+        return [_first(item) for item in cast("list[Any]", value)]
+    return value
+
+
+def _lines(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        report["skipped_files"].append(
+            {"file": path.name, "reason": f"{type(err).__name__}: {err}"}
+        )
+        return rows
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            report["skipped_lines"].append({"file": path.name, "line": number, "reason": str(err)})
+            continue
+        if isinstance(row, dict) and isinstance(cast("dict[str, Any]", row).get("id"), str):
+            rows.append(cast("dict[str, Any]", row))
+        else:
+            report["skipped_lines"].append(
+                {"file": path.name, "line": number, "reason": "not an object with an id"}
+            )
+    return rows
+
+
+class _Events:
+    """Unique, registered, tool-safe events; the same function offered twice is one event."""
+
+    def __init__(self, notes: Counter[str]) -> None:
+        self.notes = notes
+        self.registry = EventRegistry()
+        self.kernel = EventKernel(self.registry, allow_fallback=False)
+        self.written: list[dict[str, Any]] = []
+        self._by_content: dict[str, str] = {}
+
+    def add(self, function: dict[str, Any]) -> str:
+        """The event's name; raises ``DefinitionError``, ``KeyError``, ``TypeError``."""
+        original = str(function["name"])
+        parameters = convert_schema(function.get("parameters") or {"type": "dict"}, self.notes)
+        parameters.setdefault("type", "object")
+        description = str(function.get("description", ""))
+        content = json.dumps([original, description, parameters], sort_keys=True)
+        known = self._by_content.get(content)
+        if known is not None:
+            return known
+        base = tool_name(original)
+        name, suffix = base, 1
+        while name in self.registry:
+            suffix += 1
+            name = f"{base[:60]}__{suffix}"
+        self.registry.register(
+            EventDefinition(name, description=description, parameters=parameters)
+        )
+        self._by_content[content] = name
+        self.written.append(
+            {
+                "name": name,
+                "original_name": original,
+                "description": description,
+                "parameters": parameters,
+            }
+        )
+        return name
+
+    def accepts(self, name: str, arguments: dict[str, Any]) -> bool:
+        result = self.kernel.dispatch(Event(name, payload=arguments))
+        return result.status is Status.SUCCESS or result.status is Status.MISSING_INFORMATION
+
+
+def import_bfcl(folder: str | Path, out: str | Path) -> dict[str, Any]:
+    """Convert a BFCL folder; write ``events.json``, one workload per category and the report.
+
+    Raises:
+        DatasetImportError: No ``BFCL_*.json`` file in the folder.
+    """
+    source, target = Path(folder), Path(out)
+    files = sorted(source.glob("BFCL_*.json"))
+    if not files:
+        raise DatasetImportError(f"{source}: no BFCL_*.json file, so nothing can be converted")
+    notes: Counter[str] = Counter()
+    report: dict[str, Any] = {
+        "source": "bfcl",
+        "folder": source.name,
+        "attribution": ATTRIBUTION,
+        "rules": (__doc__ or "").split("Mapping rules")[1].strip(),
+        "skipped_files": [],
+        "skipped_lines": [],
+        "skipped_cases": [],
+        "skipped_functions": [],
+        "conversions": {},
+        "categories": {},
+    }
+    events = _Events(notes)
+    workloads: dict[str, list[dict[str, Any]]] = {}
+    for path in files:
+        category = re.sub(r"^BFCL_v\d+_", "", path.stem)
+        answers_path = source / "possible_answer" / path.name
+        answers: dict[str, Any] | None = None
+        if answers_path.is_file():
+            answers = {row["id"]: row.get("ground_truth") for row in _lines(answers_path, report)}
+        elif "irrelevance" not in category:
+            report["skipped_files"].append(
+                {"file": path.name, "reason": "no possible_answer file and not an irrelevance set"}
+            )
+            continue
+        cases = workloads.setdefault(category, [])
+        for row in _lines(path, report):
+            case = _case(row, answers, events, report, category)
+            if case is not None:
+                cases.append(case)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "events.json").write_text(
+        json.dumps({"source": "bfcl", "attribution": ATTRIBUTION, "events": events.written}),
+        encoding="utf-8",
+    )
+    for category, cases in workloads.items():
+        report["categories"][category] = len(cases)
+        if not cases:  # every question skipped (parallel calls): no empty workload
+            continue
+        (target / f"workload-{category}.jsonl").write_text(
+            "".join(json.dumps(case, sort_keys=True) + "\n" for case in cases), encoding="utf-8"
+        )
+    (target / "README.md").write_text(
+        f"# BFCL, imported by agent-lab\n\n{ATTRIBUTION}\n\n"
+        "See import-report.json for the mapping rules, every conversion and every skipped item.\n",
+        encoding="utf-8",
+    )
+    report["conversions"] = dict(sorted(notes.items()))
+    report["counts"] = {
+        "files": len(files),
+        "events": len(events.written),
+        "cases": sum(report["categories"].values()),
+        "skipped_cases": len(report["skipped_cases"]),
+        "skipped_case_reasons": dict(
+            Counter(s["reason"].split(":")[0] for s in report["skipped_cases"])
+        ),
+        "skipped_functions": len(report["skipped_functions"]),
+        "skipped_lines": len(report["skipped_lines"]),
+        "skipped_files": len(report["skipped_files"]),
+    }
+    (target / "import-report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return report
+
+
+def _case(
+    row: dict[str, Any],
+    answers: dict[str, Any] | None,
+    events: _Events,
+    report: dict[str, Any],
+    category: str,
+) -> dict[str, Any] | None:
+    case_id = str(row["id"])
+
+    def skip(reason: str) -> None:
+        report["skipped_cases"].append({"case": case_id, "reason": reason})
+
+    names: dict[str, str] = {}
+    for function in cast("list[Any]", row.get("function") or []):
+        try:
+            names[str(function["name"])] = events.add(function)
+        except (KeyError, TypeError, DefinitionError) as err:
+            report["skipped_functions"].append(
+                {"case": case_id, "reason": f"{type(err).__name__}: {err}"}
+            )
+    if not names:
+        skip("no usable function")
+        return None
+    turns = cast("list[Any]", row.get("question") or [])
+    messages = [
+        cast("dict[str, Any]", message)
+        for turn in turns
+        if isinstance(turn, list)
+        for message in cast("list[Any]", turn)
+        if isinstance(message, dict)
+    ]
+    text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+    candidates = sorted(set(names.values()))
+    common: dict[str, Any] = {"id": case_id, "text": text, "tags": [category], "payload": {}}
+    if answers is None:
+        return {**common, "event": None, "candidates": candidates,
+                "expected": {"status": "unknown_event"}}  # fmt: skip
+    truth = answers.get(case_id)
+    if not isinstance(truth, list) or not truth:
+        skip("no ground truth for this question")
+        return None
+    calls = cast("list[Any]", truth)
+    if len(calls) != 1:
+        skip(f"several calls expected: {len(calls)} (the agents make one call per message)")
+        return None
+    call = calls[0]
+    if not isinstance(call, dict) or len(cast("dict[str, Any]", call)) != 1:
+        skip("ground truth is not one {function: arguments} object")
+        return None
+    ((function_name, alternatives),) = cast("dict[str, Any]", call).items()
+    event = names.get(function_name)
+    if event is None:
+        skip(f"answer names a function not offered: {function_name}")
+        return None
+    if not isinstance(alternatives, dict):
+        skip("answer arguments are not an object")
+        return None
+    alternatives = cast("dict[str, Any]", alternatives)
+    if not all(isinstance(v, list) for v in alternatives.values()):
+        skip("answer arguments are not lists of acceptable values")
+        return None
+    arguments = cast("dict[str, Any]", _first(alternatives))
+    if not events.accepts(event, arguments):
+        skip(f"ground truth its own schema rejects: {json.dumps(arguments)[:200]}")
+        return None
+    return {
+        **common,
+        "event": event,
+        "event_given": len(candidates) == 1,
+        "candidates": candidates,
+        "expected": {"status": "success", "arguments": arguments, "alternatives": alternatives},
+    }
