@@ -53,6 +53,23 @@ def test_asks_the_llm_to_choose_only_when_no_route_matches_and_counts_it() -> No
     assert [r.purpose for r in provider.requests] == ["tool_choice", "fallback"]
 
 
+def test_the_choices_own_arguments_fill_the_gap_with_no_second_request() -> None:
+    """The model sent the arguments with its choice: they serve as the fallback reply."""
+    raw = '{"query": "Coldplay", "kind": "artist"}'
+    choose = ProviderReply(
+        tool_calls=(ToolCall(name="play_music", arguments_raw=raw, arguments=json.loads(raw)),)
+    )
+    provider = ScriptedProvider([choose])
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("I'd like to hear something from Coldplay", context=NOW))
+    assert reply.status is Status.SUCCESS
+    assert reply.arguments == {"query": "Coldplay", "kind": "artist"}
+    assert reply.llm_calls == 1
+    assert [r.purpose for r in provider.requests] == ["tool_choice"]
+
+
 def test_out_of_domain_without_a_chooser_is_unknown_event() -> None:
     """Deterministic-only: no route, no LLM: unknown_event with zero calls."""
     reply = asyncio.run(EventAgent(plugins).respond("tell me a joke"))

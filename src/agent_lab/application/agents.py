@@ -12,17 +12,18 @@ from agent_lab.application.events.models import (
     Event,
     EventResult,
     FallbackReply,
+    FallbackRequest,
     Resolution,
     Status,
     Usage,
 )
 from agent_lab.application.events.registry import EventRegistry
-from agent_lab.providers.adapters import ChoiceOutcome, ToolChooser
+from agent_lab.providers.adapters import ChoiceOutcome, ToolChoice, ToolChooser
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
-    from agent_lab.application.events.models import Fallback, FallbackRequest, Resolver
+    from agent_lab.application.events.models import Fallback, Resolver
     from agent_lab.application.plugins import PluginSet
     from agent_lab.clock import Clock
     from agent_lab.providers.base import Provider
@@ -31,6 +32,29 @@ if TYPE_CHECKING:
 __all__ = ["AgentReply", "Conversation", "EventAgent", "ToolAgent"]
 
 _PREFILL = "agent_lab.prefill"
+_CHOICE = "agent_lab.routing_choice"
+
+
+@dataclass(slots=True)
+class _ChoiceSlot:
+    """The model's tool choice for this message, and whether it served as the fallback reply."""
+
+    choice: ToolChoice
+    used: bool = False
+
+
+def _covers(arguments: object, pointers: tuple[str, ...]) -> bool:
+    """Whether every JSON pointer names a value present in ``arguments``."""
+    for pointer in pointers:
+        node = arguments
+        for token in pointer.split("/")[1:]:
+            key = token.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, dict) or key not in node:
+                return False
+            node = cast("dict[str, object]", node)[key]
+    return True
+
+
 """Context key under which a conversation hands earlier turns' values to the resolver."""
 
 
@@ -122,7 +146,28 @@ class EventAgent:
             registry.register(
                 dataclasses.replace(definition, resolver=_with_prefill(definition.resolver))
             )
-        self.kernel = EventKernel(registry, fallback, clock=clock)
+        self._fallback = fallback
+        self.kernel = EventKernel(
+            registry, None if fallback is None else self._choice_or_fallback, clock=clock
+        )
+
+    async def _choice_or_fallback(self, request: FallbackRequest) -> FallbackReply:
+        # The model that chose the event by tool calling already sent arguments
+        # for it; when they hold everything missing, asking again would pay a
+        # second request for the same answer. They go through the same strict
+        # parse and raw/parsed audit as any fallback reply, and resolved
+        # values still win (K19).
+        slot = request.event.context.get(_CHOICE)
+        if isinstance(slot, _ChoiceSlot) and _covers(slot.choice.arguments, request.must_fill):
+            slot.used = True
+            return FallbackReply(
+                slot.choice.arguments_raw or "",
+                arguments=_as_mapping(slot.choice.arguments),
+                usage=slot.choice.usage,
+            )
+        assert self._fallback is not None  # installed only with a fallback
+        reply = self._fallback(request)
+        return await reply if inspect.isawaitable(reply) else reply
 
     async def respond(
         self,
@@ -140,6 +185,7 @@ class EventAgent:
         pick outside them counts as no route; the LLM is offered only them).
         """
         routing_calls, routing_usage, routed_by = 0, Usage.zero(), "given"
+        chosen: ToolChoice | None = None
         if event is None:
             route = self.plugins.route(text)
             event, routed_by = route.event, "router"
@@ -151,6 +197,7 @@ class EventAgent:
                 routing_calls, routing_usage = choice.usage.requests, choice.usage
                 if choice.outcome is ChoiceOutcome.CHOSEN:
                     event, routed_by = choice.name, "llm"
+                    chosen = choice
         if event is None:
             return AgentReply(
                 status=Status.UNKNOWN_EVENT,
@@ -164,9 +211,16 @@ class EventAgent:
         full_context = dict(context or {})
         if prefill:
             full_context[_PREFILL] = dict(prefill)
+        slot = None if chosen is None else _ChoiceSlot(chosen)
+        if slot is not None:
+            full_context[_CHOICE] = slot
         result = await self.kernel.adispatch(
             Event(event, text=text, payload=dict(payload or {}), context=full_context)
         )
+        if slot is not None and slot.used:
+            # The choice's own arguments served as the fallback reply: the
+            # kernel counted that request already.
+            routing_calls, routing_usage = 0, Usage.zero()
         return _outcome(
             result, routed_by=routed_by, extra_calls=routing_calls, extra_usage=routing_usage
         )
