@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sqlite3
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,13 @@ WORKLOADS = {
     "bfcl-multiple": ("bfcl", "bfcl", "workload-multiple.jsonl"),
     "bfcl-irrelevance": ("bfcl", "bfcl", "workload-irrelevance.jsonl"),
 }
+
+
+HEADER = (
+    "| workload | provider | policy | trials | accuracy | LLM calls/trial | no LLM call "
+    "| p50 ms | tokens/trial |",
+    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+)
 
 
 def agent_lab(*argv: str, log: Path) -> str:
@@ -56,16 +64,24 @@ def summary(db: Path) -> list[tuple[str, int, float, float, float, float, float]
             """
         ).fetchall()
         latencies = {
-            policy: sorted(
+            policy: [
                 ns for (ns,) in connection.execute(
                     "SELECT latency_ns FROM trials WHERE warmup = 0 AND policy = ?", (policy,)
                 )
-            )
+            ]
             for policy, *_ in rows
         }  # fmt: skip
     return [
-        (policy, n, acc, calls, free, latencies[policy][len(latencies[policy]) // 2] / 1e6, tokens)
+        (policy, n, acc, calls, free, statistics.median(latencies[policy]) / 1e6, tokens)
         for policy, n, acc, calls, free, tokens in rows
+    ]
+
+
+def table_row(name: str, provider: str, db: Path) -> list[str]:
+    return [
+        f"| {name} | {provider} | {policy} | {n} | {acc:.1%} | {calls:.2f} "
+        f"| {free:.1%} | {p50:.1f} | {tokens:.0f} |"
+        for policy, n, acc, calls, free, p50, tokens in summary(db)
     ]
 
 
@@ -76,16 +92,25 @@ def main() -> None:
     parser.add_argument("--local-sample", type=int, default=60)
     parser.add_argument("--only", choices=sorted(WORKLOADS), action="append")
     parser.add_argument("--no-simulated", action="store_true", help="only the local-model runs")
+    parser.add_argument(
+        "--summary-only", action="store_true", help="print the table of the databases in --out"
+    )
     options = parser.parse_args()
     out: Path = options.out
     out.mkdir(parents=True, exist_ok=True)
+    if options.summary_only:
+        rows = [
+            row
+            for name in WORKLOADS
+            for provider in ("simulated", "local")
+            if (out / f"{name}-{provider}.sqlite").is_file()
+            for row in table_row(name, provider, out / f"{name}-{provider}.sqlite")
+        ]
+        print("\n".join([*HEADER, *rows]))
+        return
     log = out / "commands.log"
     imported: set[str] = set()
-    lines = [
-        "| workload | provider | policy | trials | accuracy | LLM calls/trial | no LLM call "
-        "| p50 ms | tokens/trial |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+    lines = list(HEADER)
     for name in options.only or WORKLOADS:
         source, folder, workload = WORKLOADS[name]
         data = out / source
@@ -112,11 +137,7 @@ def main() -> None:
             report = agent_lab("report", str(db), "--html", str(out / f"{name}-{provider}.html"),
                                log=log)  # fmt: skip
             (out / f"{name}-{provider}.txt").write_text(report, encoding="utf-8")
-            for policy, n, acc, calls, free, p50, tokens in summary(db):
-                lines.append(
-                    f"| {name} | {provider} | {policy} | {n} | {acc:.1%} | {calls:.2f} "
-                    f"| {free:.1%} | {p50:.1f} | {tokens:.0f} |"
-                )
+            lines += table_row(name, provider, db)
     table = "\n".join(lines) + "\n"
     summary_file = out / ("summary-local.md" if options.no_simulated else "summary.md")
     summary_file.write_text(table, encoding="utf-8")
