@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -44,6 +45,26 @@ def test_providers_and_events() -> None:
     code, out, _ = cli("events", "--plugins", "agent_lab.demo:plugins")
     assert code == 0
     assert "set_timer: Start a countdown timer." in out
+    # Each schema is printed as JSON, nested objects included.
+    first_schema = out.split("\n", 1)[1].split("\n}\n", 1)[0] + "\n}"
+    assert isinstance(json.loads(first_schema)["properties"], dict)
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
+    """`agent-lab events ... | head -1` ends quietly, even with far more than a pipe holds."""
+    out = tmp_path / "bfcl"
+    assert cli("import", "bfcl", str(corpus("bfcl")), "--out", str(out))[0] == 0
+    reader = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m agent_lab.cli events --plugins {shlex.quote(str(out))}"
+        " | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert reader.stdout.count("\n") == 1
+    assert "Traceback" not in reader.stderr
+    assert "BrokenPipe" not in reader.stderr
 
 
 def test_run_report_compare_export(tmp_path: Path) -> None:

@@ -374,13 +374,13 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
         print("replay     answers from a recorded cassette (--cassette FILE), offline", file=out)
         return 0
     if command == "events":
+        from agent_lab.application.events.registry import thaw_json  # noqa: PLC0415
+
         plugins = _plugins(options.plugins)
         registry = plugins.registry()
         for definition in registry:
             print(f"{definition.name}: {definition.description}", file=out)
-            print(
-                json.dumps(dict(registry.schema(definition.name)), default=list, indent=2), file=out
-            )
+            print(json.dumps(thaw_json(registry.schema(definition.name)), indent=2), file=out)
         return 0
     if command == "import":
         return _import(options, out)
@@ -569,7 +569,15 @@ def _failed(db: Path, run_id: str, err: TextIO) -> int:
 
 def main() -> None:
     """Console entry point."""
-    sys.exit(run())
+    try:
+        code = run()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`agent-lab events ... | head`): not an error of
+        # ours. Point stdout at devnull so the interpreter's final flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
 
 
 if __name__ == "__main__":
