@@ -17,7 +17,7 @@ import pytest
 from agent_lab.application.plugins import load_plugins
 from agent_lab.lab.answers import matches
 from agent_lab.lab.importers.bfcl import convert_schema, import_bfcl, tool_name
-from agent_lab.lab.importers.sgd import DatasetImportError
+from agent_lab.lab.importers.common import DatasetImportError
 from agent_lab.lab.precision import measure_precision
 from agent_lab.lab.workload import load_workload
 

@@ -481,7 +481,8 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
 
 def _import(options: argparse.Namespace, out: TextIO) -> int:
     from agent_lab.lab.importers.bfcl import import_bfcl  # noqa: PLC0415
-    from agent_lab.lab.importers.sgd import DatasetImportError, import_sgd  # noqa: PLC0415
+    from agent_lab.lab.importers.common import DatasetImportError  # noqa: PLC0415
+    from agent_lab.lab.importers.sgd import import_sgd  # noqa: PLC0415
 
     folder, target = Path(options.folder), Path(options.out)
     if not folder.is_dir():

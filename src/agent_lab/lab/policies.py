@@ -43,6 +43,17 @@ def _context(case: Case) -> dict[str, object]:
     return {**case.context, "case_id": case.id}
 
 
+async def _respond(agent: EventAgent | ToolAgent, case: Case) -> AgentReply:
+    # Every policy hands its agent the same parts of a case.
+    return await agent.respond(
+        case.text,
+        event=_given(case),
+        candidates=case.candidates,
+        payload=case.payload,
+        context=_context(case),
+    )
+
+
 class DeterministicFirst:
     """The kernel as its contract says: plain code first, the LLM only for what is missing."""
 
@@ -58,13 +69,7 @@ class DeterministicFirst:
 
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code; fall back to the LLM for gaps."""
-        return await self.agent.respond(
-            case.text,
-            event=_given(case),
-            candidates=case.candidates,
-            payload=case.payload,
-            context=_context(case),
-        )
+        return await _respond(self.agent, case)
 
 
 class LLMAlways:
@@ -78,13 +83,7 @@ class LLMAlways:
 
     async def run(self, case: Case) -> AgentReply:
         """One tool-calling request, then the kernel's validation and handler."""
-        return await self.agent.respond(
-            case.text,
-            event=_given(case),
-            candidates=case.candidates,
-            payload=case.payload,
-            context=_context(case),
-        )
+        return await _respond(self.agent, case)
 
 
 class DeterministicOnly:
@@ -98,13 +97,7 @@ class DeterministicOnly:
 
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code alone."""
-        return await self.agent.respond(
-            case.text,
-            event=_given(case),
-            candidates=case.candidates,
-            payload=case.payload,
-            context=_context(case),
-        )
+        return await _respond(self.agent, case)
 
 
 POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[DeterministicOnly]] = {

@@ -37,7 +37,7 @@ from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.models import Event, EventDefinition, Status
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.errors import DefinitionError
-from agent_lab.lab.importers.sgd import DatasetImportError
+from agent_lab.lab.importers.common import DatasetImportError, write_readme, write_workload
 
 __all__ = ["ATTRIBUTION", "convert_schema", "import_bfcl", "tool_name"]
 
@@ -283,14 +283,8 @@ def import_bfcl(folder: str | Path, out: str | Path) -> dict[str, Any]:
         report["categories"][category] = len(cases)
         if not cases:  # every question skipped (parallel calls): no empty workload
             continue
-        (target / f"workload-{category}.jsonl").write_text(
-            "".join(json.dumps(case, sort_keys=True) + "\n" for case in cases), encoding="utf-8"
-        )
-    (target / "README.md").write_text(
-        f"# BFCL, imported by agent-lab\n\n{ATTRIBUTION}\n\n"
-        "See import-report.json for the mapping rules, every conversion and every skipped item.\n",
-        encoding="utf-8",
-    )
+        write_workload(target, category, cases)
+    write_readme(target, "BFCL", ATTRIBUTION, "every conversion and every skipped item")
     report["conversions"] = dict(sorted(notes.items()))
     report["counts"] = {
         "files": len(files),

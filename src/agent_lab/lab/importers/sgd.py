@@ -33,9 +33,10 @@ from typing import Any, cast
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.errors import DefinitionError
+from agent_lab.lab.importers.common import DatasetImportError, write_readme, write_workload
 from agent_lab.strict_json import ensure_json_data
 
-__all__ = ["REFERENCE_DATE", "DatasetImportError", "import_sgd"]
+__all__ = ["REFERENCE_DATE", "import_sgd"]
 
 REFERENCE_DATE = "2019-03-01"
 ATTRIBUTION = (
@@ -46,10 +47,6 @@ ATTRIBUTION = (
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{2}:\d{2}$")
 _NUMBER = re.compile(r"^\d+$")
-
-
-class DatasetImportError(RuntimeError):
-    """The folder cannot be imported at all (no usable schema)."""
 
 
 def event_name(service: str, intent: str) -> str:
@@ -271,14 +268,8 @@ def import_sgd(folder: str | Path, out: str | Path) -> dict[str, Any]:
         encoding="utf-8",
     )
     for variant, cases in variants.items():
-        (target / f"workload-{variant}.jsonl").write_text(
-            "".join(json.dumps(case, sort_keys=True) + "\n" for case in cases), encoding="utf-8"
-        )
-    (target / "README.md").write_text(
-        f"# SGD, imported by agent-lab\n\n{ATTRIBUTION}\n\n"
-        "See import-report.json for the mapping rules and every skipped item.\n",
-        encoding="utf-8",
-    )
+        write_workload(target, variant, cases)
+    write_readme(target, "SGD", ATTRIBUTION, "and every skipped item")
     report["counts"] = {
         "dialogue_files": len(dialogue_files),
         "dialogues": len(dialogues),
