@@ -45,3 +45,19 @@ def test_providers_tour_runs_every_offline_provider() -> None:
     replayed = next(line for line in lines if line.startswith("replay (offline)"))
     assert recorded.split(maxsplit=2)[2] == replayed.split(maxsplit=2)[2]
     assert "OPENAI_MODEL" in lines[-1]
+
+
+def test_schema_resolver_tour_asks_the_llm_only_for_what_it_cannot_read() -> None:
+    """examples/schema_resolver_tour.py: two requests need no LLM; a suspected value is asked."""
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "schema_resolver_tour.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    out = completed.stdout
+    assert out.count("LLM calls: 0") == 2
+    assert out.count("LLM calls: 1") == 2
+    assert "fallback asked for ['/number_of_drivers'], must fill []" in out
+    assert "'number_of_drivers': 3" in out
