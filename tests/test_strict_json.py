@@ -18,7 +18,10 @@ from agent_lab.strict_json import (
     StrictJSONError,
     canonical_dumps,
     ensure_json_data,
+    escape_pointer_token,
+    has_pointer,
     loads,
+    pointer_tokens,
     same_json,
 )
 from tests.conftest import corpus
@@ -340,3 +343,22 @@ def test_loads_rejects_any_duplicated_key(value: JSONValue) -> None:
     text = '{"k": 1, "k": ' + json.dumps(value) + "}"
     with pytest.raises(StrictJSONError):
         loads(text, max_depth=1000)
+
+
+@given(st.lists(st.text(max_size=6), min_size=1, max_size=4))
+def test_pointer_tokens_undo_escape_and_has_pointer_finds_the_value(tokens: list[str]) -> None:
+    """RFC 6901 round trip: escaped tokens come back; the pointer names the nested value."""
+    pointer = "".join("/" + escape_pointer_token(token) for token in tokens)
+    assert pointer_tokens(pointer) == tokens
+    document: object = "leaf"
+    for token in reversed(tokens):
+        document = {token: document}
+    assert has_pointer(document, pointer)
+    assert not has_pointer(document, pointer + "/deeper")
+
+
+def test_has_pointer_reads_array_indexes() -> None:
+    assert has_pointer({"a": [1, {"b": 2}]}, "/a/1/b")
+    assert not has_pointer({"a": [1]}, "/a/1")
+    assert not has_pointer({"a": [1]}, "/a/x")
+    assert has_pointer({}, "")

@@ -36,7 +36,7 @@ import json
 import math
 import re
 from itertools import accumulate
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
 from agent_lab.errors import StrictJSONError
@@ -53,7 +53,9 @@ __all__ = [
     "canonical_dumps",
     "ensure_json_data",
     "escape_pointer_token",
+    "has_pointer",
     "loads",
+    "pointer_tokens",
     "same_json",
 ]
 
@@ -207,6 +209,30 @@ def loads(
 def escape_pointer_token(token: str | int) -> str:
     """Escape one JSON pointer reference token (RFC 6901)."""
     return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """The unescaped reference tokens of a JSON pointer: ``/a~1b/0`` -> ``["a/b", "0"]``."""
+    return [raw.replace("~1", "/").replace("~0", "~") for raw in pointer.split("/")[1:]]
+
+
+def has_pointer(document: object, pointer: str) -> bool:
+    """Whether the JSON pointer names a value inside ``document`` (objects and arrays)."""
+    node = document
+    for token in pointer_tokens(pointer):
+        if isinstance(node, dict):
+            mapping = cast("dict[str, object]", node)
+            if token not in mapping:
+                return False
+            node = mapping[token]
+        elif isinstance(node, list):
+            items = cast("list[object]", node)
+            if not token.isdigit() or int(token) >= len(items):
+                return False
+            node = items[int(token)]
+        else:
+            return False
+    return True
 
 
 def ensure_json_data(value: object, pointer: str = "") -> JSONValue:

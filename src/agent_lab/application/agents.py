@@ -19,6 +19,7 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.providers.adapters import ChoiceOutcome, ToolChoice, ToolChooser
+from agent_lab.strict_json import has_pointer
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
@@ -45,14 +46,7 @@ class _ChoiceSlot:
 
 def _covers(arguments: object, pointers: tuple[str, ...]) -> bool:
     """Whether every JSON pointer names a value present in ``arguments``."""
-    for pointer in pointers:
-        node = arguments
-        for token in pointer.split("/")[1:]:
-            key = token.replace("~1", "/").replace("~0", "~")
-            if not isinstance(node, dict) or key not in node:
-                return False
-            node = cast("dict[str, object]", node)[key]
-    return True
+    return all(has_pointer(arguments, pointer) for pointer in pointers)
 
 
 """Context key under which a conversation hands earlier turns' values to the resolver."""
@@ -160,11 +154,7 @@ class EventAgent:
         slot = request.event.context.get(_CHOICE)
         if isinstance(slot, _ChoiceSlot) and _covers(slot.choice.arguments, request.must_fill):
             slot.used = True
-            return FallbackReply(
-                slot.choice.arguments_raw or "",
-                arguments=_as_mapping(slot.choice.arguments),
-                usage=slot.choice.usage,
-            )
+            return _reply_from(slot.choice)
         assert self._fallback is not None  # installed only with a fallback
         reply = self._fallback(request)
         return await reply if inspect.isawaitable(reply) else reply
@@ -270,7 +260,6 @@ class ToolAgent:
         self, plugins: PluginSet, provider: Provider, *, clock: Clock | None = None
     ) -> None:
         self.plugins = plugins
-        self.provider = provider
         self.chooser = ToolChooser(provider, plugins.definitions)
         registry = EventRegistry()
         for definition in plugins.definitions:
@@ -279,10 +268,7 @@ class ToolAgent:
 
     @staticmethod
     def _from_choice(request: FallbackRequest) -> FallbackReply:
-        choice: Any = request.event.context["agent_lab.choice"]
-        return FallbackReply(
-            choice.arguments_raw or "", arguments=_as_mapping(choice.arguments), usage=choice.usage
-        )
+        return _reply_from(cast("ToolChoice", request.event.context["agent_lab.choice"]))
 
     async def respond(
         self,
@@ -334,6 +320,13 @@ class ToolAgent:
 def _incomplete(event: Event) -> Resolution:
     # The tool agent resolves nothing itself: every argument comes from the model.
     return Resolution({}, complete=False)
+
+
+def _reply_from(choice: ToolChoice) -> FallbackReply:
+    """A tool call's arguments as a fallback reply, for the kernel's parse and audit."""
+    return FallbackReply(
+        choice.arguments_raw or "", arguments=_as_mapping(choice.arguments), usage=choice.usage
+    )
 
 
 def _as_mapping(value: object) -> Mapping[str, object] | None:

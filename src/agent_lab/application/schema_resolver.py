@@ -25,7 +25,6 @@ source's truth is typed that way (BFCL's ``float``).
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -174,15 +173,20 @@ _STOP_WORDS = {
 _RELATIVE = re.compile(r"\s*(?:ago|back|before|earlier|later|from now)\b", re.IGNORECASE)
 
 
+def _name_words(name: str) -> list[str]:
+    """``numberOfChecked_bags`` -> ``["number", "of", "checked", "bags"]``."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
+    return [w for w in words if w]
+
+
 def _nouns(name: str) -> list[str]:
     """``number_of_checked_bags`` -> ``["checked", "bags"]``: the words a count is of."""
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
-    return [w for w in words if w and w not in _COUNT_WORDS]
+    return [w for w in _name_words(name) if w not in _COUNT_WORDS]
 
 
 def _head(name: str) -> str | None:
     """The word a property is about: ``speed_of_light`` -> speed, ``checked_bags`` -> bags."""
-    words = [w for w in re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().split("_") if w]
+    words = _name_words(name)
     for joint in ("of", "per"):
         if joint in words[1:]:
             before = [w for w in words[: words.index(joint)] if w not in _COUNT_WORDS]
@@ -214,7 +218,7 @@ def _cued_number(name: str, text: str, *, head_alone: bool = True) -> float | No
     head = _head(name)
     if head is None:
         return None
-    words = [w for w in _nouns(name) if w not in ("of", "per")]
+    words = [w for w in _nouns(name) if w != "per"]
     phrases = (
         [r"\s+".join(re.escape(w) for w in words[:-1]) + rf"\s+{re.escape(words[-1].rstrip('s'))}"]
         if len(words) > 1
@@ -225,12 +229,15 @@ def _cued_number(name: str, text: str, *, head_alone: bool = True) -> float | No
     alone = [re.escape(head.rstrip("s"))] if head_alone or not phrases else []
     for phrase in [*phrases, *alone]:
         found = _numbers_by(rf"{phrase}(?:s|es)?", text)
+        if found is None:
+            return None
         if found:
             return found.pop() if len(found) == 1 else None
     return None
 
 
-def _numbers_by(noun: str, text: str) -> set[float]:
+def _numbers_by(noun: str, text: str) -> set[float] | None:
+    """The numbers next to ``noun``; ``None`` when one of them has two readings (5%)."""
     forward = rf"(?<![\w.-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
     backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|\.\d)"
     found: set[float] = set()
@@ -242,13 +249,11 @@ def _numbers_by(noun: str, text: str) -> set[float]:
             if pattern is forward and _RELATIVE.match(text, match.end()):
                 continue
             if _SCALED.match(text, match.end(1)):
-                found.add(math.nan)
-                continue
+                return None
             value = _to_number(token)
             if value is not None:
                 found.add(value)
-    # Two readings (or an unreadable one) are reported as more than one value.
-    return found if not any(math.isnan(v) for v in found) else {math.nan, 0.0}
+    return found
 
 
 def _to_number(token: str) -> float | None:
@@ -285,13 +290,8 @@ def _evidence(prop: _Property, text: str) -> bool:
     numeric property, date or time words for those, a word of an enum value,
     and for free-form text a capitalised word past the sentence start.
     """
-    words = _WORD.findall(text)
-    stems = _stems(words)
-    description = str(prop.schema.get("description", ""))
-    own = _stems(_nouns(prop.name)) | (
-        _stems(_WORD.findall(description)) - _stems(list(_COUNT_WORDS | _STOP_WORDS))
-    )
-    if stems & own:
+    stems = _stems(_WORD.findall(text))
+    if stems & prop.own_words:
         return True
     if prop.kind == "number":
         return bool(_numbers(text))
@@ -300,8 +300,7 @@ def _evidence(prop: _Property, text: str) -> bool:
     if prop.kind == "time":
         return bool(_TIME_WORDS_ANY.search(text) or re.search(r"\d", text))
     if prop.kind == "enum":
-        values = cast("list[Any]", prop.schema.get("enum") or [])
-        return bool(stems & _stems([w for v in values for w in _WORD.findall(str(v))]))
+        return bool(stems & prop.value_words)
     if prop.kind == "free-form":
         after_start = re.split(r"(?:^|[.!?]\s+)\S+", text)
         return any(
@@ -358,7 +357,11 @@ class _Property:
     schema: dict[str, Any]
     kind: str
     as_string: bool
-    as_float: bool = False
+    as_float: bool
+    own_words: frozenset[str]
+    """Stems of the property's name and description: signs that the text speaks of it."""
+    value_words: frozenset[str]
+    """Stems of the words of its enum values."""
 
 
 class SchemaResolver:
@@ -382,8 +385,24 @@ class SchemaResolver:
             prop = cast("dict[str, Any]", sub)
             hint = cast("dict[str, Any]", prop.get(HINT) or {})
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
-            as_float = hint.get("format") == "float"
-            self.properties.append(_Property(name, prop, kind_of(prop), as_string, as_float))
+            description = _WORD.findall(str(prop.get("description", "")))
+            own = _stems(_nouns(name)) | (
+                _stems(description) - _stems(list(_COUNT_WORDS | _STOP_WORDS))
+            )
+            values = cast("list[Any]", prop.get("enum") or [])
+            self.properties.append(
+                _Property(
+                    name,
+                    prop,
+                    kind_of(prop),
+                    as_string,
+                    as_float=hint.get("format") == "float",
+                    own_words=frozenset(own),
+                    value_words=frozenset(
+                        _stems([w for v in values for w in _WORD.findall(str(v))])
+                    ),
+                )
+            )
         self._heads = Counter(_head(p.name) for p in self.properties)
 
     def __call__(self, event: Event) -> Resolution:

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.registry import thaw_json
 from agent_lab.providers.base import Message, ProviderRequest
-from agent_lab.strict_json import JSONObject, JSONValue, ensure_json_data, escape_pointer_token
+from agent_lab.strict_json import (
+    JSONObject,
+    JSONValue,
+    ensure_json_data,
+    escape_pointer_token,
+    pointer_tokens,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -25,10 +31,6 @@ TOOL_CHOICE_SYSTEM = (
     "Choose the one function that serves the user's request and call it with all of its "
     "arguments, read from the request. If no function fits, answer without calling one."
 )
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _project(
@@ -64,7 +66,7 @@ def _project(
 
 def _paths(pointers: Sequence[str]) -> list[list[str]]:
     return [
-        [_unescape(token) for token in pointer.split("/")[1:]]
+        pointer_tokens(pointer)
         for pointer in pointers
         if pointer.startswith("/") and len(pointer) > 1
     ]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from agent_lab.application.events.models import Usage
 from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall, tools_json
 from agent_lab.providers.pricing import PriceTable
+from agent_lab.strict_json import pointer_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -264,7 +265,7 @@ def _other_value(value: JSONValue) -> JSONValue:
 
 
 def _copy_pointer(source: JSONObject, target: JSONObject, pointer: str) -> None:
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    tokens = pointer_tokens(pointer)
     node: JSONValue = source
     for token in tokens:
         if not isinstance(node, dict) or token not in node:

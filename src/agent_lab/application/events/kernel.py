@@ -46,6 +46,7 @@ from agent_lab.strict_json import (
     JSONValue,
     ensure_json_data,
     escape_pointer_token,
+    has_pointer,
     loads,
     same_json,
 )
@@ -90,21 +91,6 @@ def _to_pointer(name_or_pointer: str) -> str:
     return "/" + escape_pointer_token(name_or_pointer)
 
 
-def _is_present(arguments: JSONObject, pointer: str) -> bool:
-    node: JSONValue = arguments
-    for raw in pointer.split("/")[1:]:
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if type(node) is dict:
-            if token not in node:
-                return False
-            node = node[token]
-        elif type(node) is list and token.isdigit() and int(token) < len(node):  # type: ignore[arg-type]
-            node = node[int(token)]  # type: ignore[index]
-        else:
-            return False
-    return True
-
-
 def _with_declared(
     found: tuple[str, ...], declared: tuple[str, ...], arguments: JSONObject
 ) -> tuple[str, ...]:
@@ -115,7 +101,7 @@ def _with_declared(
     return found + tuple(
         pointer
         for pointer in declared
-        if pointer not in found and not _is_present(arguments, pointer)
+        if pointer not in found and not has_pointer(arguments, pointer)
     )
 
 
