@@ -8,16 +8,22 @@ import sys
 from tests.conftest import REPO_ROOT
 
 
-def test_kernel_tour_runs_and_calls_the_llm_only_when_information_is_missing() -> None:
-    """examples/kernel_tour.py: two requests need no LLM, one is invalid, one is filled."""
+def run_example(name: str, *, timeout: int = 120, env: dict[str, str] | None = None) -> str:
+    """Run examples/<name> as a user would and return what it printed."""
     completed = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "examples" / "kernel_tour.py")],
+        [sys.executable, str(REPO_ROOT / "examples" / name)],
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=timeout,
+        env=env,
     )
-    out = completed.stdout
+    return completed.stdout
+
+
+def test_kernel_tour_runs_and_calls_the_llm_only_when_information_is_missing() -> None:
+    """examples/kernel_tour.py: two requests need no LLM, one is invalid, one is filled."""
+    out = run_example("kernel_tour.py")
     assert out.count("LLM calls: 0") == 3
     assert out.count("LLM calls: 1") == 1
     assert "invalid_arguments" in out
@@ -29,15 +35,7 @@ def test_providers_tour_runs_every_offline_provider() -> None:
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    completed = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "examples" / "providers_tour.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-        env=env,
-    )
-    lines = completed.stdout.splitlines()
+    lines = run_example("providers_tour.py", timeout=300, env=env).splitlines()
     statuses = {line.split()[0]: line for line in lines if line and not line.startswith(" ")}
     assert "success" in statuses["simulated"]
     assert "fallback_failed" in lines[2]
@@ -49,14 +47,7 @@ def test_providers_tour_runs_every_offline_provider() -> None:
 
 def test_schema_resolver_tour_asks_the_llm_only_for_what_it_cannot_read() -> None:
     """examples/schema_resolver_tour.py: two requests need no LLM; a suspected value is asked."""
-    completed = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "examples" / "schema_resolver_tour.py")],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    out = completed.stdout
+    out = run_example("schema_resolver_tour.py")
     assert out.count("LLM calls: 0") == 2
     assert out.count("LLM calls: 1") == 2
     assert "fallback asked for ['/number_of_drivers'], must fill []" in out
