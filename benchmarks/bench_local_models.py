@@ -23,7 +23,8 @@ import time
 from typing import Any
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.providers import LLMFallback, LocalProvider
+from agent_lab.application.llm import LLMFallback
+from agent_lab.providers import LocalProvider
 from agent_lab.strict_json import same_json
 
 SCHEMAS: dict[str, tuple[str, dict[str, Any]]] = {

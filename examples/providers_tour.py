@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry
+from agent_lab.application.llm import LLMFallback
 from agent_lab.providers import (
     ErrorRates,
     Expected,
-    LLMFallback,
     LocalProvider,
     OpenAIProvider,
     Provider,

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, FallbackReply
 from agent_lab.application.events.models import FallbackRequest
-from agent_lab.application.schema_resolver import SchemaResolver
+from agent_lab.resolvers.schema import SchemaResolver
 
 SCHEMA = {
     "type": "object",

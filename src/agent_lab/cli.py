@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 
+from agent_lab.errors import UsageError
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -43,10 +45,6 @@ exit codes: 0 ok, 1 a failed run, 2 bad usage (bad workload, plugins, database o
 DEFAULT_DB = "agent-lab.sqlite"
 POLICY_NAMES = ("deterministic-first", "llm-always", "deterministic-only")
 PROVIDERS = ("local", "openai", "simulated", "replay")
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed in one line, exit code 2."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -158,7 +156,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _plugins(reference: str) -> PluginSet:
-    from agent_lab.application.plugins import PluginLoadError, load_plugins  # noqa: PLC0415
+    from agent_lab.lab.setup import PluginLoadError, load_plugins  # noqa: PLC0415
 
     try:
         return load_plugins(reference)
@@ -374,7 +372,7 @@ def _dispatch(options: argparse.Namespace, console: Console, out: TextIO, err: T
         print("replay     answers from a recorded cassette (--cassette FILE), offline", file=out)
         return 0
     if command == "events":
-        from agent_lab.application.events.registry import thaw_json  # noqa: PLC0415
+        from agent_lab.strict_json import thaw_json  # noqa: PLC0415
 
         plugins = _plugins(options.plugins)
         registry = plugins.registry()

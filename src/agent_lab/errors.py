@@ -1,13 +1,23 @@
-"""The exceptions agent-lab raises, for programmer mistakes and at adapter boundaries.
+"""Every exception agent-lab raises on purpose, in one tree.
 
 Expected outcomes of a dispatch (bad arguments, missing information, a broken
 LLM reply) are never exceptions: they are ``EventResult`` values with a
-``Status``. Exceptions are kept for the cases below::
+``Status``. Exceptions are for programmer mistakes, unusable files and bad
+command-line input, and at adapter boundaries::
 
     AgentLabError
-    ├── DefinitionError     a plugin's event definition is broken (K2, K4); raised by register
-    ├── StrictJSONError     text is not strict RFC 8259 JSON within bounds (also a ValueError)
-    └── ProviderError       an LLM provider failed; says whether a retry may help (K16)
+    ├── DefinitionError            a plugin's event definition is broken (K2, K4)
+    ├── SchemaInfrastructureError  validation could not run: the schema or the engine failed (K14)
+    ├── StrictJSONError            text is not strict RFC 8259 JSON (also a ValueError)
+    ├── ProviderError              an LLM provider failed; says whether a retry may help (K16)
+    ├── CassetteError              a record/replay cassette cannot be read (also a ValueError)
+    ├── ScriptExhaustedError       a ScriptedProvider ran out of replies (also an AssertionError)
+    ├── PluginLoadError            a plugin reference cannot be loaded (also an ImportError)
+    ├── WorkloadError              a workload line cannot be used (also a ValueError)
+    ├── DatasetImportError         a benchmark folder cannot be imported at all
+    ├── StoreError                 a file is not a usable results database
+    │   └── ConfigMismatchError    --resume found a run with another configuration
+    └── UsageError                 bad command-line input: one line, exit code 2
 
 The classes are plain exceptions with fields rather than frozen dataclasses:
 Python's own machinery (``contextlib``, ``traceback``) assigns attributes such
@@ -19,9 +29,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import Usage
+    from agent_lab.usage import Usage
 
-__all__ = ["AgentLabError", "DefinitionError", "ProviderError", "StrictJSONError"]
+__all__ = [
+    "AgentLabError",
+    "CassetteError",
+    "ConfigMismatchError",
+    "DatasetImportError",
+    "DefinitionError",
+    "PluginLoadError",
+    "ProviderError",
+    "SchemaInfrastructureError",
+    "ScriptExhaustedError",
+    "StoreError",
+    "StrictJSONError",
+    "UsageError",
+    "WorkloadError",
+]
 
 
 class AgentLabError(Exception):
@@ -104,3 +128,51 @@ class ProviderError(AgentLabError):
         self.attempts = attempts
         self.usage = usage
         super().__init__(message)
+
+
+class SchemaInfrastructureError(AgentLabError):
+    """Validation could not be carried out: the schema or the engine failed, not the data (K14)."""
+
+
+class CassetteError(AgentLabError, ValueError):
+    """A cassette file that cannot be read: wrong version or a malformed line."""
+
+
+class ScriptExhaustedError(AgentLabError, AssertionError):
+    """A ScriptedProvider was asked for more replies than its script holds."""
+
+
+class PluginLoadError(AgentLabError, ImportError):
+    """A ``module:attribute`` plugin reference, or a plugin folder, that cannot be loaded."""
+
+
+class WorkloadError(AgentLabError, ValueError):
+    """A workload line that cannot be used, with where it is.
+
+    Attributes:
+        source: The workload's file or name.
+        line: The 1-based line number.
+        reason: What is wrong with the line.
+    """
+
+    def __init__(self, source: str, line: int, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.reason = message
+        super().__init__(f"{source}:{line}: {message}")
+
+
+class DatasetImportError(AgentLabError):
+    """A benchmark folder that cannot be imported at all (nothing in it can be converted)."""
+
+
+class StoreError(AgentLabError):
+    """The file is not a usable agent-lab results database, or lacks what was asked of it."""
+
+
+class ConfigMismatchError(StoreError):
+    """``--resume`` found an unfinished run whose configuration differs."""
+
+
+class UsageError(AgentLabError):
+    """Bad input from the user on the command line: printed in one line, exit code 2."""

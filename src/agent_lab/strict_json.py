@@ -35,8 +35,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from itertools import accumulate
-from typing import TYPE_CHECKING, TypeAlias, cast
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
 from agent_lab.errors import StrictJSONError
@@ -53,10 +55,12 @@ __all__ = [
     "canonical_dumps",
     "ensure_json_data",
     "escape_pointer_token",
+    "freeze_json",
     "has_pointer",
     "loads",
     "pointer_tokens",
     "same_json",
+    "thaw_json",
 ]
 
 JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
@@ -391,3 +395,23 @@ def canonical_dumps(value: object) -> str:
     out: list[str] = []
     _canonical(data, out)
     return "".join(out)
+
+
+def freeze_json(value: JSONValue) -> Any:
+    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: freeze_json(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze_json(item) for item in value)
+    return value
+
+
+def thaw_json(value: object) -> JSONValue:
+    """Return a plain, mutable deep copy of a frozen (or plain) JSON value."""
+    if isinstance(value, Mapping):
+        mapping: Mapping[str, object] = value  # type: ignore[assignment]
+        return {key: thaw_json(item) for key, item in mapping.items()}
+    if isinstance(value, tuple | list):
+        items: tuple[object, ...] | list[object] = value  # type: ignore[assignment]
+        return [thaw_json(item) for item in items]
+    return value  # type: ignore[return-value]  # scalars are already JSON data

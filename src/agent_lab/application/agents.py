@@ -18,7 +18,7 @@ from agent_lab.application.events.models import (
     Usage,
 )
 from agent_lab.application.events.registry import EventRegistry
-from agent_lab.providers.adapters import ChoiceOutcome, ToolChoice, ToolChooser
+from agent_lab.application.llm import ChoiceOutcome, ToolChoice, ToolChooser
 from agent_lab.strict_json import has_pointer
 
 if TYPE_CHECKING:

@@ -2,49 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
-import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import EventRegistry
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from agent_lab.application.events.models import EventDefinition
 
-__all__ = ["PluginLoadError", "PluginSet", "Route", "RouteMatch", "load_plugins"]
-
-
-def _from_folder(folder: Path) -> PluginSet:
-    from agent_lab.application.schema_resolver import SchemaResolver  # noqa: PLC0415
-
-    path = folder / "events.json"
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-        reference = data.get("reference_date")
-        now = datetime.fromisoformat(reference) if isinstance(reference, str) else None
-        definitions = tuple(
-            EventDefinition(
-                str(event["name"]),
-                description=str(event.get("description", "")),
-                parameters=event["parameters"],
-                resolver=SchemaResolver(event["parameters"], reference=now),
-            )
-            for event in data["events"]
-        )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PluginLoadError(
-            f"{folder}: not an imported plugin folder ({type(err).__name__}: {err})"
-        ) from err
-    return PluginSet(name=str(folder), definitions=definitions)
-
-
-class PluginLoadError(ImportError):
-    """A ``module:attribute`` plugin reference that cannot be loaded."""
+__all__ = ["PluginSet", "Route", "RouteMatch"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,47 +83,3 @@ class PluginSet:
         best = max(scores.values())
         winners = tuple(sorted(event for event, score in scores.items() if score == best))
         return RouteMatch(winners[0] if len(winners) == 1 else None, winners)
-
-
-def load_plugins(reference: str) -> PluginSet:
-    """Load a plugin set from ``package.module:attribute``, or from an imported folder.
-
-    A folder written by ``agent-lab import`` holds ``events.json``: its events
-    get the schema-driven resolver (``SchemaResolver``) and no routes.
-
-    The attribute may be a ``PluginSet``, or a sequence of ``EventDefinition``
-    (then without routes).
-
-    Raises:
-        PluginLoadError: The reference is malformed, the module does not
-            import, or the attribute is not a plugin set.
-    """
-    folder = Path(reference)
-    if folder.is_dir():
-        return _from_folder(folder)
-    module_name, _, attribute = reference.partition(":")
-    if not module_name or not attribute:
-        raise PluginLoadError(
-            f"{reference!r}: expected MODULE:ATTRIBUTE, e.g. agent_lab.demo:plugins"
-        )
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as err:
-        raise PluginLoadError(
-            f"{reference!r}: cannot import {module_name}: {type(err).__name__}: {err}"
-        ) from err
-    try:
-        value: object = getattr(module, attribute)
-    except AttributeError as err:
-        raise PluginLoadError(
-            f"{reference!r}: {module_name} has no attribute {attribute!r}"
-        ) from err
-    kind = type(value).__name__
-    if isinstance(value, PluginSet):
-        return value
-    if isinstance(value, list | tuple):
-        items: Sequence[object] = cast("Sequence[object]", value)
-        if all(isinstance(item, EventDefinition) for item in items):
-            definitions = cast("Sequence[EventDefinition]", items)
-            return PluginSet(name=reference, definitions=tuple(definitions))
-    raise PluginLoadError(f"{reference!r} is a {kind}, not a PluginSet")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict, assert_never
 
 from agent_lab.application.events.models import EventDefinition, EventResult, Status
-from agent_lab.application.events.registry import thaw_json
+from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.application.events.models import EventDefinition, Resolution
 from agent_lab.application.plugins import PluginSet, Route
-from agent_lab.demo.parsing import (
+from agent_lab.resolvers.english import (
     NUMBER,
     find_duration_seconds,
     find_time,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_lab.application.agents import AgentReply, EventAgent, ToolAgent
-from agent_lab.providers.adapters import LLMFallback, ToolChooser
+from agent_lab.application.llm import LLMFallback, ToolChooser
 
 if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
-from agent_lab.application.schema_resolver import kind_of
-from agent_lab.lab.answers import acceptable
+from agent_lab.lab.scoring import acceptable
+from agent_lab.resolvers.schema import kind_of
 
 if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet

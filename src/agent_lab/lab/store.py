@@ -20,6 +20,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.errors import StoreError
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
@@ -77,10 +79,6 @@ CREATE TABLE trials (
     PRIMARY KEY (run_id, case_id, policy, repeat)
 );
 """
-
-
-class StoreError(RuntimeError):
-    """The file is not a usable agent-lab results database."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_lab.application.events.models import Status
-from agent_lab.errors import StrictJSONError
+from agent_lab.errors import StrictJSONError, WorkloadError
 from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
@@ -21,16 +21,6 @@ __all__ = ["Case", "Expectation", "Workload", "WorkloadError", "load_workload"]
 
 BUILT_IN = {"demo": "agent_lab.demo"}
 _STATUSES = {status.value for status in Status}
-
-
-class WorkloadError(ValueError):
-    """A workload line that cannot be used, with where it is."""
-
-    def __init__(self, source: str, line: int, message: str) -> None:
-        self.source = source
-        self.line = line
-        self.reason = message
-        super().__init__(f"{source}:{line}: {message}")
 
 
 @dataclass(frozen=True, slots=True)

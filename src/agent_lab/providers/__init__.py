@@ -1,11 +1,10 @@
-"""LLM providers behind one narrow interface, for the kernel's fallback and for tool choice.
+"""LLM back ends behind one narrow port (``base.Provider``); the agents use them through it.
 
 ``openai`` (any OpenAI-compatible endpoint), ``local`` (an embedded model),
 ``replay`` (record and replay), ``simulated`` (ground truth plus a model of
 errors, latency and tokens), and test doubles in ``providers.testing``.
 """
 
-from agent_lab.providers.adapters import ChoiceOutcome, LLMFallback, ToolChoice, ToolChooser
 from agent_lab.providers.base import (
     FailureReason,
     Message,
@@ -18,7 +17,6 @@ from agent_lab.providers.base import (
 from agent_lab.providers.local import LOCAL_MODELS, LocalProvider, local_available
 from agent_lab.providers.openai_compat import OpenAIProvider
 from agent_lab.providers.pricing import FREE, Price, PriceTable
-from agent_lab.providers.prompts import project_schema
 from agent_lab.providers.replay import CassetteError, RecordingProvider, ReplayProvider
 from agent_lab.providers.simulated import ErrorRates, Expected, LatencyModel, SimulatedProvider
 
@@ -26,11 +24,9 @@ __all__ = [
     "FREE",
     "LOCAL_MODELS",
     "CassetteError",
-    "ChoiceOutcome",
     "ErrorRates",
     "Expected",
     "FailureReason",
-    "LLMFallback",
     "LatencyModel",
     "LocalProvider",
     "Message",
@@ -45,8 +41,5 @@ __all__ = [
     "ReplayProvider",
     "SimulatedProvider",
     "ToolCall",
-    "ToolChoice",
-    "ToolChooser",
     "local_available",
-    "project_schema",
 ]

@@ -8,8 +8,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-from agent_lab.application.events.models import Usage
 from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

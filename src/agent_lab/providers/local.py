@@ -17,7 +17,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.models import Usage
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.providers.base import (
     FailureReason,
@@ -26,6 +25,7 @@ from agent_lab.providers.base import (
     ProviderRequest,
     ToolCall,
 )
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Callable

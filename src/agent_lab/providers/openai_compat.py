@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import httpx2  # the SDK's HTTP client package
 import openai
 
-from agent_lab.application.events.models import Usage
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.providers.base import (
     FailureReason,
@@ -24,6 +23,7 @@ from agent_lab.providers.base import (
     ToolCall,
 )
 from agent_lab.providers.pricing import PriceTable
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from agent_lab.application.events.models import Usage
+from agent_lab.errors import CassetteError
 from agent_lab.providers.base import (
     FailureReason,
     Provider,
@@ -18,14 +18,11 @@ from agent_lab.providers.base import (
     ProviderRequest,
     ToolCall,
 )
+from agent_lab.usage import Usage
 
 __all__ = ["CassetteError", "RecordingProvider", "ReplayProvider"]
 
 CASSETTE_VERSION = 1
-
-
-class CassetteError(ValueError):
-    """A cassette file that cannot be read: wrong version or a malformed line."""
 
 
 def _reply_to_json(reply: ProviderReply) -> dict[str, Any]:

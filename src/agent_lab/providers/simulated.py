@@ -16,10 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_lab.application.events.models import Usage
 from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall, tools_json
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.strict_json import pointer_tokens
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

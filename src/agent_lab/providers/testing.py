@@ -5,16 +5,14 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
+from agent_lab.errors import ScriptExhaustedError
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable
 
     from agent_lab.providers.base import ProviderReply, ProviderRequest
 
 __all__ = ["FunctionProvider", "ScriptExhaustedError", "ScriptedProvider"]
-
-
-class ScriptExhaustedError(AssertionError):
-    """A ScriptedProvider was asked for more replies than its script holds."""
 
 
 class ScriptedProvider:

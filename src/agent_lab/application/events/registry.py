@@ -21,29 +21,16 @@ from agent_lab.application.events.validation import (
     ref_locations,
 )
 from agent_lab.errors import DefinitionError, StrictJSONError
-from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps, ensure_json_data
+from agent_lab.strict_json import (
+    JSONObject,
+    JSONValue,
+    canonical_dumps,
+    ensure_json_data,
+    freeze_json,
+    thaw_json,
+)
 
-__all__ = ["EventRegistry", "RegisteredEvent", "freeze_json", "thaw_json"]
-
-
-def freeze_json(value: JSONValue) -> Any:
-    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples."""
-    if isinstance(value, dict):
-        return MappingProxyType({key: freeze_json(item) for key, item in value.items()})
-    if isinstance(value, list):
-        return tuple(freeze_json(item) for item in value)
-    return value
-
-
-def thaw_json(value: object) -> JSONValue:
-    """Return a plain, mutable deep copy of a frozen (or plain) JSON value."""
-    if isinstance(value, Mapping):
-        mapping: Mapping[str, object] = value  # type: ignore[assignment]
-        return {key: thaw_json(item) for key, item in mapping.items()}
-    if isinstance(value, tuple | list):
-        items: tuple[object, ...] | list[object] = value  # type: ignore[assignment]
-        return [thaw_json(item) for item in items]
-    return value  # type: ignore[return-value]  # scalars are already JSON data
+__all__ = ["EventRegistry", "RegisteredEvent"]
 
 
 def _first_line(text: str) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import jsonschema_rs
 
 from agent_lab.application.events.models import ValidationIssue, to_pointer
+from agent_lab.errors import SchemaInfrastructureError
 from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token
 
 if TYPE_CHECKING:
@@ -74,10 +75,6 @@ def dialect_of(schema: Mapping[str, Any]) -> Dialect:
         f"unsupported $schema {declared!r}: use Draft 2020-12 ({Dialect.DRAFT_2020_12.value}) "
         f"or Draft 7 ({Dialect.DRAFT_7.value})"
     )
-
-
-class SchemaInfrastructureError(Exception):
-    """Validation could not be carried out: the schema or the engine failed, not the data."""
 
 
 def refuse_retrieval(uri: str) -> JSONValue:

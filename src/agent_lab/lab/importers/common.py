@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.errors import DatasetImportError
+
 if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["DatasetImportError", "write_readme", "write_workload"]
-
-
-class DatasetImportError(RuntimeError):
-    """The folder cannot be imported at all (nothing in it can be converted)."""
 
 
 def write_workload(target: Path, name: str, cases: list[dict[str, Any]]) -> Path:

@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 
 from agent_lab import Event, EventKernel, Status
-from agent_lab.application.plugins import load_plugins
 from agent_lab.lab.importers.common import DatasetImportError
 from agent_lab.lab.importers.sgd import import_sgd
 from agent_lab.lab.precision import measure_precision
+from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.workload import load_workload
-
-from .conftest import corpus
+from tests.conftest import corpus
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_lab.cli import run
-
-from .conftest import corpus
+from tests.conftest import corpus
 
 FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress"]
 

@@ -14,14 +14,13 @@ from typing import Any
 
 import pytest
 
-from agent_lab.application.plugins import load_plugins
-from agent_lab.lab.answers import matches
 from agent_lab.lab.importers.bfcl import convert_schema, import_bfcl, tool_name
 from agent_lab.lab.importers.common import DatasetImportError
 from agent_lab.lab.precision import measure_precision
+from agent_lab.lab.scoring import matches
+from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.workload import load_workload
-
-from .conftest import corpus
+from tests.conftest import corpus
 
 
 @pytest.fixture(scope="module")

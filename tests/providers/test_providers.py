@@ -12,20 +12,18 @@ from typing import Any, cast
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
+from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.application.prompts import project_schema
 from agent_lab.providers import (
-    ChoiceOutcome,
     ErrorRates,
     Expected,
     LatencyModel,
-    LLMFallback,
     Message,
     Price,
     PriceTable,
     ProviderReply,
     ProviderRequest,
     SimulatedProvider,
-    ToolChooser,
-    project_schema,
 )
 from agent_lab.providers.simulated import estimate_tokens
 from agent_lab.providers.testing import FunctionProvider, ScriptedProvider, ScriptExhaustedError

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.registry import thaw_json
 from agent_lab.providers.base import Message, ProviderRequest
 from agent_lab.strict_json import (
     JSONObject,
@@ -13,6 +12,7 @@ from agent_lab.strict_json import (
     ensure_json_data,
     escape_pointer_token,
     pointer_tokens,
+    thaw_json,
 )
 
 if TYPE_CHECKING:

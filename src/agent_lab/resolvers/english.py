@@ -106,7 +106,7 @@ def parse_now(value: object) -> datetime:
 
 
 def relative_date(text: str, now: datetime) -> date | None:
-    """``today``, ``tomorrow``, ``the day after tomorrow``, ``in 3 days``, ``next friday``, ``on monday``."""
+    """Read ``today``, ``tomorrow``, ``the day after tomorrow``, ``in 3 days``, ``next friday``."""
     lowered = text.lower()
     if "day after tomorrow" in lowered:
         return now.date() + timedelta(days=2)

@@ -8,13 +8,8 @@ from decimal import Decimal
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.providers import (
-    ChoiceOutcome,
-    LLMFallback,
-    LocalProvider,
-    ToolChooser,
-    local_available,
-)
+from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.providers import LocalProvider, local_available
 
 if not local_available():
     pytest.fail(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_lab.lab.answers import acceptable, field_counts, matches
+from agent_lab.lab.scoring import acceptable, field_counts, matches
 from agent_lab.strict_json import same_json
 
 TRUTH: dict[str, list[Any]] = {"base": [10], "height": [5], "unit": ["units", ""]}

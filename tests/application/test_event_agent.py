@@ -8,14 +8,9 @@ from typing import Any, cast
 
 from agent_lab import Status
 from agent_lab.application.agents import Conversation, EventAgent, ToolAgent
+from agent_lab.application.llm import LLMFallback, ToolChooser
 from agent_lab.demo import plugins
-from agent_lab.providers import (
-    LLMFallback,
-    ProviderReply,
-    ProviderRequest,
-    ToolCall,
-    ToolChooser,
-)
+from agent_lab.providers import ProviderReply, ProviderRequest, ToolCall
 from agent_lab.providers.testing import FunctionProvider, ScriptedProvider
 
 NOW = {"now": "2026-12-01T09:00"}

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, EventResult, Status
+from agent_lab.application.llm import LLMFallback
 from agent_lab.providers import (
     CassetteError,
     FailureReason,
-    LLMFallback,
     Message,
     OpenAIProvider,
     ProviderRequest,

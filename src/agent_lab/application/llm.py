@@ -7,10 +7,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, cast
 
 from agent_lab.application.events.models import FallbackReply, FallbackRequest, Usage
+from agent_lab.application.prompts import fallback_request, tool_choice_request
 from agent_lab.application.tools import openai_tool
 from agent_lab.errors import ProviderError
 from agent_lab.providers.base import FailureReason, Provider, ProviderReply
-from agent_lab.providers.prompts import fallback_request, tool_choice_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

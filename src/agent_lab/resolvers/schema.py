@@ -33,7 +33,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
-from agent_lab.demo.parsing import NUMBER, find_time, parse_now, relative_date, words_to_number
+from agent_lab.resolvers.english import NUMBER, find_time, parse_now, relative_date, words_to_number
 
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.application.schema_resolver import SchemaResolver, kind_of
+from agent_lab.resolvers.schema import SchemaResolver, kind_of
 
 NOW = datetime(2019, 3, 1, 9, 0)  # a Friday
 

@@ -12,15 +12,8 @@ from typing import Any
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.providers import (
-    ChoiceOutcome,
-    FailureReason,
-    LLMFallback,
-    Message,
-    OpenAIProvider,
-    ProviderRequest,
-    ToolChooser,
-)
+from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.providers import FailureReason, Message, OpenAIProvider, ProviderRequest
 from tests.openai_server import Behavior, OpenAIServer, content, status, tool_calls
 
 KEY = "sk-test-DO-NOT-LEAK-1234567890"

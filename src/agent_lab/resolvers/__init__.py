@@ -1,0 +1,1 @@
+"""Deterministic resolvers any plugin can use: schema-driven, and readers of English."""
