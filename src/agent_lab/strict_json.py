@@ -44,7 +44,7 @@ from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_c
 from agent_lab.errors import StrictJSONError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -61,6 +61,7 @@ __all__ = [
     "pointer_tokens",
     "same_json",
     "thaw_json",
+    "to_pointer",
 ]
 
 JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
@@ -213,6 +214,11 @@ def loads(
 def escape_pointer_token(token: str | int) -> str:
     """Escape one JSON pointer reference token (RFC 6901)."""
     return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def to_pointer(path: Iterable[str | int]) -> str:
+    """Build a JSON pointer (RFC 6901) from unescaped segments: ``["a/b", 0]`` -> ``/a~1b/0``."""
+    return "".join("/" + escape_pointer_token(segment) for segment in path)
 
 
 def pointer_tokens(pointer: str) -> list[str]:

@@ -8,7 +8,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token
+from agent_lab.strict_json import JSONObject, JSONValue
 from agent_lab.usage import ZERO_USAGE as _ZERO_USAGE
 from agent_lab.usage import Usage
 
@@ -29,7 +29,6 @@ __all__ = [
     "Timings",
     "Usage",
     "ValidationIssue",
-    "to_pointer",
 ]
 
 
@@ -355,8 +354,3 @@ class EventResult:
     def ok(self) -> bool:
         """Whether the status is ``SUCCESS``."""
         return self.status is Status.SUCCESS
-
-
-def to_pointer(path: Sequence[str | int]) -> str:
-    """Build a JSON pointer (RFC 6901) from path segments."""
-    return "".join("/" + escape_pointer_token(segment) for segment in path)

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from agent_lab.application.events.models import EventDefinition, SchemaModel, to_pointer
+from agent_lab.application.events.models import EventDefinition, SchemaModel
 from agent_lab.application.events.validation import (
     CompiledSchema,
     Dialect,
@@ -28,6 +28,7 @@ from agent_lab.strict_json import (
     ensure_json_data,
     freeze_json,
     thaw_json,
+    to_pointer,
 )
 
 __all__ = ["EventRegistry", "RegisteredEvent"]

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jsonschema_rs
 
-from agent_lab.application.events.models import ValidationIssue, to_pointer
+from agent_lab.application.events.models import ValidationIssue
 from agent_lab.errors import SchemaInfrastructureError
-from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token
+from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token, to_pointer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
