@@ -6,9 +6,10 @@ import asyncio
 import json
 from typing import Any, cast
 
-from agent_lab import Status
-from agent_lab.application.agents import Conversation, EventAgent, ToolAgent
+from agent_lab import Event, EventDefinition, Resolution, Status
+from agent_lab.application.agents import AgentReply, Conversation, EventAgent, ToolAgent
 from agent_lab.application.llm import LLMFallback, ToolChooser
+from agent_lab.application.plugins import PluginSet
 from agent_lab.demo import plugins
 from agent_lab.providers import ProviderReply, ProviderRequest, ToolCall
 from agent_lab.providers.testing import FunctionProvider, ScriptedProvider
@@ -155,3 +156,60 @@ def test_candidates_limit_what_either_agent_offers_the_model() -> None:
     asyncio.run(event_agent.respond("set a timer for 5 minutes", candidates=candidates))
     asyncio.run(tool_agent.respond("set a timer", event="set_timer"))
     assert seen == [sorted(candidates), sorted(candidates), ["set_timer"]]
+
+
+def _echo_plugins(gate: asyncio.Barrier) -> PluginSet:
+    """One event whose resolver waits until every message in flight reached it."""
+
+    async def resolve(event: Event) -> Resolution:
+        await gate.wait()
+        return Resolution({}, complete=False)
+
+    echo = EventDefinition(
+        "echo",
+        parameters={
+            "type": "object",
+            "properties": {"word": {"type": "string"}},
+            "required": ["word"],
+            "additionalProperties": False,
+        },
+        resolver=resolve,
+        handler=dict,
+    )
+    return PluginSet("echo", (echo,))
+
+
+def _echo_each_message(gate: asyncio.Barrier) -> FunctionProvider:
+    """Calls ``echo`` with the message's words, once every message in flight has asked."""
+
+    async def reply(request: ProviderRequest) -> ProviderReply:
+        await gate.wait()
+        raw = json.dumps({"word": request.messages[-1].content})
+        call = ToolCall(name="echo", arguments_raw=raw, arguments=json.loads(raw))
+        return ProviderReply(tool_calls=(call,))
+
+    return FunctionProvider(reply)
+
+
+def test_concurrent_messages_on_one_agent_never_see_each_others_choice() -> None:
+    """Both messages wait inside the kernel at once; each fallback serves its own choice."""
+
+    async def both() -> tuple[AgentReply, ...]:
+        provider = _echo_each_message(asyncio.Barrier(2))
+        plugins = _echo_plugins(asyncio.Barrier(2))
+        event_agent = EventAgent(
+            plugins,
+            fallback=LLMFallback(provider),
+            chooser=ToolChooser(provider, plugins.definitions),
+        )
+        first = await asyncio.gather(event_agent.respond("alpha"), event_agent.respond("beta"))
+        tool_agent = ToolAgent(plugins, provider)
+        second = await asyncio.gather(tool_agent.respond("gamma"), tool_agent.respond("delta"))
+        assert [r.purpose for r in provider.requests] == ["tool_choice"] * 4
+        return (*first, *second)
+
+    replies = asyncio.run(both())
+    assert [reply.arguments for reply in replies] == [
+        {"word": word} for word in ("alpha", "beta", "gamma", "delta")
+    ]
+    assert [(reply.status, reply.llm_calls) for reply in replies] == [(Status.SUCCESS, 1)] * 4

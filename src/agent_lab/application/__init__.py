@@ -1,1 +1,1 @@
-"""The application layer: the event kernel, the tool layer and (later) the agents."""
+"""The application layer: the event kernel, plugin sets, the LLM seams and the agents."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -15,14 +17,14 @@ from agent_lab.application.events.models import (
     FallbackRequest,
     Resolution,
     Status,
-    Usage,
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.application.llm import ChoiceOutcome, ToolChoice, ToolChooser
 from agent_lab.strict_json import has_pointer
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Awaitable, Collection, Generator, Mapping
 
     from agent_lab.application.events.models import Fallback, Resolver
     from agent_lab.application.plugins import PluginSet
@@ -32,24 +34,65 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentReply", "Conversation", "EventAgent", "ToolAgent"]
 
+# The conversation's values from earlier turns reach the resolver in the
+# event's context, as any caller-supplied facts do.
 _PREFILL = "agent_lab.prefill"
-_CHOICE = "agent_lab.routing_choice"
+
+# Each agent builds its kernel once, with one fallback callable, but what the
+# fallback should answer belongs to one message: the model's tool choice made
+# while routing it. So ``respond`` installs the message's own fallback here for
+# the length of its dispatch, and the kernel's fallback (``_message_fallback``)
+# calls whatever is installed. A ContextVar is task-local (asyncio gives every
+# task a copy of the context), so concurrent messages on one agent never see
+# each other's fallback, and nothing of the agent's travels in, or is written
+# back through, ``Event.context``, which resolvers and handlers see too.
+_FALLBACK: ContextVar[Fallback] = ContextVar("agent_lab.message_fallback")
+
+
+async def _message_fallback(request: FallbackRequest) -> FallbackReply:
+    """The kernel's fallback for both agents: the one the message being handled installed."""
+    reply = _FALLBACK.get()(request)
+    return await reply if inspect.isawaitable(reply) else reply
+
+
+@contextmanager
+def _installed(fallback: Fallback | None) -> Generator[None]:
+    """Make ``fallback`` the kernel's fallback for the message being handled."""
+    if fallback is None:  # the kernel was built without one and never asks
+        yield
+        return
+    token = _FALLBACK.set(fallback)
+    try:
+        yield
+    finally:
+        _FALLBACK.reset(token)
 
 
 @dataclass(slots=True)
-class _ChoiceSlot:
-    """The model's tool choice for this message, and whether it served as the fallback reply."""
+class _ChoiceFirst:
+    """One message's fallback: the model's tool choice when it covers the gap, else ``fallback``.
+
+    The model that chose the event by tool calling already sent arguments for
+    it; when they hold everything missing, asking again would pay a second
+    request for the same answer. They go through the same strict parse and
+    raw/parsed audit as any fallback reply, and resolved values still win (K19).
+    """
 
     choice: ToolChoice
-    used: bool = False
+    fallback: Fallback
+    served: bool = False
+    """Whether the choice served as the reply: then the kernel counted its request."""
+
+    def __call__(self, request: FallbackRequest) -> FallbackReply | Awaitable[FallbackReply]:
+        if _covers(self.choice.arguments, request.must_fill):
+            self.served = True
+            return _reply_from(self.choice)
+        return self.fallback(request)
 
 
 def _covers(arguments: object, pointers: tuple[str, ...]) -> bool:
     """Whether every JSON pointer names a value present in ``arguments``."""
     return all(has_pointer(arguments, pointer) for pointer in pointers)
-
-
-"""Context key under which a conversation hands earlier turns' values to the resolver."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,22 +185,8 @@ class EventAgent:
             )
         self._fallback = fallback
         self.kernel = EventKernel(
-            registry, None if fallback is None else self._choice_or_fallback, clock=clock
+            registry, None if fallback is None else _message_fallback, clock=clock
         )
-
-    async def _choice_or_fallback(self, request: FallbackRequest) -> FallbackReply:
-        # The model that chose the event by tool calling already sent arguments
-        # for it; when they hold everything missing, asking again would pay a
-        # second request for the same answer. They go through the same strict
-        # parse and raw/parsed audit as any fallback reply, and resolved
-        # values still win (K19).
-        slot = request.event.context.get(_CHOICE)
-        if isinstance(slot, _ChoiceSlot) and _covers(slot.choice.arguments, request.must_fill):
-            slot.used = True
-            return _reply_from(slot.choice)
-        assert self._fallback is not None  # installed only with a fallback
-        reply = self._fallback(request)
-        return await reply if inspect.isawaitable(reply) else reply
 
     async def respond(
         self,
@@ -201,13 +230,15 @@ class EventAgent:
         full_context = dict(context or {})
         if prefill:
             full_context[_PREFILL] = dict(prefill)
-        slot = None if chosen is None else _ChoiceSlot(chosen)
-        if slot is not None:
-            full_context[_CHOICE] = slot
-        result = await self.kernel.adispatch(
-            Event(event, text=text, payload=dict(payload or {}), context=full_context)
-        )
-        if slot is not None and slot.used:
+        choice_first = None
+        fallback: Fallback | None = self._fallback
+        if chosen is not None and fallback is not None:
+            fallback = choice_first = _ChoiceFirst(chosen, fallback)
+        with _installed(fallback):
+            result = await self.kernel.adispatch(
+                Event(event, text=text, payload=dict(payload or {}), context=full_context)
+            )
+        if choice_first is not None and choice_first.served:
             # The choice's own arguments served as the fallback reply: the
             # kernel counted that request already.
             routing_calls, routing_usage = 0, Usage.zero()
@@ -264,11 +295,7 @@ class ToolAgent:
         registry = EventRegistry()
         for definition in plugins.definitions:
             registry.register(dataclasses.replace(definition, resolver=_incomplete))
-        self.kernel = EventKernel(registry, self._from_choice, clock=clock, max_attempts=1)
-
-    @staticmethod
-    def _from_choice(request: FallbackRequest) -> FallbackReply:
-        return _reply_from(cast("ToolChoice", request.event.context["agent_lab.choice"]))
+        self.kernel = EventKernel(registry, _message_fallback, clock=clock, max_attempts=1)
 
     async def respond(
         self,
@@ -306,14 +333,14 @@ class ToolAgent:
                 llm_calls=calls,
                 usage=choice.usage,
             )
-        result = await self.kernel.adispatch(
-            Event(
-                choice.name,
-                text=text,
-                payload=dict(payload or {}),
-                context={**(context or {}), "agent_lab.choice": choice},
+        # Every argument comes from the model: its choice is this message's
+        # only fallback reply, whatever it leaves missing.
+        with _installed(lambda request: _reply_from(choice)):
+            result = await self.kernel.adispatch(
+                Event(
+                    choice.name, text=text, payload=dict(payload or {}), context=dict(context or {})
+                )
             )
-        )
         return _outcome(result, routed_by="llm", extra_calls=0, extra_usage=Usage.zero())
 
 
