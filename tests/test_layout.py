@@ -31,7 +31,6 @@ AWAITING_SPLIT = frozenset(
         "agent_lab.cli",
         "agent_lab.demo.domain",
         "agent_lab.demo.generate",
-        "agent_lab.resolvers.schema",
     }
 )
 

@@ -1,4 +1,4 @@
-"""Reading numbers, durations, times and relative dates in English, deterministically."""
+"""Reading English deterministically: numbers in words, durations, dates, clock times, weekdays."""
 
 from __future__ import annotations
 
@@ -6,13 +6,32 @@ import re
 from datetime import date, datetime, timedelta
 
 __all__ = [
+    "DATE_WORDS",
+    "MONTHS",
+    "NUMBER",
+    "TIME_WORDS",
+    "WEEKDAYS",
+    "WORD",
+    "clauses",
+    "find_clock",
+    "find_date",
     "find_duration_seconds",
     "find_number",
     "find_time",
+    "numbers_in",
     "parse_now",
     "relative_date",
+    "stems",
     "words_to_number",
 ]
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""The days in ``datetime.weekday()`` order."""
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")  # fmt: skip
+"""The months in calendar order."""
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+"""A word: letters, inner apostrophes and hyphens."""
 
 _UNITS = {
     "zero": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -27,6 +46,7 @@ _NUMBER_WORD = (
     r"fifteen|sixteen|seventeen|eighteen|nineteen|an|a)"
 )
 NUMBER = rf"(?:\d+(?:\.\d+)?|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})?)"
+"""A number in digits or words (``7.5``, ``twenty five``, ``a couple of``), as a regex."""
 _SECONDS = {
     "second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "m": 60,
     "hour": 3600, "hr": 3600, "h": 3600, "day": 86400,
@@ -37,7 +57,6 @@ _DURATION = re.compile(
     r"(?:\s+and\s+a\s+half)?",
     re.IGNORECASE,
 )
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 
 def words_to_number(text: str) -> float | None:
@@ -119,9 +138,9 @@ def relative_date(text: str, now: datetime) -> date | None:
         days = words_to_number(match.group(1))
         if days is not None:
             return now.date() + timedelta(days=int(days))
-    match = re.search(r"\b(?:on |next |this )?(" + "|".join(_WEEKDAYS) + r")\b", lowered)
+    match = re.search(r"\b(?:on |next |this )?(" + "|".join(WEEKDAYS) + r")\b", lowered)
     if match:
-        target = _WEEKDAYS.index(match.group(1))
+        target = WEEKDAYS.index(match.group(1))
         ahead = (target - now.weekday()) % 7 or 7
         return now.date() + timedelta(days=ahead)
     match = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", lowered)
@@ -160,3 +179,131 @@ def find_time(text: str) -> str | None:
         if hour is not None and 1 <= hour <= 12:
             return f"{int(hour) % 12 + (12 if int(hour) < 8 else 0):02d}:30"
     return None
+
+
+def stems(words: list[str]) -> set[str]:
+    """Lower-cased words of three letters or more, a final ``s`` dropped: signs to compare."""
+    return {w.lower().rstrip("s") for w in words if len(w) >= 3}
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number in ``text``, in digits or words (``a`` and ``an`` aside), in order."""
+    values: list[float] = []
+    for match in re.finditer(rf"(?<![\w.]){NUMBER}(?![\w]|\.\d)", text, re.IGNORECASE):
+        if match.group(0).lower() in ("a", "an"):
+            continue
+        value = words_to_number(match.group(0))
+        if value is not None:
+            values.append(value)
+    return values
+
+
+def clauses(text: str) -> list[str]:
+    """Each value mentioned counts: the text is read clause by clause, not first match only."""
+    return [c for c in re.split(r"[.?!;,]|\b(?:and|but|till|until|or)\b", text, flags=re.I) if c]
+
+
+_MONTH_DAY = re.compile(
+    r"\b("
+    + "|".join(MONTHS)
+    + r"|"
+    + "|".join(m[:3] for m in MONTHS)
+    + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b"
+    r"|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + "|".join(MONTHS) + r")\b",
+    re.IGNORECASE,
+)
+_YEAR_AFTER = re.compile(r",?\s+(\d{4})\b")
+
+
+def find_date(text: str, now: datetime) -> date | None:
+    """The one date the text names (relative, weekday, ``March 5th``), or ``None`` if not one."""
+    found: set[date] = {
+        day for clause in clauses(text) if (day := relative_date(clause, now)) is not None
+    }
+    for match in _MONTH_DAY.finditer(text):
+        month_name = (match.group(1) or match.group(4) or "").lower()
+        day = int(match.group(2) or match.group(3))
+        month = next(i for i, m in enumerate(MONTHS, 1) if m.startswith(month_name[:3]))
+        year = _YEAR_AFTER.match(text, match.end())
+        try:
+            candidate = date(int(year[1]) if year else now.year, month, day)
+            if not year and candidate < now.date():
+                candidate = date(now.year + 1, month, day)
+        except ValueError:
+            continue
+        found.add(candidate)
+    return found.pop() if len(found) == 1 else None
+
+
+_HOUR_AND_PART = re.compile(
+    rf"\b(?:at\s+)?(?<!past )(?<!to )(?P<hour>{NUMBER}|\d{{1,2}})"
+    r"(?:\s*(?P<half>thirty|fifteen|forty five|o'clock))?"
+    r"\s+(?:in the\s+)?(?P<part>morning|afternoon|evening|night|am|pm)\b",
+    re.IGNORECASE,
+)
+
+
+def _with_part_of_day(hour: int, minute: int, text: str) -> str | None:
+    if hour == 0 or hour > 12:
+        return f"{hour:02d}:{minute:02d}"
+    parts = {m.lower() for m in re.findall(r"\b(morning|afternoon|evening|night)\b", text, re.I)}
+    if len(parts) != 1:
+        return None
+    afternoon = parts != {"morning"}
+    return f"{hour % 12 + (12 if afternoon else 0):02d}:{minute:02d}"
+
+
+def find_clock(text: str) -> str | None:
+    """The one clock time the text names, as ``HH:MM``, parts of the day read; else ``None``.
+
+    ``5pm``, ``17:30``, ``eight in the morning``, ``half past 11 in the
+    morning``; a bare ``1:30`` only with one part of the day to say which.
+    """
+    found: set[str] = set()
+    plain = None
+    for clause in clauses(text):
+        plain = find_time(clause)
+        bare = re.search(r"\b(\d{1,2}):(\d{2})\b(?!\s*(?:am|pm|a\.m\.|p\.m\.))", clause, re.I)
+        if plain is not None and bare is not None and plain == f"{int(bare[1]):02d}:{bare[2]}":
+            # "1:30" alone is one of two clock times; a part of the day says which.
+            plain = _with_part_of_day(int(bare[1]), int(bare[2]), text)
+        if plain is not None:
+            found.add(plain)
+    for match in _HOUR_AND_PART.finditer(text):
+        hour = words_to_number(match.group("hour"))
+        if hour is None or not 1 <= hour <= 12 or hour != int(hour):
+            continue
+        minute = {"thirty": 30, "fifteen": 15, "forty five": 45}.get(
+            (match.group("half") or "").lower(), 0
+        )
+        part = match.group("part").lower()
+        afternoon = part in ("afternoon", "evening", "night", "pm")
+        hour24 = int(hour) % 12 + (12 if afternoon else 0)
+        found.add(f"{hour24:02d}:{minute:02d}")
+    half = re.search(
+        rf"\bhalf past ({NUMBER}|\d{{1,2}})\s+(?:in the\s+)?(morning|afternoon|evening|night)\b",
+        text,
+        re.I,
+    )
+    if half:
+        hour = words_to_number(half.group(1))
+        if hour is not None and 1 <= hour <= 12:
+            afternoon = half.group(2).lower() != "morning"
+            found = {f"{int(hour) % 12 + (12 if afternoon else 0):02d}:30"} | (
+                found - {plain} if plain else found
+            )
+    return found.pop() if len(found) == 1 else None
+
+
+DATE_WORDS = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|week|weekend|month|day|"
+    + "|".join([*MONTHS, *WEEKDAYS])
+    + r")s?\b",
+    re.IGNORECASE,
+)
+"""Words that speak of a day, read or not: a sign that a date is stated."""
+TIME_WORDS = re.compile(
+    r"\b(?:morning|afternoon|evening|night|noon|midnight|o'clock|am|pm|\d{1,2}:\d{2})\b",
+    re.IGNORECASE,
+)
+"""Words that speak of a time of day, read or not: a sign that a clock time is stated."""

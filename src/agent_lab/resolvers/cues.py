@@ -1,0 +1,149 @@
+"""Reading a named property's value in English: the number beside its words, a flag said or not.
+
+A property's name says what the text calls it: ``number_of_checked_bags``
+is cued by "two checked bags" or "bags: 2", ``has_wifi`` by "with wifi" or
+"no wifi". Each reader gives a value only when there is one reading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_lab.resolvers.english import NUMBER, WORD, clauses, stems, words_to_number
+
+__all__ = ["boolean_phrase", "cued_number", "head", "nouns", "own_words"]
+
+_COUNT_WORDS = {"number", "num", "of", "count", "total", "the", "a", "an", "n"}
+# Description words too common to be a sign of anything.
+_STOP_WORDS = {
+    "the", "and", "for", "with", "that", "this", "which", "what", "whether", "are", "is",
+    "be", "you", "your", "user", "name", "type", "value", "date", "time", "want", "wants",
+    "from", "will", "has", "have", "can", "not", "any", "all", "one", "its", "into", "per",
+    "event", "like", "default", "preference", "no", "to", "in", "on", "at", "or", "by",
+}  # fmt: skip
+_RELATIVE = re.compile(r"\s*(?:ago|back|before|earlier|later|from now)\b", re.IGNORECASE)
+
+
+def _name_words(name: str) -> list[str]:
+    """``numberOfChecked_bags`` -> ``["number", "of", "checked", "bags"]``."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
+    return [w for w in words if w]
+
+
+def nouns(name: str) -> list[str]:
+    """``number_of_checked_bags`` -> ``["checked", "bags"]``: the words a count is of."""
+    return [w for w in _name_words(name) if w not in _COUNT_WORDS]
+
+
+def head(name: str) -> str | None:
+    """The word a property is about: ``speed_of_light`` -> speed, ``checked_bags`` -> bags."""
+    words = _name_words(name)
+    for joint in ("of", "per"):
+        if joint in words[1:]:
+            before = [w for w in words[: words.index(joint)] if w not in _COUNT_WORDS]
+            if before:
+                return before[-1]
+    found = [w for w in words if w not in _COUNT_WORDS]
+    return found[-1] if found else None
+
+
+def own_words(name: str, description: str) -> set[str]:
+    """Stems of a property's name and description: signs that a text speaks of it."""
+    described = WORD.findall(description)
+    return stems(nouns(name)) | (stems(described) - stems(list(_COUNT_WORDS | _STOP_WORDS)))
+
+
+# Words that may not sit between a number and its noun ("6 and height 10").
+_LINKS = r"(?!(?:and|or|to|from|of|by|with|than|per|in|at|for|is|are|the)\b)"
+_SIGNED = rf"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|{NUMBER})"
+
+
+# A number read with a unit of scale or as a percentage has two readings
+# (5% is 5 or 0.05, "50 million" is 50 or 50000000): not confident.
+_SCALED = re.compile(r"\s*(?:%|percent\b|per cent\b|million\b|billion\b|thousand\b|k\b)", re.I)
+
+
+def cued_number(name: str, text: str, *, head_alone: bool = True) -> float | None:
+    """The one number next to the property's words.
+
+    ``two bags``, ``3 checked bags`` (number first, at most one word between),
+    ``height 10``, ``c=3``, ``height of 7``, ``x = -2`` (word first). The whole
+    name (``decay rate``) is looked for first, then its head word alone. A
+    relative number (``six years ago``), a percentage or a scaled one, or two
+    different readings give nothing.
+    """
+    about = head(name)
+    if about is None:
+        return None
+    words = [w for w in nouns(name) if w != "per"]
+    phrases = (
+        [r"\s+".join(re.escape(w) for w in words[:-1]) + rf"\s+{re.escape(words[-1].rstrip('s'))}"]
+        if len(words) > 1
+        else []
+    )
+    # When two properties share a head word (start_year, end_year), the head
+    # alone cannot say which one a number belongs to.
+    alone = [re.escape(about.rstrip("s"))] if head_alone or not phrases else []
+    for phrase in [*phrases, *alone]:
+        found = _numbers_by(rf"{phrase}(?:s|es)?", text)
+        if found is None:
+            return None
+        if found:
+            return found.pop() if len(found) == 1 else None
+    return None
+
+
+def _numbers_by(noun: str, text: str) -> set[float] | None:
+    """The numbers next to ``noun``; ``None`` when one of them has two readings (5%)."""
+    forward = rf"(?<![\w.-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
+    backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|\.\d)"
+    found: set[float] = set()
+    for pattern in (forward, backward):
+        for match in re.finditer(pattern, text, re.IGNORECASE):
+            token = match.group(1)
+            if token.lower() in ("a", "an"):
+                continue
+            if pattern is forward and _RELATIVE.match(text, match.end()):
+                continue
+            if _SCALED.match(text, match.end(1)):
+                return None
+            value = _to_number(token)
+            if value is not None:
+                found.add(value)
+    return found
+
+
+def _to_number(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return words_to_number(token)
+
+
+# Words in a flag's name that say nothing about what it is about.
+_FLAG_WORDS = {"is", "has", "have", "allowed", "allow", "good", "for", "can", "with", "needs"}
+# "I don't care about wifi" is no preference, not False.
+_INDIFFERENT = re.compile(
+    r"\b(?:don't|do not|doesn't|dont)\s+(?:care|mind)\b|\bdoesn't matter\b|\beither way\b", re.I
+)
+_NEGATION = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|nor)\b|n't\b", re.I)
+
+
+def boolean_phrase(name: str, text: str) -> bool | None:
+    """``has_wifi`` + "with wifi" -> True; + "no wifi needed" -> False; else None.
+
+    The flag's subject (its name without words like ``has`` or ``allowed``)
+    must be in the text, once; a negation in the same clause makes it False.
+    """
+    subject = [w for w in nouns(name) if w not in _FLAG_WORDS]
+    if not subject:
+        return None
+    pattern = r"\b" + r"[\s_-]*".join(re.escape(w.rstrip("s")) for w in subject) + r"s?\b"
+    readings = {
+        not _NEGATION.search(clause)
+        for clause in clauses(text)
+        if re.search(pattern, clause, re.IGNORECASE)
+    }
+    if len(readings) != 1 or "?" in text or _INDIFFERENT.search(text):
+        return None
+    return readings.pop()
