@@ -29,8 +29,6 @@ AWAITING_SPLIT = frozenset(
     {
         "agent_lab.application.events.kernel",
         "agent_lab.cli",
-        "agent_lab.demo.domain",
-        "agent_lab.demo.generate",
     }
 )
 

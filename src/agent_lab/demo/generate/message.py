@@ -1,0 +1,49 @@
+"""``send_message`` cases: recipients, bodies and the channel each verb names."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import random
+
+    from agent_lab.demo.generate._slots import Case
+
+__all__ = ["cases"]
+
+
+def cases(rng: random.Random) -> list[Case]:
+    """Message cases."""
+    names = ["Anna", "Bob", "Carla", "Dave", "Eve", "Frank", "Grace", "Hugo", "Ines", "Jonas"]
+    bodies = ["I'm running late", "dinner is ready", "the meeting moved to 3", "see you at the station",
+              "happy birthday", "call me when you land", "the keys are under the mat", "I'll bring the wine"]  # fmt: skip
+    verbs = [("text {n} that {b}", "sms"), ("email {n}: {b}", "email"), ("message {n} saying {b}", "chat"),
+             ("tell {n} that {b}", "chat"), ("text {n}: {b}", "sms"), ("email {n} that {b}", "email")]  # fmt: skip
+    out: list[Any] = []
+    for index in range(40):
+        name, body = names[index % len(names)], rng.choice(bodies)
+        template, channel = verbs[index % len(verbs)]
+        out.append(
+            (
+                "complete",
+                template.format(n=name, b=body),
+                {"to": name, "body": body, "channel": channel},
+            )
+        )
+    out += [
+        ("paraphrase", "let Carla know I'll be late", {"to": "Carla", "body": "I'll be late"}),
+        ("paraphrase", "let Bob know that dinner is ready", {"to": "Bob", "body": "dinner is ready"}),
+        ("paraphrase", "let Grace know the package arrived", {"to": "Grace", "body": "the package arrived"}),
+        ("paraphrase", "send a quick text to Hugo, just say thanks", {"to": "Hugo", "body": "thanks", "channel": "sms"}),
+        ("paraphrase", "drop Ines an email that the invoice is paid", {"to": "Ines", "body": "the invoice is paid", "channel": "email"}),
+        ("missing", "send a message to Dave", None),
+        ("missing", "text Anna", None),
+        ("missing", "send an email to Frank", None),
+        ("missing", "message Jonas", None),
+        ("missing", "send a text", None),
+        ("invalid", "fax Carla that the contract is signed", None),
+        ("invalid", "whatsapp Bob that I'm outside", None),
+        ("invalid", "fax Eve that the forms are ready", None),
+        ("invalid", "whatsapp Anna that dinner is ready", None),
+    ]  # fmt: skip
+    return [("send_message", *case) for case in out]

@@ -1,0 +1,73 @@
+"""``play_music`` cases: songs, artists, playlists and genres."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import random
+
+    from agent_lab.demo.generate._slots import Case
+
+__all__ = ["cases"]
+
+
+def cases(rng: random.Random) -> list[Case]:
+    """Music cases."""
+    songs = [("Hello", "Adele"), ("Yesterday", "The Beatles"), ("Imagine", "John Lennon"), ("Halo", "Beyonce"),
+             ("Thriller", "Michael Jackson"), ("Jolene", "Dolly Parton"), ("Wonderwall", "Oasis")]  # fmt: skip
+    artists = [
+        "Queen",
+        "Adele",
+        "Coldplay",
+        "Radiohead",
+        "Madonna",
+        "Abba",
+        "Nirvana",
+        "Shakira",
+        "Metallica",
+        "Prince",
+    ]
+    playlists = ["workout", "focus", "road trip", "sunday morning"]
+    out: list[Any] = []
+    for song, artist in songs:
+        out.append(
+            (
+                "complete",
+                f"play {song} by {artist}",
+                {"query": f"{song} by {artist}", "kind": "song"},
+            )
+        )
+    for artist in artists:
+        if rng.random() < 0.4:
+            out.append(
+                (
+                    "complete",
+                    f"play some {artist} on shuffle",
+                    {"query": artist, "kind": "artist", "shuffle": True},
+                )
+            )
+        else:
+            out.append(("complete", f"play music by {artist}", {"query": artist, "kind": "artist"}))
+    for genre in ("jazz", "rock", "classical", "blues", "techno", "folk"):
+        out.append(("complete", f"play some {genre}", {"query": genre, "kind": "genre"}))
+    for playlist in playlists:
+        out.append(
+            ("complete", f"play my {playlist} playlist", {"query": playlist, "kind": "playlist"})
+        )
+    out += [
+        ("complete", "play my running playlist on shuffle", {"query": "running", "kind": "playlist", "shuffle": True}),
+        ("complete", "play some pop", {"query": "pop", "kind": "genre"}),
+        ("paraphrase", "I'd like to hear something from Coldplay", {"query": "Coldplay", "kind": "artist"}),
+        ("paraphrase", "put on some jazz music", {"query": "jazz", "kind": "genre"}),
+        ("paraphrase", "could you put on a bit of classical music", {"query": "classical", "kind": "genre"}),
+        ("paraphrase", "I'm in the mood for Queen", {"query": "Queen", "kind": "artist"}),
+        ("paraphrase", "let's hear Imagine by John Lennon", {"query": "Imagine by John Lennon", "kind": "song"}),
+        ("missing", "play some music", None),
+        ("missing", "play something", None),
+        ("missing", "play a song", None),
+        ("missing", "can you play music", None),
+        ("missing", "play something on shuffle", None),
+        ("missing", "play my playlist", None),
+    ]  # fmt: skip
+    return [("play_music", *case) for case in out]

@@ -1,0 +1,92 @@
+"""``get_weather`` cases: cities, and days ahead in range or not."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.demo.generate._slots import NOW, spoken, weekday_date
+from agent_lab.resolvers.english import WEEKDAYS
+
+if TYPE_CHECKING:
+    import random
+
+    from agent_lab.demo.generate._slots import Case
+
+__all__ = ["cases"]
+
+
+CITIES = ["Oslo", "Paris", "Tokyo", "Berlin", "Madrid", "New York", "Lisbon", "Rome", "Bergen", "Cairo", "Sydney", "Chicago"]  # fmt: skip
+
+
+def cases(rng: random.Random) -> list[Case]:
+    """Weather cases."""
+    out: list[Any] = []
+    for city in CITIES + CITIES[:8]:
+        kind = rng.randrange(5)
+        if kind == 0:
+            out.append(("complete", f"what's the weather in {city}", {"city": city}))
+        elif kind == 1:
+            out.append(("complete", f"weather in {city} tomorrow", {"city": city, "day_offset": 1}))
+        elif kind == 2:
+            day = rng.choice(WEEKDAYS)
+            out.append(
+                (
+                    "complete",
+                    f"what's the forecast for {city} on {day}",
+                    {"city": city, "day_offset": (weekday_date(day) - NOW.date()).days},
+                )
+            )
+        elif kind == 3:
+            out.append(
+                ("complete", f"will it rain in {city} today", {"city": city, "day_offset": 0})
+            )
+        else:
+            days = rng.choice([2, 3, 4, 5])
+            out.append(
+                (
+                    "complete",
+                    f"weather forecast for {city} in {spoken(rng, days)} days",
+                    {"city": city, "day_offset": days},
+                )
+            )
+    for city, days in (
+        ("Oslo", 3),
+        ("Tokyo", 2),
+        ("Madrid", 6),
+        ("Rome", 4),
+        ("Berlin", 5),
+        ("Cairo", 1),
+    ):
+        out.append(
+            (
+                "complete",
+                f"is it going to snow in {city} in {spoken(rng, days)} days",
+                {"city": city, "day_offset": days},
+            )
+        )
+    for city in ("Lisbon", "Chicago", "Bergen", "Sydney", "Paris", "New York"):
+        out.append(
+            (
+                "complete",
+                f"do I need an umbrella in {city} tomorrow",
+                {"city": city, "day_offset": 1},
+            )
+        )
+    out += [
+        ("paraphrase", "do I need an umbrella in the French capital tomorrow", {"city": "Paris", "day_offset": 1}),
+        ("paraphrase", "what's the weather doing in the Big Apple today", {"city": "New York", "day_offset": 0}),
+        ("paraphrase", "forecast for the capital of Norway tomorrow", {"city": "Oslo", "day_offset": 1}),
+        ("paraphrase", "will it rain in the Japanese capital today", {"city": "Tokyo", "day_offset": 0}),
+        ("paraphrase", "weather in the Eternal City tomorrow", {"city": "Rome", "day_offset": 1}),
+        ("paraphrase", "is it sunny in the German capital today", {"city": "Berlin", "day_offset": 0}),
+        ("missing", "what's the weather like", None),
+        ("missing", "will it rain tomorrow", None),
+        ("missing", "what's the forecast for the weekend", None),
+        ("missing", "do I need an umbrella today", None),
+        ("missing", "is it going to be sunny on friday", None),
+        ("invalid", "weather forecast for Paris in 10 days", None),
+        ("invalid", "what's the weather in Oslo in 14 days", None),
+        ("invalid", "will it rain in Berlin in 9 days", None),
+        ("invalid", "forecast for Tokyo in twelve days", None),
+    ]  # fmt: skip
+    return [("get_weather", *case) for case in out]
