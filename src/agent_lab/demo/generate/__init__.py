@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_lab.demo.generate import (
     calendar,
@@ -41,7 +41,7 @@ from agent_lab.demo.generate._slots import NOW
 from agent_lab.demo.generate.out_of_domain import OUT_OF_DOMAIN
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Iterator
 
     from agent_lab.demo.generate._slots import Case
 
@@ -49,18 +49,39 @@ __all__ = ["NOW", "WORKLOAD", "cases", "render"]
 
 WORKLOAD = Path(__file__).parent.with_name("workload.jsonl")
 """The shipped workload file."""
+
+
+class _EventCases(Protocol):
+    """What each event's module offers: its name, its stated cases, its missing and invalid."""
+
+    EVENT: str
+    MISSING: tuple[str, ...]
+    INVALID: tuple[str, ...]
+
+    def stated(self, rng: random.Random) -> list[Case]: ...
+
+
 # One seeded generator draws for every event in this order: reordering
 # would rewrite the workload.
-_MAKERS: tuple[Callable[[random.Random], list[Case]], ...] = (
-    timer.cases,
-    reminder.cases,
-    weather.cases,
-    calendar.cases,
-    message.cases,
-    music.cases,
-    units.cases,
-    device.cases,
+_EVENTS: tuple[_EventCases, ...] = (
+    timer,
+    reminder,
+    weather,
+    calendar,
+    message,
+    music,
+    units,
+    device,
 )
+
+
+def _of(event: _EventCases, rng: random.Random) -> Iterator[Case]:
+    """One event's cases: those stating every value, then the missing, then the invalid."""
+    yield from event.stated(rng)
+    for text in event.MISSING:
+        yield "missing", text, None
+    for text in event.INVALID:
+        yield "invalid", text, None
 
 
 _STATUS = {"complete": "success", "paraphrase": "success", "missing": "missing_information",
@@ -87,8 +108,9 @@ def cases() -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     counters: dict[str, int] = {}
     seen: set[str] = set()
-    for maker in _MAKERS:
-        for event, category, text, arguments in maker(rng):
+    for module in _EVENTS:
+        event = module.EVENT
+        for category, text, arguments in _of(module, rng):
             if text in seen:
                 continue  # random templates can repeat an utterance; each text is one case
             seen.add(text)

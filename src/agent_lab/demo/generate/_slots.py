@@ -15,8 +15,8 @@ __all__ = ["NOW", "TIMES", "Case", "spoken", "weekday_date"]
 NOW = datetime(2026, 12, 1, 9, 0)  # a Tuesday, 09:00: the clock every case injects
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 10: "ten",
          12: "twelve", 15: "fifteen", 20: "twenty", 25: "twenty five", 30: "thirty", 45: "forty five"}  # fmt: skip
-Case = tuple[str, str, str, Any]
-"""(event, category, text, expected arguments or None)."""
+Case = tuple[str, str, Any]
+"""(category, text, expected arguments)."""
 TIMES = [("5pm", "17:00"), ("7:30am", "07:30"), ("noon", "12:00"), ("18:45", "18:45"),
          ("9am", "09:00"), ("3:15 pm", "15:15"), ("8pm", "20:00"), ("10:30", "10:30")]  # fmt: skip
 """Clock times as said, and as ``HH:MM``."""

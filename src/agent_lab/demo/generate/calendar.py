@@ -13,11 +13,28 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "create_event"
+MISSING: tuple[str, ...] = (
+    "schedule a haircut",
+    "book a meeting with the team",
+    "schedule a dentist appointment for tomorrow",
+    "put a call with the bank in my calendar",
+    "schedule a review on friday",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = (
+    "schedule a workshop tomorrow at 9am for 10 hours",
+    "book a quick sync tomorrow at 10am for 2 minutes",
+    "schedule an offsite on friday at 8am for 12 hours",
+    "book a call tomorrow at 4pm for 3 minutes",
+)
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Calendar cases."""
+def stated(rng: random.Random) -> list[Case]:
+    """Calendar cases that state every value (complete or paraphrased)."""
     titles = ["dentist appointment", "team meeting", "haircut", "lunch with Sara", "project review",
               "yoga class", "call with the bank", "parent teacher meeting", "doctor appointment", "budget meeting",
               "tennis match", "guitar lesson", "catch up with Maria"]  # fmt: skip
@@ -73,14 +90,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "schedule lunch with Sara tomorrow at one in the afternoon", {"title": "lunch with Sara", "date": "2026-12-02", "time": "13:00"}),
         ("paraphrase", "put a yoga class in my calendar for tomorrow at seven in the evening", {"title": "yoga class", "date": "2026-12-02", "time": "19:00"}),
         ("paraphrase", "schedule a project review on monday at eleven in the morning", {"title": "project review", "date": weekday_date("monday").isoformat(), "time": "11:00"}),
-        ("missing", "schedule a haircut", None),
-        ("missing", "book a meeting with the team", None),
-        ("missing", "schedule a dentist appointment for tomorrow", None),
-        ("missing", "put a call with the bank in my calendar", None),
-        ("missing", "schedule a review on friday", None),
-        ("invalid", "schedule a workshop tomorrow at 9am for 10 hours", None),
-        ("invalid", "book a quick sync tomorrow at 10am for 2 minutes", None),
-        ("invalid", "schedule an offsite on friday at 8am for 12 hours", None),
-        ("invalid", "book a call tomorrow at 4pm for 3 minutes", None),
     ]  # fmt: skip
-    return [("create_event", *case) for case in out]
+    return out

@@ -9,11 +9,28 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "send_message"
+MISSING: tuple[str, ...] = (
+    "send a message to Dave",
+    "text Anna",
+    "send an email to Frank",
+    "message Jonas",
+    "send a text",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = (
+    "fax Carla that the contract is signed",
+    "whatsapp Bob that I'm outside",
+    "fax Eve that the forms are ready",
+    "whatsapp Anna that dinner is ready",
+)
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Message cases."""
+def stated(rng: random.Random) -> list[Case]:
+    """Message cases that state every value (complete or paraphrased)."""
     names = ["Anna", "Bob", "Carla", "Dave", "Eve", "Frank", "Grace", "Hugo", "Ines", "Jonas"]
     bodies = ["I'm running late", "dinner is ready", "the meeting moved to 3", "see you at the station",
               "happy birthday", "call me when you land", "the keys are under the mat", "I'll bring the wine"]  # fmt: skip
@@ -36,14 +53,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "let Grace know the package arrived", {"to": "Grace", "body": "the package arrived"}),
         ("paraphrase", "send a quick text to Hugo, just say thanks", {"to": "Hugo", "body": "thanks", "channel": "sms"}),
         ("paraphrase", "drop Ines an email that the invoice is paid", {"to": "Ines", "body": "the invoice is paid", "channel": "email"}),
-        ("missing", "send a message to Dave", None),
-        ("missing", "text Anna", None),
-        ("missing", "send an email to Frank", None),
-        ("missing", "message Jonas", None),
-        ("missing", "send a text", None),
-        ("invalid", "fax Carla that the contract is signed", None),
-        ("invalid", "whatsapp Bob that I'm outside", None),
-        ("invalid", "fax Eve that the forms are ready", None),
-        ("invalid", "whatsapp Anna that dinner is ready", None),
     ]  # fmt: skip
-    return [("send_message", *case) for case in out]
+    return out

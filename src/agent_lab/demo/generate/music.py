@@ -9,11 +9,24 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "play_music"
+MISSING: tuple[str, ...] = (
+    "play some music",
+    "play something",
+    "play a song",
+    "can you play music",
+    "play something on shuffle",
+    "play my playlist",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = ()
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Music cases."""
+def stated(rng: random.Random) -> list[Case]:
+    """Music cases that state every value (complete or paraphrased)."""
     songs = [("Hello", "Adele"), ("Yesterday", "The Beatles"), ("Imagine", "John Lennon"), ("Halo", "Beyonce"),
              ("Thriller", "Michael Jackson"), ("Jolene", "Dolly Parton"), ("Wonderwall", "Oasis")]  # fmt: skip
     artists = [
@@ -63,11 +76,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "could you put on a bit of classical music", {"query": "classical", "kind": "genre"}),
         ("paraphrase", "I'm in the mood for Queen", {"query": "Queen", "kind": "artist"}),
         ("paraphrase", "let's hear Imagine by John Lennon", {"query": "Imagine by John Lennon", "kind": "song"}),
-        ("missing", "play some music", None),
-        ("missing", "play something", None),
-        ("missing", "play a song", None),
-        ("missing", "can you play music", None),
-        ("missing", "play something on shuffle", None),
-        ("missing", "play my playlist", None),
     ]  # fmt: skip
-    return [("play_music", *case) for case in out]
+    return out

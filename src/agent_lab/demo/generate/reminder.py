@@ -13,11 +13,24 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "set_reminder"
+MISSING: tuple[str, ...] = (
+    "remind me to buy milk",
+    "remind me to call the dentist",
+    "set a reminder for tomorrow",
+    "remind me about the meeting",
+    "remind me to renew the insurance",
+    "remind me tomorrow",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = ()
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Reminder cases (dates against NOW)."""
+def stated(rng: random.Random) -> list[Case]:
+    """Reminder cases that state every value (complete or paraphrased) (dates against NOW)."""
     tasks = ["call mom", "buy milk", "take the pills", "water the plants", "pay the rent",
              "send the invoice", "pick up the kids", "book the car service", "renew my passport",
              "call the landlord", "buy a birthday card", "check the mail", "charge the car"]  # fmt: skip
@@ -82,11 +95,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "remind me to ring the bank at ten in the morning tomorrow", {"task": "ring the bank", "date": "2026-12-02", "time": "10:00"}),
         ("paraphrase", "remind me to take the pills at nine tonight", {"task": "take the pills", "date": "2026-12-01", "time": "21:00"}),
         ("complete", "remind me to leave for the airport at half past four on friday", {"task": "leave for the airport", "date": weekday_date("friday").isoformat(), "time": "16:30"}),
-        ("missing", "remind me to buy milk", None),
-        ("missing", "remind me to call the dentist", None),
-        ("missing", "set a reminder for tomorrow", None),
-        ("missing", "remind me about the meeting", None),
-        ("missing", "remind me to renew the insurance", None),
-        ("missing", "remind me tomorrow", None),
     ]  # fmt: skip
-    return [("set_reminder", *case) for case in cases]
+    return cases

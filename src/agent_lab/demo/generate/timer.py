@@ -11,11 +11,30 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "set_timer"
+MISSING: tuple[str, ...] = (
+    "set a timer",
+    "start a timer for the pasta",
+    "I need a timer",
+    "can you set a timer for the eggs",
+    "timer please",
+    "start a countdown for the bread",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = (
+    "set a timer for 2 days",
+    "set a timer for 3 days for the dough",
+    "set a timer for 25 hours",
+    "set a timer for 0 seconds",
+    "start a timer for 48 hours",
+)
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Timer cases."""
+def stated(rng: random.Random) -> list[Case]:
+    """Timer cases that state every value (complete or paraphrased)."""
     labels = ["pasta", "eggs", "tea", "laundry", "oven", "pizza", "bread", "rice"]
     out: list[Any] = []
     for minutes in (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 18, 20, 25, 30, 35, 45, 50):
@@ -60,16 +79,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "set a timer for twenty minutes less five", {"duration_seconds": 900}),
         ("paraphrase", "set a timer for three and a half minutes for the eggs", {"duration_seconds": 210, "label": "eggs"}),
         ("paraphrase", "set a timer for one hundred and twenty seconds", {"duration_seconds": 120}),
-        ("missing", "set a timer", None),
-        ("missing", "start a timer for the pasta", None),
-        ("missing", "I need a timer", None),
-        ("missing", "can you set a timer for the eggs", None),
-        ("missing", "timer please", None),
-        ("missing", "start a countdown for the bread", None),
-        ("invalid", "set a timer for 2 days", None),
-        ("invalid", "set a timer for 3 days for the dough", None),
-        ("invalid", "set a timer for 25 hours", None),
-        ("invalid", "set a timer for 0 seconds", None),
-        ("invalid", "start a timer for 48 hours", None),
     ]  # fmt: skip
-    return [("set_timer", *case) for case in out]
+    return out

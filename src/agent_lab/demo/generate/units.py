@@ -9,11 +9,28 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "convert_units"
+MISSING: tuple[str, ...] = (
+    "convert to miles",
+    "how many kilometers",
+    "convert kilograms to pounds",
+    "convert this to fahrenheit",
+    "can you convert some units for me",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = (
+    "convert 5 km to kg",
+    "convert 10 pounds to celsius",
+    "convert 3 miles to grams",
+    "convert 20 fahrenheit to feet",
+)
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Unit conversion cases."""
+def stated(rng: random.Random) -> list[Case]:
+    """Unit conversion cases that state every value (complete or paraphrased)."""
     said = {"km": ["kilometers", "km"], "mi": ["miles"], "kg": ["kilograms", "kg", "kilos"], "lb": ["pounds"],
             "c": ["celsius"], "f": ["fahrenheit"], "m": ["meters"], "ft": ["feet"], "g": ["grams"], "oz": ["ounces"]}  # fmt: skip
     pairs = [("km", "mi"), ("mi", "km"), ("kg", "lb"), ("lb", "kg"), ("c", "f"), ("f", "c"), ("m", "ft"), ("ft", "m"),
@@ -41,14 +58,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "a 10k run is how many miles", {"value": 10, "from_unit": "km", "to_unit": "mi"}),
         ("paraphrase", "my suitcase is 23 kilos, is that under 50 pounds", {"value": 23, "from_unit": "kg", "to_unit": "lb"}),
         ("paraphrase", "the recipe says 200 grams of flour, how much is that in ounces", {"value": 200, "from_unit": "g", "to_unit": "oz"}),
-        ("missing", "convert to miles", None),
-        ("missing", "how many kilometers", None),
-        ("missing", "convert kilograms to pounds", None),
-        ("missing", "convert this to fahrenheit", None),
-        ("missing", "can you convert some units for me", None),
-        ("invalid", "convert 5 km to kg", None),
-        ("invalid", "convert 10 pounds to celsius", None),
-        ("invalid", "convert 3 miles to grams", None),
-        ("invalid", "convert 20 fahrenheit to feet", None),
     ]  # fmt: skip
-    return [("convert_units", *case) for case in out]
+    return out

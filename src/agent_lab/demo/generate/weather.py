@@ -12,14 +12,31 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["cases"]
+__all__ = ["EVENT", "INVALID", "MISSING", "stated"]
+
+EVENT: str = "get_weather"
+MISSING: tuple[str, ...] = (
+    "what's the weather like",
+    "will it rain tomorrow",
+    "what's the forecast for the weekend",
+    "do I need an umbrella today",
+    "is it going to be sunny on friday",
+)
+"""Utterances that leave a required value unsaid: expected ``missing_information``."""
+INVALID: tuple[str, ...] = (
+    "weather forecast for Paris in 10 days",
+    "what's the weather in Oslo in 14 days",
+    "will it rain in Berlin in 9 days",
+    "forecast for Tokyo in twelve days",
+)
+"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
 
 
 CITIES = ["Oslo", "Paris", "Tokyo", "Berlin", "Madrid", "New York", "Lisbon", "Rome", "Bergen", "Cairo", "Sydney", "Chicago"]  # fmt: skip
 
 
-def cases(rng: random.Random) -> list[Case]:
-    """Weather cases."""
+def stated(rng: random.Random) -> list[Case]:
+    """Weather cases that state every value (complete or paraphrased)."""
     out: list[Any] = []
     for city in CITIES + CITIES[:8]:
         kind = rng.randrange(5)
@@ -79,14 +96,5 @@ def cases(rng: random.Random) -> list[Case]:
         ("paraphrase", "will it rain in the Japanese capital today", {"city": "Tokyo", "day_offset": 0}),
         ("paraphrase", "weather in the Eternal City tomorrow", {"city": "Rome", "day_offset": 1}),
         ("paraphrase", "is it sunny in the German capital today", {"city": "Berlin", "day_offset": 0}),
-        ("missing", "what's the weather like", None),
-        ("missing", "will it rain tomorrow", None),
-        ("missing", "what's the forecast for the weekend", None),
-        ("missing", "do I need an umbrella today", None),
-        ("missing", "is it going to be sunny on friday", None),
-        ("invalid", "weather forecast for Paris in 10 days", None),
-        ("invalid", "what's the weather in Oslo in 14 days", None),
-        ("invalid", "will it rain in Berlin in 9 days", None),
-        ("invalid", "forecast for Tokyo in twelve days", None),
     ]  # fmt: skip
-    return [("get_weather", *case) for case in out]
+    return out
