@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_lab import Event, EventKernel, Status
 from agent_lab.demo import plugins
-from agent_lab.demo.generate import WORKLOAD, render
+from agent_lab.demo.generate import WORKLOAD, render, write
 from agent_lab.strict_json import same_json
 
 CASES: list[dict[str, Any]] = [json.loads(line) for line in WORKLOAD.read_text().splitlines()]
@@ -20,6 +21,16 @@ KERNEL = EventKernel(plugins.registry())
 def test_the_shipped_workload_is_what_the_generator_writes() -> None:
     """workload.jsonl is reproducible from agent_lab.demo.generate."""
     assert WORKLOAD.read_text(encoding="utf-8") == render()
+
+
+def test_the_generator_writes_the_file_and_counts_each_category(tmp_path: Path) -> None:
+    """``python -m agent_lab.demo.generate`` writes render()'s text and says what it wrote."""
+    target = tmp_path / "workload.jsonl"
+    said = write(target)
+    assert target.read_text(encoding="utf-8") == render()
+    counts = Counter(case["tags"][0] for case in CASES)
+    assert said == f"wrote {target} ({len(CASES)} cases): {dict(counts)}"
+    assert list(counts) == ["complete", "paraphrase", "missing", "invalid", "out_of_domain"]
 
 
 def test_size_proportions_and_ids() -> None:

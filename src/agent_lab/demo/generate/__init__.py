@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
     from agent_lab.demo.generate._slots import Case
 
-__all__ = ["NOW", "WORKLOAD", "cases", "render"]
+__all__ = ["NOW", "WORKLOAD", "cases", "render", "write"]
 
 WORKLOAD = Path(__file__).parent.with_name("workload.jsonl")
 """The shipped workload file."""
@@ -133,3 +134,10 @@ def cases() -> list[dict[str, Any]]:
 def render() -> str:
     """The workload file's exact text."""
     return "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in cases())
+
+
+def write(target: Path = WORKLOAD) -> str:
+    """Write the workload file to ``target``; return how many cases of each category it holds."""
+    target.write_text(render(), encoding="utf-8")
+    counts = Counter(row["tags"][0] for row in cases())
+    return f"wrote {target} ({counts.total()} cases): {dict(counts)}"
