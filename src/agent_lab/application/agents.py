@@ -7,6 +7,7 @@ import inspect
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.kernel import EventKernel
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from agent_lab.providers.base import Provider
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["AgentReply", "Conversation", "EventAgent", "ToolAgent"]
+__all__ = ["AgentReply", "Conversation", "EventAgent", "Routing", "ToolAgent"]
 
 # The conversation's values from earlier turns reach the resolver in the
 # event's context, as any caller-supplied facts do.
@@ -95,6 +96,19 @@ def _covers(arguments: object, pointers: tuple[str, ...]) -> bool:
     return all(has_pointer(arguments, pointer) for pointer in pointers)
 
 
+class Routing(StrEnum):
+    """Who picked the event a message went to."""
+
+    ROUTER = "router"
+    """Plain code: the plugin set's routes."""
+    LLM = "llm"
+    """The model, by tool calling."""
+    GIVEN = "given"
+    """The caller named the event."""
+    NONE = "none"
+    """Nobody: no event was found."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentReply:
     """What an agent did with one message."""
@@ -104,8 +118,7 @@ class AgentReply:
     event: str | None
     """The event it dispatched, or ``None`` when it found none."""
     arguments: JSONObject | None
-    routed_by: str
-    """``router`` (plain code), ``llm`` (the model chose), ``given`` or ``none``."""
+    routed_by: Routing
     llm_calls: int
     """Every LLM request: routing and fallback or tool choice, retries included."""
     usage: Usage
@@ -143,7 +156,7 @@ def _with_prefill(resolver: Resolver | None) -> Resolver:
 
 
 def _outcome(
-    result: EventResult, *, routed_by: str, extra_calls: int, extra_usage: Usage
+    result: EventResult, *, routed_by: Routing, extra_calls: int, extra_usage: Usage
 ) -> AgentReply:
     return AgentReply(
         status=result.status,
@@ -203,11 +216,11 @@ class EventAgent:
         ``candidates`` limits the events this message may go to (the router's
         pick outside them counts as no route; the LLM is offered only them).
         """
-        routing_calls, routing_usage, routed_by = 0, Usage.zero(), "given"
+        routing_calls, routing_usage, routed_by = 0, Usage.zero(), Routing.GIVEN
         chosen: ToolChoice | None = None
         if event is None:
             route = self.plugins.route(text)
-            event, routed_by = route.event, "router"
+            event, routed_by = route.event, Routing.ROUTER
             if candidates is not None and event not in candidates:
                 event = None
             if event is None and self.chooser is not None:
@@ -215,7 +228,7 @@ class EventAgent:
                 choice = await chooser.choose(text, payload=payload, context=context)
                 routing_calls, routing_usage = choice.usage.requests, choice.usage
                 if choice.outcome is ChoiceOutcome.CHOSEN:
-                    event, routed_by = choice.name, "llm"
+                    event, routed_by = choice.name, Routing.LLM
                     chosen = choice
         if event is None:
             return AgentReply(
@@ -223,7 +236,7 @@ class EventAgent:
                 reason="no_route",
                 event=None,
                 arguments=None,
-                routed_by="none",
+                routed_by=Routing.NONE,
                 llm_calls=routing_calls,
                 usage=routing_usage,
             )
@@ -329,7 +342,7 @@ class ToolAgent:
                 reason=choice.reason or choice.outcome.value,
                 event=None,
                 arguments=None,
-                routed_by="llm",
+                routed_by=Routing.LLM,
                 llm_calls=calls,
                 usage=choice.usage,
             )
@@ -341,7 +354,7 @@ class ToolAgent:
                     choice.name, text=text, payload=dict(payload or {}), context=dict(context or {})
                 )
             )
-        return _outcome(result, routed_by="llm", extra_calls=0, extra_usage=Usage.zero())
+        return _outcome(result, routed_by=Routing.LLM, extra_calls=0, extra_usage=Usage.zero())
 
 
 def _incomplete(event: Event) -> Resolution:
