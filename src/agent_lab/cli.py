@@ -553,14 +553,16 @@ def _print_precision(
 
 def _failed(db: Path, run_id: str, err: TextIO) -> int:
     """Exit code 1 when trials failed to run (their policy raised or timed out), else 0."""
+    from agent_lab.lab.records import TrialStatus  # noqa: PLC0415
     from agent_lab.lab.store import Store  # noqa: PLC0415
 
     with Store(db) as store:
-        failed = [t for t in store.trials(run_id, include_warmup=True) if t["status"] == "error"]
+        trials = store.trials(run_id, include_warmup=True)
+        failed = [t for t in trials if t.status is TrialStatus.ERROR]
     if not failed:
         return 0
     print(
-        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0]['error']})",
+        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})",
         file=err,
     )
     return 1
