@@ -492,26 +492,8 @@ def _import(options: argparse.Namespace, out: TextIO) -> int:
             report = import_bfcl(folder, target)
     except DatasetImportError as problem:
         raise UsageError(str(problem)) from problem
-    counts = report["counts"]
-    if options.source == "sgd":
-        print(
-            f"imported {counts['events']} events and {counts['cases_per_variant']} cases per "
-            f"variant from {counts['dialogues']} dialogues; skipped {counts['skipped_calls']} "
-            f"calls, {counts['skipped_files']} files, {counts['skipped_services']} services",
-            file=out,
-        )
-        first = target / "workload-payload.jsonl"
-    else:
-        per = ", ".join(f"{k} {v}" for k, v in report["categories"].items())
-        print(
-            f"imported {counts['events']} events and {counts['cases']} cases ({per}); "
-            f"skipped {counts['skipped_cases']} cases, {counts['skipped_lines']} lines, "
-            f"{counts['skipped_files']} files, {counts['skipped_functions']} functions",
-            file=out,
-        )
-        written = [c for c, n in report["categories"].items() if n]
-        preferred = [c for c in written if "simple" in c] or written or ["simple"]
-        first = target / f"workload-{preferred[0]}.jsonl"
+    print(report.summary(), file=out)
+    first = target / report.first_workload
     print(f"what was converted or skipped, and why: {target / 'import-report.json'}", file=out)
     print(f"next: agent-lab run {first} --plugins {target}", file=out)
     return 0
