@@ -87,13 +87,19 @@ def runner(
     )
 
 
+def start(run: Runner) -> tuple[str, int]:
+    """Start a new run and take it to the end: its id, and how many trials were written."""
+    run_id = run.prepare(resume=False)
+    return run_id, asyncio.run(run.run(run_id))
+
+
 def test_every_trial_is_stored_once_with_its_latency_read_from_the_clock(tmp_path: Path) -> None:
     """L8, L9: (case, policy, repeat) once each, timed by the injected clock to the nanosecond."""
     provider = ScriptedProvider([choose_one() for _ in range(12)])
     with Store(tmp_path / "r.sqlite") as store:
         run = runner(store, cases(6), LLMAlways(PLUGINS, provider), repeats=2, concurrency=4)
-        run_id = run.prepare(resume=False)
-        assert asyncio.run(run.run(run_id)) == 12
+        run_id, written = start(run)
+        assert written == 12
         trials = store.trials(run_id)
         assert store.run(run_id).state == "finished"
     assert provider.script == []
@@ -138,8 +144,8 @@ def test_a_policy_that_raises_is_recorded_as_an_error_trial(tmp_path: Path) -> N
     provider = ScriptedProvider([RuntimeError("the model is down")])
     with Store(tmp_path / "r.sqlite") as store:
         run = runner(store, cases(1), LLMAlways(PLUGINS, provider), retries=0)
-        run_id = run.prepare(resume=False)
-        assert asyncio.run(run.run(run_id)) == 1
+        run_id, written = start(run)
+        assert written == 1
         (failed,) = store.trials(run_id)
     assert failed.status is TrialStatus.ERROR
     assert failed.reason == LabReason.POLICY_ERROR
@@ -158,8 +164,7 @@ def test_a_failed_try_is_retried(tmp_path: Path) -> None:
     provider = ScriptedProvider([RuntimeError("once"), choose_one()])
     with Store(tmp_path / "r.sqlite") as store:
         run = runner(store, cases(1), LLMAlways(PLUGINS, provider), retries=1)
-        run_id = run.prepare(resume=False)
-        asyncio.run(run.run(run_id))
+        run_id, _ = start(run)
         (retried,) = store.trials(run_id)
     assert len(provider.requests) == 2
     assert (retried.status, retried.error, retried.latency_ns) == (
@@ -183,8 +188,7 @@ def test_a_trial_past_its_timeout_is_an_error_trial(tmp_path: Path) -> None:
     """L8: the per-trial timeout ends the trial with reason timeout, on every try."""
     with Store(tmp_path / "r.sqlite") as store:
         run = runner(store, cases(1), Hanging(), timeout=0.01, retries=1)
-        run_id = run.prepare(resume=False)
-        asyncio.run(run.run(run_id))
+        run_id, _ = start(run)
         (late,) = store.trials(run_id)
     assert (late.status, late.reason, late.error) == (
         TrialStatus.ERROR,
@@ -198,8 +202,8 @@ def test_warm_up_trials_are_stored_but_left_out_of_the_trials(tmp_path: Path) ->
     provider = ScriptedProvider([choose_one() for _ in range(5)])
     with Store(tmp_path / "r.sqlite") as store:
         run = runner(store, cases(3), LLMAlways(PLUGINS, provider), warmup=2)
-        run_id = run.prepare(resume=False)
-        assert asyncio.run(run.run(run_id)) == 5
+        run_id, written = start(run)
+        assert written == 5
         measured = store.trials(run_id)
         everything = store.trials(run_id, include_warmup=True)
         assert store.count(run_id) == 5
