@@ -367,5 +367,5 @@ class Runner:
             validate_ns=timings.validate_ns,
             fallback_ns=timings.fallback_ns,
             handler_ns=timings.handler_ns,
-            routed_by=Routing(outcome.routed_by),
+            routed_by=Routing.of(outcome.routed_by),
         )

@@ -104,7 +104,8 @@ def score(case: Case, status: TrialStatus, arguments: JSONObject | None) -> Scor
     else:
         right = same_json(arguments, case.expected.arguments)
     succeeded = status == TrialStatus.SUCCESS
-    correct = status == TrialStatus.of(case.expected.status) and (not succeeded or right)
+    # Two StrEnums: equal when their strings are (a TrialStatus mirrors each Status).
+    correct = status == case.expected.status and (not succeeded or right)
     if case.expected.status is not Status.SUCCESS:
         return Score(correct, 0, 0, 0)
     given = arguments if succeeded else None

@@ -270,6 +270,8 @@ class Store:
     def add_trials(self, run_id: str, trials: Iterable[TrialRecord]) -> int:
         """Write trials in one transaction; a trial already stored is never written twice."""
         stamp = _now()
+        # str() of the enums: sqlite3 binds an exact str at once, a subclass only after
+        # looking for an adapter (twice the cost of the whole column).
         rows = [
             (
                 run_id,
@@ -280,9 +282,9 @@ class Store:
                 t.category,
                 t.expected_event,
                 t.event,
-                t.status,
-                t.reason,
-                t.expected_status,
+                str(t.status),
+                str(t.reason),
+                str(t.expected_status),
                 int(t.correct),
                 None if t.arguments is None else json.dumps(t.arguments, sort_keys=True),
                 None if t.expected is None else json.dumps(t.expected, sort_keys=True),
@@ -298,7 +300,7 @@ class Store:
                 t.validate_ns,
                 t.fallback_ns,
                 t.handler_ns,
-                t.routed_by,
+                str(t.routed_by),
                 t.error,
                 stamp,
             )
