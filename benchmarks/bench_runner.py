@@ -27,10 +27,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from agent_lab.application.events.models import EventDefinition, Resolution
+from agent_lab.application.events.models import EventDefinition, Resolution, Status
 from agent_lab.application.plugins import PluginSet, Route
 from agent_lab.demo import plugins as demo_plugins
 from agent_lab.lab.policies import make_policy
+from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.runner import RunConfig, Runner
 from agent_lab.lab.store import Store
 from agent_lab.lab.workload import Case, Expectation, Workload, load_workload
@@ -85,7 +86,7 @@ def loopback_run(url: str, trials: int, concurrency: int) -> float:
             id=f"c{i}",
             event="need_n",
             text=f"need n {i}",
-            expected=Expectation("success", {"n": 1}),
+            expected=Expectation(Status.SUCCESS, {"n": 1}),
             tags=("complete",),
         )
         for i in range(trials)
@@ -114,7 +115,7 @@ def loopback_run(url: str, trials: int, concurrency: int) -> float:
         asyncio.run(runner.run(run_id))
         elapsed = time.perf_counter() - started
         assert store.count(run_id) == trials
-        assert all(t["status"] == "success" for t in store.trials(run_id))
+        assert all(t.status is TrialStatus.SUCCESS for t in store.trials(run_id))
     return elapsed
 
 

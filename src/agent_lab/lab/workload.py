@@ -27,7 +27,7 @@ _STATUSES = {status.value for status in Status}
 class Expectation:
     """What a correct assistant ends with."""
 
-    status: str
+    status: Status
     arguments: JSONObject | None = None
     alternatives: JSONObject | None = None
     """Per argument, every acceptable value (BFCL style): ``""`` in a list means
@@ -131,7 +131,7 @@ def _case(data: object, source: str, line: int) -> Case:
         text=row["text"],
         payload=row.get("payload", {}),
         context=row.get("context", {}),
-        expected=Expectation(status=str(status), arguments=arguments, alternatives=alternatives),  # pyright: ignore[reportUnknownArgumentType]
+        expected=Expectation(status=Status(status), arguments=arguments, alternatives=alternatives),  # pyright: ignore[reportUnknownArgumentType]
         tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
         event_given=bool(row.get("event_given", False)),
         candidates=None if candidates is None else tuple(candidates),  # pyright: ignore[reportUnknownArgumentType]

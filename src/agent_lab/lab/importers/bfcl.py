@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,9 +38,20 @@ from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.models import Event, EventDefinition, Status
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.errors import DefinitionError
-from agent_lab.lab.importers.common import DatasetImportError, write_readme, write_workload
+from agent_lab.lab.importers.common import (
+    DatasetImportError,
+    SkippedFile,
+    SkippedItem,
+    SkippedLine,
+    read_text,
+    reason_counts,
+    write_events,
+    write_readme,
+    write_report,
+    write_workload,
+)
 
-__all__ = ["ATTRIBUTION", "convert_schema", "import_bfcl", "tool_name"]
+__all__ = ["ATTRIBUTION", "BFCLCounts", "BFCLReport", "convert_schema", "import_bfcl", "tool_name"]
 
 ATTRIBUTION = (
     "Converted from the Berkeley Function Calling Leaderboard (BFCL, the Gorilla project, "
@@ -62,6 +74,66 @@ _TYPES: dict[str, str | None] = {
 }
 _STANDARD = {"object", "array", "string", "number", "integer", "boolean", "null"}
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BFCLCounts:
+    """How much was read, written and skipped."""
+
+    files: int
+    events: int
+    cases: int
+    skipped_cases: int
+    skipped_case_reasons: dict[str, int]
+    skipped_functions: int
+    skipped_lines: int
+    skipped_files: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BFCLReport:
+    """What ``import_bfcl`` converted and skipped, as ``import-report.json`` holds it."""
+
+    source: str = "bfcl"
+    folder: str
+    attribution: str = ATTRIBUTION
+    rules: str
+    skipped_files: tuple[SkippedFile, ...]
+    skipped_lines: tuple[SkippedLine, ...]
+    skipped_cases: tuple[SkippedItem, ...]
+    skipped_functions: tuple[SkippedItem, ...]
+    conversions: dict[str, int]
+    """How often each schema conversion was made."""
+    categories: dict[str, int]
+    """Cases written per category (0: every question skipped, no workload file)."""
+    counts: BFCLCounts
+
+    def summary(self) -> str:
+        """One line: what was imported, per category, and how much was skipped."""
+        c = self.counts
+        per = ", ".join(f"{name} {count}" for name, count in self.categories.items())
+        return (
+            f"imported {c.events} events and {c.cases} cases ({per}); skipped "
+            f"{c.skipped_cases} cases, {c.skipped_lines} lines, {c.skipped_files} files, "
+            f"{c.skipped_functions} functions"
+        )
+
+    @property
+    def first_workload(self) -> str:
+        """A simple category when one was written (one function offered per question)."""
+        written = [name for name, count in self.categories.items() if count]
+        preferred = [name for name in written if "simple" in name] or written or ["simple"]
+        return f"workload-{preferred[0]}.jsonl"
+
+
+@dataclass(slots=True)
+class _Skipped:
+    """What the import leaves out, gathered while it runs."""
+
+    files: list[SkippedFile] = field(default_factory=list[SkippedFile])
+    lines: list[SkippedLine] = field(default_factory=list[SkippedLine])
+    cases: list[SkippedItem] = field(default_factory=list[SkippedItem])
+    functions: list[SkippedItem] = field(default_factory=list[SkippedItem])
 
 
 def tool_name(name: str) -> str:
@@ -163,29 +235,22 @@ def _first(value: Any) -> Any:
     return value
 
 
-def _lines(path: Path, report: dict[str, Any]) -> list[dict[str, Any]]:
+def _lines(path: Path, skipped: _Skipped) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        report["skipped_files"].append(
-            {"file": path.name, "reason": f"{type(err).__name__}: {err}"}
-        )
-        return rows
-    for number, line in enumerate(text.splitlines(), 1):
+    text = read_text(path, skipped.files)
+    for number, line in enumerate((text or "").splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
-            report["skipped_lines"].append({"file": path.name, "line": number, "reason": str(err)})
+            skipped.lines.append(SkippedLine(file=path.name, line=number, reason=str(err)))
             continue
         if isinstance(row, dict) and isinstance(cast("dict[str, Any]", row).get("id"), str):
             rows.append(cast("dict[str, Any]", row))
         else:
-            report["skipped_lines"].append(
-                {"file": path.name, "line": number, "reason": "not an object with an id"}
-            )
+            reason = "not an object with an id"
+            skipped.lines.append(SkippedLine(file=path.name, line=number, reason=reason))
     return rows
 
 
@@ -233,7 +298,7 @@ class _Events:
         return result.status is Status.SUCCESS or result.status is Status.MISSING_INFORMATION
 
 
-def import_bfcl(folder: str | Path, out: str | Path) -> dict[str, Any]:
+def import_bfcl(folder: str | Path, out: str | Path) -> BFCLReport:
     """Convert a BFCL folder; write ``events.json``, one workload per category and the report.
 
     Raises:
@@ -244,18 +309,7 @@ def import_bfcl(folder: str | Path, out: str | Path) -> dict[str, Any]:
     if not files:
         raise DatasetImportError(f"{source}: no BFCL_*.json file, so nothing can be converted")
     notes: Counter[str] = Counter()
-    report: dict[str, Any] = {
-        "source": "bfcl",
-        "folder": source.name,
-        "attribution": ATTRIBUTION,
-        "rules": (__doc__ or "").split("Mapping rules")[1].strip(),
-        "skipped_files": [],
-        "skipped_lines": [],
-        "skipped_cases": [],
-        "skipped_functions": [],
-        "conversions": {},
-        "categories": {},
-    }
+    skipped = _Skipped()
     events = _Events(notes)
     workloads: dict[str, list[dict[str, Any]]] = {}
     for path in files:
@@ -263,42 +317,44 @@ def import_bfcl(folder: str | Path, out: str | Path) -> dict[str, Any]:
         answers_path = source / "possible_answer" / path.name
         answers: dict[str, Any] | None = None
         if answers_path.is_file():
-            answers = {row["id"]: row.get("ground_truth") for row in _lines(answers_path, report)}
+            answers = {row["id"]: row.get("ground_truth") for row in _lines(answers_path, skipped)}
         elif "irrelevance" not in category:
-            report["skipped_files"].append(
-                {"file": path.name, "reason": "no possible_answer file and not an irrelevance set"}
-            )
+            reason = "no possible_answer file and not an irrelevance set"
+            skipped.files.append(SkippedFile(file=path.name, reason=reason))
             continue
         cases = workloads.setdefault(category, [])
-        for row in _lines(path, report):
-            case = _case(row, answers, events, report, category)
+        for row in _lines(path, skipped):
+            case = _case(row, answers, events, skipped, category)
             if case is not None:
                 cases.append(case)
     target.mkdir(parents=True, exist_ok=True)
-    (target / "events.json").write_text(
-        json.dumps({"source": "bfcl", "attribution": ATTRIBUTION, "events": events.written}),
-        encoding="utf-8",
-    )
+    write_events(target, {"source": "bfcl", "attribution": ATTRIBUTION, "events": events.written})
     for category, cases in workloads.items():
-        report["categories"][category] = len(cases)
-        if not cases:  # every question skipped (parallel calls): no empty workload
-            continue
-        write_workload(target, category, cases)
+        if cases:  # every question skipped (parallel calls): no empty workload
+            write_workload(target, category, cases)
     write_readme(target, "BFCL", ATTRIBUTION, "every conversion and every skipped item")
-    report["conversions"] = dict(sorted(notes.items()))
-    report["counts"] = {
-        "files": len(files),
-        "events": len(events.written),
-        "cases": sum(report["categories"].values()),
-        "skipped_cases": len(report["skipped_cases"]),
-        "skipped_case_reasons": dict(
-            Counter(s["reason"].split(":")[0] for s in report["skipped_cases"])
+    categories = {category: len(cases) for category, cases in workloads.items()}
+    report = BFCLReport(
+        folder=source.name,
+        rules=(__doc__ or "").split("Mapping rules")[1].strip(),
+        skipped_files=tuple(skipped.files),
+        skipped_lines=tuple(skipped.lines),
+        skipped_cases=tuple(skipped.cases),
+        skipped_functions=tuple(skipped.functions),
+        conversions=dict(sorted(notes.items())),
+        categories=categories,
+        counts=BFCLCounts(
+            files=len(files),
+            events=len(events.written),
+            cases=sum(categories.values()),
+            skipped_cases=len(skipped.cases),
+            skipped_case_reasons=reason_counts(skipped.cases),
+            skipped_functions=len(skipped.functions),
+            skipped_lines=len(skipped.lines),
+            skipped_files=len(skipped.files),
         ),
-        "skipped_functions": len(report["skipped_functions"]),
-        "skipped_lines": len(report["skipped_lines"]),
-        "skipped_files": len(report["skipped_files"]),
-    }
-    (target / "import-report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    )
+    write_report(target, report)
     return report
 
 
@@ -306,22 +362,21 @@ def _case(
     row: dict[str, Any],
     answers: dict[str, Any] | None,
     events: _Events,
-    report: dict[str, Any],
+    skipped: _Skipped,
     category: str,
 ) -> dict[str, Any] | None:
     case_id = str(row["id"])
 
     def skip(reason: str) -> None:
-        report["skipped_cases"].append({"case": case_id, "reason": reason})
+        skipped.cases.append(SkippedItem(case=case_id, reason=reason))
 
     names: dict[str, str] = {}
     for function in cast("list[Any]", row.get("function") or []):
         try:
             names[str(function["name"])] = events.add(function)
         except (KeyError, TypeError, DefinitionError) as err:
-            report["skipped_functions"].append(
-                {"case": case_id, "reason": f"{type(err).__name__}: {err}"}
-            )
+            reason = f"{type(err).__name__}: {err}"
+            skipped.functions.append(SkippedItem(case=case_id, reason=reason))
     if not names:
         skip("no usable function")
         return None

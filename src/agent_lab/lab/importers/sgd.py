@@ -25,18 +25,37 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.errors import DefinitionError
-from agent_lab.lab.importers.common import DatasetImportError, write_readme, write_workload
+from agent_lab.lab.importers.common import (
+    DatasetImportError,
+    SkippedFile,
+    SkippedItem,
+    read_text,
+    reason_counts,
+    write_events,
+    write_readme,
+    write_report,
+    write_workload,
+)
 from agent_lab.strict_json import ensure_json_data
 
-__all__ = ["REFERENCE_DATE", "import_sgd"]
+if TYPE_CHECKING:
+    from agent_lab.strict_json import JSONValue
+
+__all__ = [
+    "REFERENCE_DATE",
+    "SGDCounts",
+    "SGDEvent",
+    "SGDReport",
+    "SkippedService",
+    "import_sgd",
+]
 
 REFERENCE_DATE = "2019-03-01"
 ATTRIBUTION = (
@@ -47,6 +66,78 @@ ATTRIBUTION = (
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{2}:\d{2}$")
 _NUMBER = re.compile(r"^\d+$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SGDEvent:
+    """An event written, with the kind of value each of its slots holds."""
+
+    event: str
+    slots: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkippedService:
+    """A service of ``schema.json`` left out, and why."""
+
+    service: JSONValue
+    """Its ``service_name``, as the file has it (``None`` when absent)."""
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SGDCounts:
+    """How much was read, written and skipped."""
+
+    dialogue_files: int
+    dialogues: int
+    events: int
+    cases_per_variant: int
+    skipped_calls: int
+    skipped_call_reasons: dict[str, int]
+    skipped_files: int
+    skipped_services: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SGDReport:
+    """What ``import_sgd`` converted and skipped, as ``import-report.json`` holds it."""
+
+    source: str = "sgd"
+    folder: str
+    reference_date: str = REFERENCE_DATE
+    attribution: str = ATTRIBUTION
+    rules: str
+    skipped_files: tuple[SkippedFile, ...]
+    extra_files: tuple[str, ...]
+    """Files of the folder that are neither dialogues nor the schema (left alone)."""
+    events: tuple[SGDEvent, ...]
+    skipped_services: tuple[SkippedService, ...]
+    skipped_calls: tuple[SkippedItem, ...]
+    counts: SGDCounts
+
+    def summary(self) -> str:
+        """One line: what was imported, and how much was skipped."""
+        c = self.counts
+        return (
+            f"imported {c.events} events and {c.cases_per_variant} cases per variant from "
+            f"{c.dialogues} dialogues; skipped {c.skipped_calls} calls, {c.skipped_files} "
+            f"files, {c.skipped_services} services"
+        )
+
+    @property
+    def first_workload(self) -> str:
+        """The payload variant: the one deterministic-first is built for."""
+        return "workload-payload.jsonl"
+
+
+@dataclass(slots=True)
+class _Skipped:
+    """What the import leaves out, gathered while it runs."""
+
+    files: list[SkippedFile] = field(default_factory=list[SkippedFile])
+    services: list[SkippedService] = field(default_factory=list[SkippedService])
+    calls: list[SkippedItem] = field(default_factory=list[SkippedItem])
 
 
 def event_name(service: str, intent: str) -> str:
@@ -69,13 +160,14 @@ def _kind(values: set[str], *, categorical: bool, possible: list[str]) -> str:
     return "free-form"
 
 
-def _load(path: Path, report: dict[str, Any]) -> Any | None:
+def _load(path: Path, skipped: list[SkippedFile]) -> Any | None:
+    text = read_text(path, skipped)
+    if text is None:
+        return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        report["skipped_files"].append(
-            {"file": path.name, "reason": f"{type(err).__name__}: {err}"}
-        )
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        skipped.append(SkippedFile(file=path.name, reason=f"{type(err).__name__}: {err}"))
         return None
 
 
@@ -103,49 +195,36 @@ def _payload_at(turn: Any, stated: dict[str, dict[str, str]]) -> dict[str, dict[
     return payload
 
 
-def import_sgd(folder: str | Path, out: str | Path) -> dict[str, Any]:
+def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
     """Convert an SGD split folder; write ``events.json``, two workloads and the report.
 
     Raises:
         DatasetImportError: No readable ``schema.json`` (nothing can be converted).
     """
     source, target = Path(folder), Path(out)
-    report: dict[str, Any] = {
-        "source": "sgd",
-        "folder": source.name,
-        "reference_date": REFERENCE_DATE,
-        "attribution": ATTRIBUTION,
-        "rules": (__doc__ or "").split("Mapping rules")[1].split("The data is")[0].strip(),
-        "skipped_files": [],
-        "extra_files": [],
-        "events": [],
-        "skipped_services": [],
-        "skipped_calls": [],
-        "counts": {},
-    }
+    skipped = _Skipped()
     schema_path = source / "schema.json"
     if not schema_path.is_file():
         raise DatasetImportError(f"{source}: no schema.json, so no service can be converted")
-    loaded_services = _load(schema_path, report)
+    loaded_services = _load(schema_path, skipped.files)
     if not isinstance(loaded_services, list):
-        raise DatasetImportError(
-            f"{schema_path}: not a list of services ({report['skipped_files']})"
-        )
+        reasons = [asdict(file) for file in skipped.files]
+        raise DatasetImportError(f"{schema_path}: not a list of services ({reasons})")
     services = cast("list[Any]", loaded_services)
     dialogue_files = sorted(source.glob("dialogues_*.json"))
     known = {"schema.json", "README.md", "LICENSE.txt"}
-    report["extra_files"] = sorted(
+    extra_files = sorted(
         p.name
         for p in source.iterdir()
         if p.is_file() and p not in dialogue_files and p.name not in known
     )
     dialogues: list[Any] = []
     for path in dialogue_files:
-        loaded = _load(path, report)
+        loaded = _load(path, skipped.files)
         if isinstance(loaded, list):
             dialogues += [d for d in cast("list[Any]", loaded) if isinstance(d, dict)]
         elif loaded is not None:
-            report["skipped_files"].append({"file": path.name, "reason": "not a list of dialogues"})
+            skipped.files.append(SkippedFile(file=path.name, reason="not a list of dialogues"))
 
     # The values each slot takes in service calls tell what kind of value it is.
     observed: dict[tuple[str, str], set[str]] = {}
@@ -158,6 +237,7 @@ def import_sgd(folder: str | Path, out: str | Path) -> dict[str, Any]:
 
     registry = EventRegistry()
     definitions: list[dict[str, Any]] = []
+    events: list[SGDEvent] = []
     intents: dict[str, dict[str, Any]] = {}
     for service in services:
         try:
@@ -211,18 +291,14 @@ def import_sgd(folder: str | Path, out: str | Path) -> dict[str, Any]:
                     }
                 )
                 intents[name] = {"slots": set(properties), "schema": parameters}
-                report["events"].append(
-                    {
-                        "event": name,
-                        "slots": {s: p["x-agent-lab"]["kind"] for s, p in properties.items()},
-                    }
-                )
+                kinds = {s: p["x-agent-lab"]["kind"] for s, p in properties.items()}
+                events.append(SGDEvent(event=name, slots=kinds))
         except (KeyError, TypeError, DefinitionError) as err:
-            report["skipped_services"].append(
-                {
-                    "service": _field(service, "service_name"),
-                    "reason": f"{type(err).__name__}: {err}",
-                }
+            skipped.services.append(
+                SkippedService(
+                    service=_field(service, "service_name"),
+                    reason=f"{type(err).__name__}: {err}",
+                )
             )
 
     variants: dict[str, list[dict[str, Any]]] = {"utterance": [], "payload": []}
@@ -240,49 +316,49 @@ def import_sgd(folder: str | Path, out: str | Path) -> dict[str, Any]:
                 service = frame.get("service")
                 call = frame.get("service_call")
                 if isinstance(call, dict) and speaker == "SYSTEM":
-                    call = cast("dict[str, Any]", call)
-                    _add_case(
-                        _CallSite(dialogue, index, service, call),
-                        user_turns,
-                        before_last_user,
-                        intents,
-                        variants,
-                        report,
-                    )
+                    site = _CallSite(dialogue, index, service, cast("dict[str, Any]", call))
+                    problem = _add_case(site, user_turns, before_last_user, intents, variants)
+                    if problem is not None:
+                        skipped.calls.append(SkippedItem(case=site.case_id, reason=problem))
                 for action in frame.get("actions", []):
                     if action.get("act") in ("INFORM", "OFFER", "CONFIRM") and action.get("slot"):
                         canonical: list[Any] = action.get("canonical_values") or []
                         if canonical:
                             stated.setdefault(service, {})[action["slot"]] = str(canonical[0])
     target.mkdir(parents=True, exist_ok=True)
-    (target / "events.json").write_text(
-        json.dumps(
-            {
-                "source": "sgd",
-                "reference_date": REFERENCE_DATE,
-                "attribution": ATTRIBUTION,
-                "events": definitions,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
+    write_events(
+        target,
+        {
+            "source": "sgd",
+            "reference_date": REFERENCE_DATE,
+            "attribution": ATTRIBUTION,
+            "events": definitions,
+        },
+        indent=1,
     )
     for variant, cases in variants.items():
         write_workload(target, variant, cases)
     write_readme(target, "SGD", ATTRIBUTION, "and every skipped item")
-    report["counts"] = {
-        "dialogue_files": len(dialogue_files),
-        "dialogues": len(dialogues),
-        "events": len(definitions),
-        "cases_per_variant": len(variants["payload"]),
-        "skipped_calls": len(report["skipped_calls"]),
-        "skipped_call_reasons": dict(
-            Counter(s["reason"].split(":")[0] for s in report["skipped_calls"])
+    report = SGDReport(
+        folder=source.name,
+        rules=(__doc__ or "").split("Mapping rules")[1].split("The data is")[0].strip(),
+        skipped_files=tuple(skipped.files),
+        extra_files=tuple(extra_files),
+        events=tuple(events),
+        skipped_services=tuple(skipped.services),
+        skipped_calls=tuple(skipped.calls),
+        counts=SGDCounts(
+            dialogue_files=len(dialogue_files),
+            dialogues=len(dialogues),
+            events=len(definitions),
+            cases_per_variant=len(variants["payload"]),
+            skipped_calls=len(skipped.calls),
+            skipped_call_reasons=reason_counts(skipped.calls),
+            skipped_files=len(skipped.files),
+            skipped_services=len(skipped.services),
         ),
-        "skipped_files": len(report["skipped_files"]),
-        "skipped_services": len(report["skipped_services"]),
-    }
-    (target / "import-report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    )
+    write_report(target, report)
     return report
 
 
@@ -293,30 +369,29 @@ class _CallSite:
     service: str
     call: dict[str, Any]
 
+    @property
+    def case_id(self) -> str:
+        return f"{self.dialogue.get('dialogue_id')}-{self.index:02d}"
 
-def _add_case(  # noqa: PLR0917 - private helper, one call site
+
+def _add_case(
     site: _CallSite,
     user_turns: list[str],
     stated: dict[str, dict[str, str]],
     intents: dict[str, dict[str, Any]],
     variants: dict[str, list[dict[str, Any]]],
-    report: dict[str, Any],
-) -> None:
-    service, call = site.service, site.call
+) -> str | None:
+    """Add the call's case to both variants; or say why it cannot be one."""
+    service, call, case_id = site.service, site.call, site.case_id
     name = event_name(service, str(call.get("method")))
-    case_id = f"{site.dialogue.get('dialogue_id')}-{site.index:02d}"
     intent = intents.get(name)
     parameters: dict[str, Any] = call.get("parameters") or {}
     if intent is None:
-        report["skipped_calls"].append({"case": case_id, "reason": f"unknown event: {name}"})
-        return
+        return f"unknown event: {name}"
     arguments = {slot: str(value) for slot, value in parameters.items()}
     unknown = sorted(set(arguments) - intent["slots"])
     if unknown:
-        report["skipped_calls"].append(
-            {"case": case_id, "reason": f"slots not in the intent: {unknown}"}
-        )
-        return
+        return f"slots not in the intent: {unknown}"
     properties = intent["schema"]["properties"]
     bad: dict[str, str] = {
         s: v
@@ -324,13 +399,9 @@ def _add_case(  # noqa: PLR0917 - private helper, one call site
         if "enum" in properties[s] and v not in properties[s]["enum"]
     }
     if bad:
-        report["skipped_calls"].append(
-            {"case": case_id, "reason": f"values outside the enum: {bad}"}
-        )
-        return
+        return f"values outside the enum: {bad}"
     if not user_turns:
-        report["skipped_calls"].append({"case": case_id, "reason": "no user turn before the call"})
-        return
+        return "no user turn before the call"
     earlier = {
         slot: value
         for slot, value in stated.get(service, {}).items()
@@ -361,3 +432,4 @@ def _add_case(  # noqa: PLR0917 - private helper, one call site
             **common,
         }
     )
+    return None

@@ -1,0 +1,124 @@
+"""The report's charts, drawn with matplotlib straight to inline SVG (L12)."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Any
+
+import matplotlib as mpl
+
+mpl.use("Agg")  # no display: charts are drawn straight to SVG
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from agent_lab.lab.records import TrialStatus
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent_lab.lab.metrics import Estimate, PolicyMetrics
+    from agent_lab.lab.records import TrialRecord
+
+__all__ = ["CHARTS", "charts"]
+
+CHARTS = ("latency-cdf", "llm-calls-and-cost", "accuracy-vs-cost", "status-breakdown")
+"""Every chart's name, in the report's order."""
+COLORS = ("#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a")
+
+
+def _subplots(*layout: int, figsize: tuple[float, float]) -> Any:
+    # matplotlib's stubs leave many Axes methods partly unknown; the charts use them through Any.
+    return plt.subplots(*layout, figsize=figsize)
+
+
+def _svg(figure: Any) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _error_bars(estimates: Sequence[Estimate], scale: float = 1.0) -> list[list[float]]:
+    """The ``yerr`` of a matplotlib bar: each value's distance down to its low, up to its high."""
+    return [
+        [max(0.0, ((e.value or 0.0) - (e.low or 0.0)) * scale) for e in estimates],
+        [max(0.0, ((e.high or 0.0) - (e.value or 0.0)) * scale) for e in estimates],
+    ]
+
+
+def _latency_cdf(trials: Sequence[TrialRecord], policies: list[str]) -> str:
+    figure, axis = _subplots(figsize=(7, 3.6))
+    for index, policy in enumerate(policies):
+        values = np.sort([t.latency_ns / 1e6 for t in trials if t.policy == policy])
+        if values.size:
+            axis.step(values, np.arange(1, values.size + 1) / values.size, where="post",
+                      label=policy, color=COLORS[index % len(COLORS)])  # fmt: skip
+    axis.set_xscale("log")
+    axis.set_xlabel("latency per trial (ms, log scale)")
+    axis.set_ylabel("share of trials")
+    axis.grid(alpha=0.3)
+    axis.legend()
+    return _svg(figure)
+
+
+def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> str:
+    figure, (calls, cost) = _subplots(1, 2, figsize=(8, 3.4))
+    names = [m.policy for m in metrics]
+    for axis, estimates, label in (
+        (calls, [m.llm_calls_per_trial for m in metrics], "LLM calls per trial"),
+        (cost, [m.cost_per_trial for m in metrics], "cost per trial ($)"),
+    ):
+        values = [e.value or 0.0 for e in estimates]
+        axis.bar(names, values, yerr=_error_bars(estimates), capsize=4, color=COLORS[: len(names)])
+        axis.set_title(label)
+        axis.tick_params(axis="x", rotation=15)
+        axis.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
+    figure.tight_layout()
+    return _svg(figure)
+
+
+def _accuracy_vs_cost(metrics: Sequence[PolicyMetrics]) -> str:
+    figure, axis = _subplots(figsize=(6, 3.6))
+    for index, m in enumerate(metrics):
+        axis.errorbar(
+            [m.cost_per_trial.value or 0.0], [(m.accuracy.value or 0.0) * 100],
+            yerr=_error_bars([m.accuracy], 100),
+            fmt="o", color=COLORS[index % len(COLORS)], label=m.policy, capsize=4,
+        )  # fmt: skip
+    axis.set_xlabel("cost per trial ($)")
+    axis.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
+    axis.set_ylabel("accuracy (%)")
+    axis.grid(alpha=0.3)
+    axis.legend()
+    return _svg(figure)
+
+
+def _status_breakdown(metrics: Sequence[PolicyMetrics]) -> str:
+    figure, axis = _subplots(figsize=(7, 3.4))
+    names = [m.policy for m in metrics]
+    bottom = np.zeros(len(names))
+    for index, status in enumerate(TrialStatus):
+        shares = np.array(
+            [m.status_counts.get(status, 0) / max(m.trials, 1) * 100 for m in metrics]
+        )
+        if shares.any():
+            axis.barh(names, shares, left=bottom, label=status, color=plt.get_cmap("tab10")(index))
+            bottom += shares
+    axis.set_xlabel("share of trials (%)")
+    axis.legend(fontsize=7, loc="lower right")
+    return _svg(figure)
+
+
+def charts(
+    trials: Sequence[TrialRecord], metrics: Sequence[PolicyMetrics]
+) -> dict[str, tuple[str, str]]:
+    """Each chart of ``CHARTS`` by name: its title and its SVG."""
+    policies = [m.policy for m in metrics]
+    return {
+        "latency-cdf": ("Latency per trial, cumulative", _latency_cdf(trials, policies)),
+        "llm-calls-and-cost": ("LLM calls and cost per policy", _calls_and_cost(metrics)),
+        "accuracy-vs-cost": ("Accuracy against cost", _accuracy_vs_cost(metrics)),
+        "status-breakdown": ("How trials ended", _status_breakdown(metrics)),
+    }

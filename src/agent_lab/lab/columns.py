@@ -1,0 +1,66 @@
+"""The report's table columns, spelled once for the terminal and for the HTML report (L11, L12)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agent_lab.lab.metrics import Comparison, PolicyMetrics
+
+__all__ = ["COMPARISON_COLUMNS", "SUMMARY_COLUMNS", "Column"]
+
+Row = TypeVar("Row")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Column(Generic[Row]):
+    """One column of a table: its heading, and how a row becomes its cell's text."""
+
+    name: str
+    cell: Callable[[Row], str]
+    align: Literal["left", "right"] = "right"
+    terminal: bool = True
+    """Shown in the terminal too; the HTML report shows every column."""
+
+
+def _mean(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+SUMMARY_COLUMNS: tuple[Column[PolicyMetrics], ...] = (
+    Column(name="policy", cell=lambda m: m.policy, align="left"),
+    Column(name="trials", cell=lambda m: str(m.trials)),
+    Column(name="accuracy", cell=lambda m: m.accuracy.format(1, 100, "%")),
+    Column(
+        name="field precision",
+        cell=lambda m: m.field_precision.format(1, 100, "%"),
+        terminal=False,
+    ),
+    Column(name="field recall", cell=lambda m: m.field_recall.format(1, 100, "%"), terminal=False),
+    Column(name="LLM calls/trial", cell=lambda m: m.llm_calls_per_trial.format(2)),
+    Column(name="fallback rate", cell=lambda m: m.fallback_rate.format(1, 100, "%")),
+    Column(name="tokens/trial", cell=lambda m: m.tokens_per_trial.format(0)),
+    Column(name="cost/trial $", cell=lambda m: m.cost_per_trial.format(6)),
+    Column(
+        name="total cost $",
+        cell=lambda m: "n/a" if m.total_cost is None else f"{m.total_cost:.6f}",
+        terminal=False,
+    ),
+    Column(name="p50 ms", cell=lambda m: m.latency_p50_ms.format(1)),
+    Column(name="p90 ms", cell=lambda m: m.latency_p90_ms.format(1)),
+    Column(name="p99 ms", cell=lambda m: m.latency_p99_ms.format(1)),
+    Column(name="mean ms", cell=lambda m: m.latency_mean_ms.format(1)),
+)
+"""The per-policy summary (L11)."""
+
+COMPARISON_COLUMNS: tuple[Column[Comparison], ...] = (
+    Column(name="policy", cell=lambda c: c.policy, align="left"),
+    Column(name="metric", cell=lambda c: c.metric, align="left"),
+    Column(name="ratio", cell=lambda c: c.ratio.format(3)),
+    Column(name="policy mean", cell=lambda c: _mean(c.policy_mean)),
+    Column(name="baseline mean", cell=lambda c: _mean(c.baseline_mean)),
+)
+"""Each policy against the baseline, paired by case (L11)."""

@@ -1,0 +1,149 @@
+"""The rows of the results database, typed, and the vocabularies their columns hold (L10).
+
+Every vocabulary is a ``StrEnum``, so that a member is stored as, and compares
+equal to, the very string the database held before the enums existed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from agent_lab.application.events.models import Status
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["LabReason", "Routing", "RunRecord", "RunState", "TrialRecord", "TrialStatus"]
+
+
+class TrialStatus(StrEnum):
+    """How a trial ended: the kernel's ``Status``, or ``error`` when the policy itself failed.
+
+    A Python enum cannot be extended, and ``error`` is no outcome of a dispatch
+    (the kernel returns statuses, it never fails), so the lab keeps its own
+    vocabulary: every ``Status`` under the same name and value (a test pins
+    it), plus ``ERROR``. The order is the report's.
+    """
+
+    SUCCESS = "success"
+    MISSING_INFORMATION = "missing_information"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    UNKNOWN_EVENT = "unknown_event"
+    FALLBACK_FAILED = "fallback_failed"
+    HANDLER_ERROR = "handler_error"
+    DEFINITION_ERROR = "definition_error"
+    ERROR = "error"
+    """The policy raised or ran out of time: no dispatch result at all."""
+
+    @classmethod
+    def of(cls, status: Status) -> TrialStatus:
+        """The trial status for a kernel status."""
+        # A dict lookup, not cls(value): asked once per trial, and 20x faster than the call.
+        return _TRIAL_STATUSES[status]
+
+
+_TRIAL_STATUSES: dict[str, TrialStatus] = {status.value: status for status in TrialStatus}
+
+
+class LabReason(StrEnum):
+    """The reasons the lab itself gives a trial that ended in ``TrialStatus.ERROR``.
+
+    Every other trial carries the reason its agent gave (the kernel's
+    ``Reason``, a provider's, or the agent's own), so ``TrialRecord.reason``
+    stays a string.
+    """
+
+    TIMEOUT = "timeout"
+    """The trial ran past ``RunConfig.timeout``."""
+    POLICY_ERROR = "policy_error"
+    """The policy raised on every try."""
+
+
+class Routing(StrEnum):
+    """Who chose the event of a trial (``AgentReply.routed_by``)."""
+
+    ROUTER = "router"
+    """Plain code: a route of the plugin set."""
+    LLM = "llm"
+    """The model chose among the tools."""
+    GIVEN = "given"
+    """The case named the event."""
+    NONE = "none"
+    """Nobody: no event was dispatched."""
+
+    @classmethod
+    def of(cls, routed_by: str) -> Routing:
+        """The member for ``AgentReply.routed_by`` (a string there, for now).
+
+        Raises:
+            KeyError: Not a routing the lab knows.
+        """
+        return _ROUTINGS[routed_by]
+
+
+_ROUTINGS: dict[str, Routing] = {routing.value: routing for routing in Routing}
+
+
+class RunState(StrEnum):
+    """Where a run stands."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunRecord:
+    """One row of ``runs``."""
+
+    run_id: str
+    started_at: str
+    finished_at: str | None
+    state: RunState
+    config: JSONObject
+    config_hash: str
+    environment: JSONObject
+    """Provenance: versions, machine, provider, schema fingerprints (``lab.environment``)."""
+    workload: str
+    plugins: str
+    provider: str
+    model: str | None
+    simulated: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrialRecord:
+    """One row of ``trials``: one (case, policy, repeat)."""
+
+    case_id: str
+    policy: str
+    repeat: int
+    """Negative for warm-up trials."""
+    warmup: bool
+    category: str
+    expected_event: str | None
+    event: str | None
+    status: TrialStatus
+    reason: str
+    expected_status: Status
+    correct: bool
+    arguments: JSONObject | None
+    expected: JSONObject | None
+    field_tp: int
+    field_fp: int
+    field_fn: int
+    llm_calls: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost: Decimal | None
+    """``None`` when unknown (unpriced), never zero for it."""
+    latency_ns: int
+    resolve_ns: int = 0
+    validate_ns: int = 0
+    fallback_ns: int = 0
+    handler_ns: int = 0
+    routed_by: Routing = Routing.NONE
+    error: str | None = None
+    """Why the policy failed, for ``TrialStatus.ERROR``."""
