@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_lab.application.agents import Routing
 from agent_lab.application.events.models import Status
-from agent_lab.lab.records import LabReason, Routing, RunState, TrialStatus
+from agent_lab.lab.records import LabReason, RunState, TrialStatus
 from agent_lab.lab.store import Store
 from tests.lab.factories import new_run, trial
 

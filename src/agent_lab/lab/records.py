@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from agent_lab.application.agents import Routing
+
 if TYPE_CHECKING:
     from decimal import Decimal
 
     from agent_lab.application.events.models import Status
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["LabReason", "Routing", "RunRecord", "RunState", "TrialRecord", "TrialStatus"]
+__all__ = ["LabReason", "RunRecord", "RunState", "TrialRecord", "TrialStatus"]
 
 
 class TrialStatus(StrEnum):
@@ -60,31 +62,6 @@ class LabReason(StrEnum):
     """The trial ran past ``RunConfig.timeout``."""
     POLICY_ERROR = "policy_error"
     """The policy raised on every try."""
-
-
-class Routing(StrEnum):
-    """Who chose the event of a trial (``AgentReply.routed_by``)."""
-
-    ROUTER = "router"
-    """Plain code: a route of the plugin set."""
-    LLM = "llm"
-    """The model chose among the tools."""
-    GIVEN = "given"
-    """The case named the event."""
-    NONE = "none"
-    """Nobody: no event was dispatched."""
-
-    @classmethod
-    def of(cls, routed_by: str) -> Routing:
-        """The member for ``AgentReply.routed_by`` (a string there, for now).
-
-        Raises:
-            KeyError: Not a routing the lab knows.
-        """
-        return _ROUTINGS[routed_by]
-
-
-_ROUTINGS: dict[str, Routing] = {routing.value: routing for routing in Routing}
 
 
 class RunState(StrEnum):

@@ -17,7 +17,7 @@ from agent_lab.application.events.models import Timings
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
 from agent_lab.lab.environment import environment
-from agent_lab.lab.records import LabReason, Routing, TrialRecord, TrialStatus
+from agent_lab.lab.records import LabReason, TrialRecord, TrialStatus
 from agent_lab.lab.scoring import score
 from agent_lab.lab.store import Store, StoreError
 
@@ -367,5 +367,5 @@ class Runner:
             validate_ns=timings.validate_ns,
             fallback_ns=timings.fallback_ns,
             handler_ns=timings.handler_ns,
-            routed_by=Routing.of(outcome.routed_by),
+            routed_by=outcome.routed_by,
         )

@@ -20,9 +20,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.application.agents import Routing
 from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
-from agent_lab.lab.records import Routing, RunRecord, RunState, TrialRecord, TrialStatus
+from agent_lab.lab.records import RunRecord, RunState, TrialRecord, TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
