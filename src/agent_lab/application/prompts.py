@@ -10,7 +10,6 @@ from agent_lab.strict_json import (
     JSONObject,
     JSONValue,
     ensure_json_data,
-    escape_pointer_token,
     pointer_tokens,
     thaw_json,
 )
@@ -177,8 +176,3 @@ def _context(event: str | None, text: str, extra: Mapping[str, object]) -> dict[
         except ValueError:
             continue  # only JSON data travels with a request; the rest stays with the plugin
     return known
-
-
-def pointer(*tokens: str) -> str:
-    """A JSON pointer from unescaped tokens."""
-    return "".join("/" + escape_pointer_token(token) for token in tokens)
