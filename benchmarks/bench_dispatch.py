@@ -228,7 +228,32 @@ def build_kernel() -> EventKernel:
     def instant_fallback(request: FallbackRequest) -> FallbackReply:
         return replies[request.definition.name]
 
-    return EventKernel(registry, instant_fallback)
+    async def async_resolver(event: Event) -> Mapping[str, JSONValue]:
+        return timer_missing
+
+    async def async_handler(arguments: Mapping[str, JSONValue]) -> JSONValue:
+        return "ok"
+
+    registry.register(
+        EventDefinition(
+            "timer_async",
+            parameters=Timer,
+            resolver=async_resolver,
+            handler=async_handler,
+        )
+    )
+    replies["timer_async"] = replies["timer_fallback"]
+
+    async def fallback(request: FallbackRequest) -> FallbackReply:
+        return replies[request.definition.name]
+
+    def either_fallback(request: FallbackRequest) -> FallbackReply | Awaitable[FallbackReply]:
+        # Only the async event's fallback is a coroutine: the other rows stay synchronous.
+        if request.definition.name == "timer_async":
+            return fallback(request)
+        return instant_fallback(request)
+
+    return EventKernel(registry, either_fallback)
 
 
 def check(kernel: EventKernel) -> None:
@@ -237,6 +262,7 @@ def check(kernel: EventKernel) -> None:
         ("calendar", 0),
         ("timer_fallback", 1),
         ("calendar_fallback", 1),
+        ("timer_async", 1),
     ):
         result = kernel.dispatch(Event(name))
         if result.status is not Status.SUCCESS or result.llm_calls != calls:
@@ -375,7 +401,23 @@ def main(argv: list[str] | None = None) -> int:
     chains = langchain_tools()
     sk = semantic_kernel_invoke()
 
-    rows: list[tuple[str, str, float]] = []
+    asynchronous = Event("timer_async")
+    rows: list[tuple[str, str, float]] = [
+        (
+            "small",
+            "dispatch, async resolver+fallback+handler",
+            median_us(
+                lambda: kernel.dispatch(asynchronous),
+                loops=max(1, loops // 10),
+                repeats=repeats,
+            ),
+        ),
+        (
+            "small",
+            "adispatch, async resolver+fallback+handler",
+            median_us_async(lambda: kernel.adispatch(asynchronous), loops=loops, repeats=repeats),
+        ),
+    ]
     for size in ("small", "large"):
         rows += measure_size(
             size,

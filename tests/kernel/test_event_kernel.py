@@ -215,6 +215,44 @@ def test_async_resolver_handler_and_fallback_work_in_both_drivers() -> None:
         assert result.llm_calls == 1
 
 
+def test_sync_dispatch_of_async_plugins_enters_one_event_loop() -> None:
+    """dispatch() runs the rest of the pipeline in one loop from the first awaitable on.
+
+    A loop per awaitable cost about 200 us each; every async plugin of a
+    dispatch must see the same running loop, and a raising one still gives
+    its status."""
+    loops: list[int] = []
+
+    async def resolver(event: Event) -> Resolution:
+        loops.append(id(asyncio.get_running_loop()))
+        return Resolution({"label": "tea"})
+
+    async def fallback(request: FallbackRequest) -> FallbackReply:
+        loops.append(id(asyncio.get_running_loop()))
+        if request.attempt == 1:
+            raise TimeoutError("slow")
+        return FallbackReply('{"duration_seconds": 180}')
+
+    async def handler(arguments: Mapping[str, JSONValue]) -> JSONValue:
+        loops.append(id(asyncio.get_running_loop()))
+        raise RuntimeError("device offline")
+
+    result = dispatch(make_kernel(resolver, fallback=fallback, handler=handler))
+    assert (result.status, result.llm_calls) == (Status.HANDLER_ERROR, 2)
+    assert len(loops) == 4
+    assert len(set(loops)) == 1
+
+
+def test_sync_dispatch_calls_sync_plugins_after_an_async_one() -> None:
+    """A sync handler after an async resolver runs in the same dispatch, with its outcome kept."""
+
+    async def resolver(event: Event) -> dict[str, JSONValue]:
+        return {"duration_seconds": 5}
+
+    result = dispatch(make_kernel(resolver, handler=lambda arguments: {"ok": True}))
+    assert (result.status, result.output) == (Status.SUCCESS, {"ok": True})
+
+
 def test_sync_dispatch_of_async_plugin_inside_a_running_loop() -> None:
     """dispatch() called from async code still completes an async resolver (helper thread)."""
 

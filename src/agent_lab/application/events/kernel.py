@@ -4,19 +4,22 @@ The pipeline is written once, as a generator that yields each call to plugin
 or provider code (resolver, fallback, handler) instead of making it. Two
 drivers run it: ``dispatch`` makes the calls synchronously, ``adispatch``
 awaits them. So the sync and async paths cannot drift apart, and a fully
-synchronous plugin costs no event loop.
+synchronous plugin costs no event loop. Between the yields, each stage is a
+named function over the dispatch's one ``Trace``: look up (K10, K5), read the
+resolution (K11), classify (K12-K14), ask the fallback (K16) and audit its
+reply (K17, K18, in ``audit.py``), merge (K19), handle (K21).
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-from collections.abc import Awaitable, Callable, Generator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Generator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from agent_lab._json_walk import copy_object
+from agent_lab.application.events._drive import Pipeline, PluginCall, drive_async, drive_sync
+from agent_lab.application.events._trace import Trace
+from agent_lab.application.events.audit import audit_reply
 from agent_lab.application.events.merge import merge_arguments
 from agent_lab.application.events.models import (
     Conflict,
@@ -28,9 +31,7 @@ from agent_lab.application.events.models import (
     Reason,
     Resolution,
     Status,
-    Timings,
     Usage,
-    ValidationIssue,
 )
 from agent_lab.application.events.validation import (
     Check,
@@ -47,8 +48,6 @@ from agent_lab.strict_json import (
     ensure_json_data,
     escape_pointer_token,
     has_pointer,
-    loads,
-    same_json,
 )
 
 if TYPE_CHECKING:
@@ -57,31 +56,12 @@ if TYPE_CHECKING:
 __all__ = ["EventKernel"]
 
 
-_Call = tuple[Callable[[Any], Any], Any]
-"""A call the pipeline needs made, ``(function, argument)``; the driver sends back the outcome.
-A plain tuple, not a dataclass: two are built per dispatch on the hot path."""
-
-_Pipeline = Generator[_Call, Any, EventResult]
-
-
-def _describe(err: BaseException) -> str:
-    return f"{type(err).__name__}: {err}"
-
-
-_PLAIN_RESULTS = frozenset(
-    {dict, list, str, int, float, bool, type(None), Resolution, FallbackReply}
-)
-
-
-_new_instance = object.__new__
-
 _UNKNOWN_USAGE = Usage()
 """One request whose tokens and cost nobody reported."""
 
 
-def _is_awaitable(value: object) -> bool:
-    # inspect.isawaitable runs ABC checks; plain results, by far the common case, skip them.
-    return type(value) not in _PLAIN_RESULTS and inspect.isawaitable(value)
+def _describe(err: BaseException) -> str:
+    return f"{type(err).__name__}: {err}"
 
 
 def _to_pointer(name_or_pointer: str) -> str:
@@ -103,95 +83,6 @@ def _with_declared(
         for pointer in declared
         if pointer not in found and not has_pointer(arguments, pointer)
     )
-
-
-def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
-    async def wait() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    # A loop already runs in this thread and cannot be re-entered: run the
-    # coroutine to completion on a private loop in a helper thread.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-lab-dispatch") as pool:
-        return pool.submit(asyncio.run, wait()).result()
-
-
-class _Trace:
-    """What one dispatch has gathered so far; turned into an ``EventResult`` at the end."""
-
-    __slots__ = (
-        "clock",
-        "event",
-        "fallback_arguments",
-        "fallback_ns",
-        "fallback_raw",
-        "fallback_used",
-        "handler_ns",
-        "llm_calls",
-        "resolve_ns",
-        "resolved",
-        "start",
-        "usage",
-        "validate_ns",
-    )
-
-    def __init__(self, event: str, clock: Clock) -> None:
-        self.event = event
-        self.clock = clock
-        self.start = clock.monotonic_ns()
-        self.resolve_ns = self.validate_ns = self.fallback_ns = self.handler_ns = 0
-        self.resolved: JSONObject | None = None
-        self.fallback_raw: str | None = None
-        self.fallback_arguments: JSONObject | None = None
-        self.fallback_used = False
-        self.llm_calls = 0
-        self.usage = Usage.zero()
-
-    def finish(
-        self,
-        status: Status,
-        reason: str,
-        message: str = "",
-        *,
-        arguments: JSONObject | None = None,
-        errors: tuple[ValidationIssue, ...] = (),
-        missing: tuple[str, ...] = (),
-        conflicts: tuple[Conflict, ...] = (),
-        output: JSONValue = None,
-    ) -> EventResult:
-        # Built without calling __init__: finish() supplies every field, and
-        # this is the hot path of every dispatch (README, "Benchmark").
-        timings = _new_instance(Timings)
-        timings.__dict__.update(
-            resolve_ns=self.resolve_ns,
-            validate_ns=self.validate_ns,
-            fallback_ns=self.fallback_ns,
-            handler_ns=self.handler_ns,
-            total_ns=self.clock.monotonic_ns() - self.start,
-        )
-        result = _new_instance(EventResult)
-        result.__dict__.update(
-            status=status,
-            reason=reason,
-            event=self.event,
-            message=message,
-            arguments=arguments,
-            resolved=self.resolved,
-            fallback_raw=self.fallback_raw,
-            fallback_arguments=self.fallback_arguments,
-            conflicts=conflicts,
-            errors=errors,
-            missing=missing,
-            llm_calls=self.llm_calls,
-            fallback_used=self.fallback_used,
-            usage=self.usage,
-            timings=timings,
-            output=output,
-        )
-        return result
 
 
 class EventKernel:
@@ -248,95 +139,46 @@ class EventKernel:
     def dispatch(self, event: Event) -> EventResult:
         """Dispatch one event synchronously.
 
-        Async resolvers, fallbacks and handlers are run to completion; inside
-        a running event loop prefer ``adispatch``.
+        Synchronous plugins cost no event loop. At the first call that
+        returns an awaitable, the rest of the dispatch runs in one event loop
+        (in a helper thread if this thread already runs one); inside async
+        code prefer ``adispatch``.
         """
-        pipeline = self._pipeline(event)
-        outcome: Any = None
-        failure: Exception | None = None
-        while True:
-            try:
-                call = pipeline.send(outcome) if failure is None else pipeline.throw(failure)
-            except StopIteration as stop:
-                return stop.value
-            failure = None
-            try:
-                function, argument = call
-                outcome = function(argument)
-                if _is_awaitable(outcome):
-                    outcome = _run_awaitable(outcome)
-            except Exception as err:
-                outcome, failure = None, err
+        return drive_sync(self._pipeline(event))
 
     async def adispatch(self, event: Event) -> EventResult:
         """Dispatch one event, awaiting async resolvers, fallbacks and handlers."""
-        pipeline = self._pipeline(event)
-        outcome: Any = None
-        failure: Exception | None = None
-        while True:
-            try:
-                call = pipeline.send(outcome) if failure is None else pipeline.throw(failure)
-            except StopIteration as stop:
-                return stop.value
-            failure = None
-            try:
-                function, argument = call
-                outcome = function(argument)
-                if _is_awaitable(outcome):
-                    outcome = await outcome
-            except Exception as err:
-                outcome, failure = None, err
+        return await drive_async(self._pipeline(event))
 
-    def _pipeline(self, event: Event) -> _Pipeline:
+    # The pipeline ---------------------------------------------------------------------
+
+    def _pipeline(self, event: Event) -> Pipeline:
         if not isinstance(event, Event):
             raise TypeError(f"dispatch() takes an Event, not {type(event).__name__}")
-        clock = self._clock
         name = event.name
-        trace = _Trace(name if type(name) is str else repr(name), clock)
-        # K10
-        entry = self._registry.lookup(name) if type(name) is str else None
-        if entry is None:
-            return trace.finish(
-                Status.UNKNOWN_EVENT, Reason.UNKNOWN_EVENT, f"no event named {trace.event}"
-            )
-        # K5, K14: a lazy registry surfaces a broken schema here.
-        validator = entry.validator()
-        if isinstance(validator, DefinitionError):
-            return trace.finish(Status.DEFINITION_ERROR, Reason.SCHEMA_ERROR, str(validator))
+        trace = Trace(name if type(name) is str else repr(name), self._clock)
+        found = self._look_up(name, trace)
+        if isinstance(found, EventResult):
+            return found
+        entry, validator = found
 
         # K11
         resolver = entry.definition.resolver
         resolution: object = {}
         if resolver is not None:
-            started = clock.monotonic_ns()
+            started = trace.clock.monotonic_ns()
             try:
                 resolution = yield resolver, event
             except Exception as err:
-                trace.resolve_ns = clock.monotonic_ns() - started
+                trace.resolve_ns = trace.clock.monotonic_ns() - started
                 return trace.finish(Status.DEFINITION_ERROR, Reason.RESOLVER_ERROR, _describe(err))
-            trace.resolve_ns = clock.monotonic_ns() - started
-        complete: bool | None = None
-        declared_missing: tuple[str, ...] = ()
-        if isinstance(resolution, Resolution):
-            complete = resolution.complete
-            declared_missing = tuple(_to_pointer(item) for item in resolution.missing)
-            resolution = resolution.arguments
-        if type(resolution) is not dict and not isinstance(resolution, Mapping):
-            return trace.finish(
-                Status.DEFINITION_ERROR,
-                Reason.RESOLVER_OUTPUT_NOT_JSON,
-                "a resolver must return a mapping or a Resolution, "
-                f"not {type(resolution).__name__}",
-            )
-        try:
-            arguments: JSONObject = ensure_json_data(resolution)  # type: ignore[assignment]
-        except StrictJSONError as err:
-            return trace.finish(
-                Status.DEFINITION_ERROR, Reason.RESOLVER_OUTPUT_NOT_JSON, f"resolver output: {err}"
-            )
-        trace.resolved = arguments
+            trace.resolve_ns = trace.clock.monotonic_ns() - started
+        read = self._read_resolution(resolution, trace)
+        if isinstance(read, EventResult):
+            return read
+        arguments, complete, declared_missing = read
 
-        # K12, K14
+        # K12-K15
         check = self._check(validator, arguments, trace, "resolver")
         if isinstance(check, EventResult):
             return check
@@ -350,18 +192,11 @@ class EventKernel:
                 missing=check.missing,
             )
         missing = _with_declared(check.missing, declared_missing, arguments)
-
-        # K13
+        conflicts: tuple[Conflict, ...] = ()
         if missing or complete is False:
             fallback = self._fallback
             if fallback is None or not self._allow_fallback:
-                reason = Reason.NO_FALLBACK if fallback is None else Reason.FALLBACK_DISABLED
-                return trace.finish(
-                    Status.MISSING_INFORMATION,
-                    reason,
-                    "missing: " + ", ".join(missing) if missing else "the resolver was incomplete",
-                    missing=missing,
-                )
+                return self._without_fallback(missing, trace)
             wanted = missing
             if complete is False:
                 # The resolver suspects more than the schema demands: ask for
@@ -379,43 +214,21 @@ class EventKernel:
             )
             if isinstance(supplied, EventResult):
                 return supplied
-            # K19
-            merged, conflicts = merge_arguments(arguments, supplied)
-            recheck = self._check(validator, merged, trace, "fallback")
-            if isinstance(recheck, EventResult):
-                return recheck
-            if recheck.invalid:
-                return trace.finish(
-                    Status.INVALID_ARGUMENTS,
-                    Reason.INVALID_AFTER_FALLBACK,
-                    recheck.invalid[0].message,
-                    errors=recheck.invalid,
-                    missing=recheck.missing,
-                    conflicts=conflicts,
-                )
-            still_missing = _with_declared(recheck.missing, declared_missing, merged)
-            if still_missing:
-                return trace.finish(
-                    Status.MISSING_INFORMATION,
-                    Reason.MISSING_AFTER_FALLBACK,
-                    "still missing after the fallback: " + ", ".join(still_missing),
-                    missing=still_missing,
-                    conflicts=conflicts,
-                )
-            arguments = merged
-        else:
-            conflicts = ()
+            merged = self._merge(validator, arguments, supplied, declared_missing, trace)
+            if isinstance(merged, EventResult):
+                return merged
+            arguments, conflicts = merged
 
         # K21
         handler = entry.definition.handler
         output: JSONValue = None
         if handler is not None:
-            started = clock.monotonic_ns()
+            started = trace.clock.monotonic_ns()
             try:
                 # A private read-only copy: the handler cannot change the result.
                 returned = yield handler, MappingProxyType(copy_object(arguments))
             except Exception as err:
-                trace.handler_ns = clock.monotonic_ns() - started
+                trace.handler_ns = trace.clock.monotonic_ns() - started
                 return trace.finish(
                     Status.HANDLER_ERROR,
                     Reason.HANDLER_ERROR,
@@ -423,7 +236,7 @@ class EventKernel:
                     arguments=arguments,
                     conflicts=conflicts,
                 )
-            trace.handler_ns = clock.monotonic_ns() - started
+            trace.handler_ns = trace.clock.monotonic_ns() - started
             try:
                 output = ensure_json_data(returned)
             except StrictJSONError as err:
@@ -442,9 +255,53 @@ class EventKernel:
             output=output,
         )
 
+    # The stages -----------------------------------------------------------------------
+
+    def _look_up(
+        self, name: object, trace: Trace
+    ) -> tuple[RegisteredEvent, CompiledSchema] | EventResult:
+        """K10: an unknown name; K5, K14: a lazy registry surfaces a broken schema here."""
+        entry = self._registry.lookup(name) if type(name) is str else None
+        if entry is None:
+            return trace.finish(
+                Status.UNKNOWN_EVENT, Reason.UNKNOWN_EVENT, f"no event named {trace.event}"
+            )
+        validator = entry.validator()
+        if isinstance(validator, DefinitionError):
+            return trace.finish(Status.DEFINITION_ERROR, Reason.SCHEMA_ERROR, str(validator))
+        return entry, validator
+
+    @staticmethod
+    def _read_resolution(
+        resolution: object, trace: Trace
+    ) -> tuple[JSONObject, bool | None, tuple[str, ...]] | EventResult:
+        """K11: a mapping or a ``Resolution`` of JSON data, or the plugin is broken."""
+        complete: bool | None = None
+        declared_missing: tuple[str, ...] = ()
+        if isinstance(resolution, Resolution):
+            complete = resolution.complete
+            declared_missing = tuple(_to_pointer(item) for item in resolution.missing)
+            resolution = resolution.arguments
+        if type(resolution) is not dict and not isinstance(resolution, Mapping):
+            return trace.finish(
+                Status.DEFINITION_ERROR,
+                Reason.RESOLVER_OUTPUT_NOT_JSON,
+                "a resolver must return a mapping or a Resolution, "
+                f"not {type(resolution).__name__}",
+            )
+        try:
+            arguments = cast("JSONObject", ensure_json_data(cast("object", resolution)))
+        except StrictJSONError as err:
+            return trace.finish(
+                Status.DEFINITION_ERROR, Reason.RESOLVER_OUTPUT_NOT_JSON, f"resolver output: {err}"
+            )
+        trace.resolved = arguments
+        return arguments, complete, declared_missing
+
     def _check(
-        self, validator: CompiledSchema, arguments: JSONObject, trace: _Trace, source: str
+        self, validator: CompiledSchema, arguments: JSONObject, trace: Trace, source: str
     ) -> Check | EventResult:
+        """K12, K14: errors split into missing and invalid; engine failures are the plugin's."""
         started = self._clock.monotonic_ns()
         try:
             return validator.check(arguments, source=source)
@@ -453,13 +310,23 @@ class EventKernel:
         finally:
             trace.validate_ns += self._clock.monotonic_ns() - started
 
+    def _without_fallback(self, missing: tuple[str, ...], trace: Trace) -> EventResult:
+        """K15: missing information is reported, not filled."""
+        reason = Reason.NO_FALLBACK if self._fallback is None else Reason.FALLBACK_DISABLED
+        return trace.finish(
+            Status.MISSING_INFORMATION,
+            reason,
+            "missing: " + ", ".join(missing) if missing else "the resolver was incomplete",
+            missing=missing,
+        )
+
     @staticmethod
     def _absent_properties(entry: RegisteredEvent, arguments: JSONObject) -> tuple[str, ...]:
         # Resolution(complete=False) named nothing: ask for every declared property not yet set.
         properties = entry.schema.get("properties")
         if not isinstance(properties, Mapping):
             return ()
-        names: Mapping[str, object] = properties  # type: ignore[assignment]
+        names = cast("Mapping[str, object]", properties)
         return tuple("/" + escape_pointer_token(key) for key in names if key not in arguments)
 
     def _ask_fallback(
@@ -471,13 +338,13 @@ class EventKernel:
         arguments: JSONObject,
         missing: tuple[str, ...],
         required: tuple[str, ...],
-        trace: _Trace,
-    ) -> Generator[_Call, Any, JSONObject | EventResult]:
+        trace: Trace,
+    ) -> Generator[PluginCall, object, JSONObject | EventResult]:
+        """K16-K18: bounded retries, every request counted; the reply parsed and audited."""
         clock = self._clock
         trace.fallback_used = True
         resolved_view = MappingProxyType(copy_object(arguments))
         reply: object = None
-        # K16: bounded transport retries, every request counted.
         for attempt in range(1, self._max_attempts + 1):
             request = FallbackRequest(
                 definition=entry.definition,
@@ -527,55 +394,45 @@ class EventKernel:
         trace.llm_calls += max(1, usage.requests)
         trace.usage += usage
         trace.fallback_raw = reply.raw
+        audit = audit_reply(reply, max_bytes=self._max_reply_bytes, max_depth=self._max_reply_depth)
+        # Both forms are kept for audit, whatever the outcome (K18).
+        trace.fallback_arguments = audit.adapter_form
+        if audit.arguments is None:
+            assert audit.reason is not None
+            return trace.finish(
+                Status.FALLBACK_FAILED, audit.reason, audit.message, missing=missing
+            )
+        return audit.arguments
 
-        # Both forms are kept for audit, whatever happens next (K18).
-        adapter_form: JSONObject | None = None
-        adapter_problem: str | None = None
-        if reply.arguments is not None:
-            try:
-                copied = ensure_json_data(reply.arguments)
-            except StrictJSONError as err:
-                adapter_problem = f"parsed arguments: {err}"
-            else:
-                if type(copied) is dict:
-                    adapter_form = copied
-                    trace.fallback_arguments = adapter_form
-                else:
-                    adapter_problem = "parsed arguments must be a mapping"
-
-        # K17: the text that came over the wire, parsed strictly.
-        try:
-            parsed = loads(
-                reply.raw, max_bytes=self._max_reply_bytes, max_depth=self._max_reply_depth
-            )
-        except StrictJSONError as err:
+    def _merge(
+        self,
+        validator: CompiledSchema,
+        arguments: JSONObject,
+        supplied: JSONObject,
+        declared_missing: tuple[str, ...],
+        trace: Trace,
+    ) -> tuple[JSONObject, tuple[Conflict, ...]] | EventResult:
+        """K19: resolved values win; the merged arguments are validated again."""
+        merged, conflicts = merge_arguments(arguments, supplied)
+        recheck = self._check(validator, merged, trace, "fallback")
+        if isinstance(recheck, EventResult):
+            return recheck
+        if recheck.invalid:
             return trace.finish(
-                Status.FALLBACK_FAILED,
-                Reason.FALLBACK_INVALID_JSON,
-                f"{err.reason}: {err}",
-                missing=missing,
+                Status.INVALID_ARGUMENTS,
+                Reason.INVALID_AFTER_FALLBACK,
+                recheck.invalid[0].message,
+                errors=recheck.invalid,
+                missing=recheck.missing,
+                conflicts=conflicts,
             )
-        if type(parsed) is not dict:
+        still_missing = _with_declared(recheck.missing, declared_missing, merged)
+        if still_missing:
             return trace.finish(
-                Status.FALLBACK_FAILED,
-                Reason.FALLBACK_NOT_OBJECT,
-                f"the reply must be a JSON object, not {type(parsed).__name__}",
-                missing=missing,
+                Status.MISSING_INFORMATION,
+                Reason.MISSING_AFTER_FALLBACK,
+                "still missing after the fallback: " + ", ".join(still_missing),
+                missing=still_missing,
+                conflicts=conflicts,
             )
-        # K18, first half: the adapter's parsed form must itself be JSON data.
-        if adapter_problem is not None:
-            return trace.finish(
-                Status.FALLBACK_FAILED,
-                Reason.FALLBACK_ARGUMENTS_NOT_JSON,
-                adapter_problem,
-                missing=missing,
-            )
-        # K18, second half: what was parsed must be exactly what came over the wire.
-        if adapter_form is not None and not same_json(parsed, adapter_form):
-            return trace.finish(
-                Status.FALLBACK_FAILED,
-                Reason.FALLBACK_MISMATCH,
-                "the parsed arguments differ from the raw JSON",
-                missing=missing,
-            )
-        return parsed
+        return merged, conflicts

@@ -1,0 +1,114 @@
+"""The dispatch pipeline's two drivers: one makes its plugin calls in this thread, one awaits them.
+
+The pipeline is a generator that yields each call to plugin or provider code
+as ``(function, argument)`` and receives the outcome back (or the exception,
+thrown in), so the sync and async paths share every line of the pipeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeAlias, cast
+
+from agent_lab.application.events.models import (
+    Event,
+    EventResult,
+    Fallback,
+    FallbackReply,
+    FallbackRequest,
+    Handler,
+    Resolution,
+    Resolver,
+)
+from agent_lab.strict_json import JSONValue
+
+__all__ = ["Pipeline", "PluginCall", "drive_async", "drive_sync"]
+
+PluginCall: TypeAlias = (
+    tuple[Resolver, Event]
+    | tuple[Fallback, FallbackRequest]
+    | tuple[Handler, Mapping[str, JSONValue]]
+)
+"""A call the pipeline needs made, ``(function, argument)``; the driver sends back its outcome.
+A plain tuple, not a dataclass: two are built per dispatch on the hot path."""
+
+Pipeline: TypeAlias = Generator[PluginCall, object, EventResult]
+
+_PLAIN_RESULTS = frozenset(
+    {dict, list, str, int, float, bool, type(None), Resolution, FallbackReply}
+)
+
+
+def _is_awaitable(value: object) -> bool:
+    # inspect.isawaitable runs ABC checks; plain results, by far the common case, skip them.
+    return type(value) not in _PLAIN_RESULTS and inspect.isawaitable(value)
+
+
+def drive_sync(pipeline: Pipeline) -> EventResult:
+    """Run ``pipeline``, making its calls in this thread.
+
+    Synchronous plugins cost no event loop. At the first call that returns an
+    awaitable, the rest of the pipeline runs in one event loop (one, not one
+    per awaitable: entering a loop costs far more than a dispatch).
+    """
+    outcome: object = None
+    failure: Exception | None = None
+    while True:
+        try:
+            call = pipeline.send(outcome) if failure is None else pipeline.throw(failure)
+        except StopIteration as stop:
+            return cast("EventResult", stop.value)
+        failure = None
+        try:
+            function, argument = cast("tuple[Callable[[Any], object], object]", call)
+            outcome = function(argument)
+        except Exception as err:
+            outcome, failure = None, err
+            continue
+        if _is_awaitable(outcome):
+            return _run_in_one_loop(drive_async(pipeline, pending=outcome))
+
+
+async def drive_async(pipeline: Pipeline, *, pending: object = None) -> EventResult:
+    """Run ``pipeline`` to its end, awaiting what its calls return.
+
+    ``pending`` is an awaitable that ``drive_sync`` met and hands over with
+    the rest of the pipeline.
+    """
+    outcome: object = None
+    failure: Exception | None = None
+    if pending is not None:
+        try:
+            outcome = await cast("Awaitable[object]", pending)
+        except Exception as err:
+            failure = err
+    while True:
+        try:
+            call = pipeline.send(outcome) if failure is None else pipeline.throw(failure)
+        except StopIteration as stop:
+            return cast("EventResult", stop.value)
+        failure = None
+        try:
+            function, argument = cast("tuple[Callable[[Any], object], object]", call)
+            outcome = function(argument)
+            if _is_awaitable(outcome):
+                outcome = await cast("Awaitable[object]", outcome)
+        except Exception as err:
+            outcome, failure = None, err
+
+
+def _run_in_one_loop(coroutine: Awaitable[EventResult]) -> EventResult:
+    async def wait() -> EventResult:
+        return await coroutine
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    # A loop already runs in this thread and cannot be re-entered: run the rest
+    # of the dispatch on a private loop in a helper thread.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-lab-dispatch") as pool:
+        return pool.submit(asyncio.run, wait()).result()
