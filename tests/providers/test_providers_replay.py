@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import re
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -16,10 +19,15 @@ from agent_lab.providers import (
     FailureReason,
     Message,
     OpenAIProvider,
+    ProviderFailure,
+    ProviderReply,
     ProviderRequest,
     RecordingProvider,
     ReplayProvider,
+    ToolCall,
 )
+from agent_lab.providers._cassette_schema import decode_reply, encode_reply
+from agent_lab.usage import Usage
 from tests.openai_server import OpenAIServer, content, status
 
 KEY = "sk-test-NEVER-IN-A-CASSETTE-42"
@@ -155,3 +163,62 @@ def test_a_malformed_cassette_is_refused_with_its_line_number(line: str, tmp_pat
     cassette.write_text("\n" + line + "\n")
     with pytest.raises(CassetteError, match=r"bad\.jsonl:2"):
         ReplayProvider(cassette)
+
+
+def _every_field_set() -> ProviderReply:
+    reply = ProviderReply(
+        text='{"days": 2.0}',
+        parsed={"days": 2.0, "flag": True, "count": 1, "list": [None, "x"]},
+        tool_calls=(ToolCall(name="weather", arguments_raw='{"a": 1}', arguments={"a": 1}),),
+        usage=Usage(
+            prompt_tokens=12,
+            completion_tokens=3,
+            cost=Decimal("0.0000123"),
+            model="m",
+            estimated=True,
+            requests=2,
+        ),
+        latency_ns=123,
+        failure=ProviderFailure(reason="timeout", message="slow", retryable=True),
+        finish_reason="stop",
+    )
+    defaults = ProviderReply()
+    unset = [
+        f.name
+        for f in dataclasses.fields(ProviderReply)
+        if getattr(reply, f.name) == getattr(defaults, f.name)
+    ]
+    # A field added to ProviderReply must be set here too, so that its round trip is tested.
+    assert unset == []
+    return reply
+
+
+def test_every_field_of_a_reply_round_trips_through_the_cassette_schema() -> None:
+    """The cassette reads back exactly what it wrote, types included (1 stays 1, 2.0 stays 2.0)."""
+    reply = _every_field_set()
+    back = decode_reply(json.loads(json.dumps(encode_reply(reply))))
+    assert back == reply
+    assert type(back.parsed["days"]) is float  # type: ignore[index]
+    assert type(back.parsed["count"]) is int  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"latency_ns": "5"}, "reply.latency_ns"),
+        ({"usage": {"cost": 0.5}}, "reply.usage.cost"),
+        ({"usage": {"requests": True}}, "reply.usage.requests"),
+        ({"tool_calls": [{"name": "f"}]}, "missing field 'arguments_raw'"),
+        ({"surprise": 1}, "unknown field 'surprise'"),
+        ({"parsed": {"x": [1, {"y": float("nan")}]}}, "reply.parsed"),
+    ],
+    ids=["str-for-int", "float-cost", "bool-for-int", "missing-field", "unknown-field", "nan"],
+)
+def test_a_reply_off_the_schema_is_a_cassette_error_naming_the_path(
+    change: dict[str, object], message: str
+) -> None:
+    data = encode_reply(ProviderReply(text="x"))
+    assert isinstance(data, dict)
+    data.update(change)  # type: ignore[arg-type]
+    with pytest.raises(CassetteError, match=re.escape(message)):
+        decode_reply(data)

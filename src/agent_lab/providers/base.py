@@ -169,13 +169,26 @@ def tools_json(tools: tuple[JSONObject, ...]) -> str:
 
 @runtime_checkable
 class Provider(Protocol):
-    """An LLM behind one narrow method. It never raises for what the remote side does."""
+    """An LLM behind one narrow method. It never raises for what the remote side does.
 
-    name: str
-    """Short name, e.g. ``openai``, ``local``, ``replay``, ``simulated``."""
-    model: str | None
-    """The model asked when a request names none."""
+    ``name`` and ``model`` are read-only here, so a plain class attribute
+    (``model = "my-model"``) satisfies the protocol under a strict checker.
+    """
+
+    @property
+    def name(self) -> str:
+        """Short name, e.g. ``openai``, ``local``, ``replay``, ``simulated``."""
+        ...
+
+    @property
+    def model(self) -> str | None:
+        """The model asked when a request names none."""
+        ...
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send one request (with the provider's own bounded retries) and return the reply."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the provider keeps open (connections, files); a no-op if nothing."""
         ...

@@ -207,6 +207,9 @@ class LocalProvider:
             )
         return self._llama
 
+    async def aclose(self) -> None:
+        """Nothing to release: the model stays loaded for the process."""
+
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Run the model in a worker thread; never raises for what the model does."""
         return await asyncio.to_thread(self._complete, request)

@@ -5,81 +5,22 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from agent_lab.errors import CassetteError
+from agent_lab.providers._cassette_schema import decode_reply, encode_reply
 from agent_lab.providers.base import (
     FailureReason,
     Provider,
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
-    ToolCall,
 )
 from agent_lab.usage import Usage
 
 __all__ = ["CassetteError", "RecordingProvider", "ReplayProvider"]
 
 CASSETTE_VERSION = 1
-
-
-def _reply_to_json(reply: ProviderReply) -> dict[str, Any]:
-    usage = reply.usage
-    return {
-        "text": reply.text,
-        "parsed": reply.parsed,
-        "tool_calls": [
-            {"name": c.name, "arguments_raw": c.arguments_raw, "arguments": c.arguments}
-            for c in reply.tool_calls
-        ],
-        "usage": {
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "cost": None if usage.cost is None else str(usage.cost),
-            "model": usage.model,
-            "estimated": usage.estimated,
-            "requests": usage.requests,
-        },
-        "latency_ns": reply.latency_ns,
-        "failure": None
-        if reply.failure is None
-        else {
-            "reason": reply.failure.reason,
-            "message": reply.failure.message,
-            "retryable": reply.failure.retryable,
-        },
-        "finish_reason": reply.finish_reason,
-    }
-
-
-def _reply_from_json(data: dict[str, Any]) -> ProviderReply:
-    usage = data["usage"]
-    failure = data["failure"]
-    return ProviderReply(
-        text=data["text"],
-        parsed=data["parsed"],
-        tool_calls=tuple(
-            ToolCall(name=c["name"], arguments_raw=c["arguments_raw"], arguments=c["arguments"])
-            for c in data["tool_calls"]
-        ),
-        usage=Usage(
-            prompt_tokens=usage["prompt_tokens"],
-            completion_tokens=usage["completion_tokens"],
-            cost=None if usage["cost"] is None else Decimal(usage["cost"]),
-            model=usage["model"],
-            estimated=usage["estimated"],
-            requests=usage["requests"],
-        ),
-        latency_ns=data["latency_ns"],
-        failure=None
-        if failure is None
-        else ProviderFailure(
-            reason=failure["reason"], message=failure["message"], retryable=failure["retryable"]
-        ),
-        finish_reason=data["finish_reason"],
-    )
 
 
 class RecordingProvider:
@@ -100,9 +41,7 @@ class RecordingProvider:
 
     async def aclose(self) -> None:
         """Close the wrapped provider's kept connections, if it keeps any."""
-        close = getattr(self.inner, "aclose", None)
-        if close is not None:
-            await close()
+        await self.inner.aclose()
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Ask the wrapped provider, record the exchange, return its reply."""
@@ -116,7 +55,7 @@ class RecordingProvider:
                 "request": request.wire(),
                 "provider": self.inner.name,
                 "default_model": self.inner.model,
-                "reply": _reply_to_json(reply),
+                "reply": encode_reply(reply),
             },
             ensure_ascii=False,
         )
@@ -155,7 +94,7 @@ class ReplayProvider:
                 try:
                     entry = json.loads(line)
                     version = entry.get("version")
-                    reply = _reply_from_json(entry["reply"])
+                    reply = decode_reply(entry["reply"])
                     fingerprint = str(entry["fingerprint"])
                 except (ValueError, KeyError, TypeError, AttributeError) as err:
                     raise CassetteError(
@@ -176,6 +115,9 @@ class ReplayProvider:
     def __len__(self) -> int:
         """How many replies are left to replay."""
         return sum(len(replies) for replies in self._replies.values())
+
+    async def aclose(self) -> None:
+        """Nothing to release: the cassette is read at construction."""
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Return the next recorded reply for this request's fingerprint."""

@@ -14,6 +14,7 @@ import math
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall, tools_json
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ErrorRates", "Expected", "LatencyModel", "SimulatedProvider", "estimate_tokens"]
 
-_Z95 = 1.6448536269514722  # the 95th percentile of the standard normal distribution
+_Z_P95 = NormalDist().inv_cdf(0.95)
+"""The standard normal's 95th percentile (one-sided: a latency's p95)."""
 
 
 def _empty_object() -> JSONObject:
@@ -89,7 +91,7 @@ class LatencyModel:
 
     def sample_ms(self, rng: random.Random) -> float:
         """One latency draw."""
-        sigma = math.log(self.p95_ms / self.median_ms) / _Z95
+        sigma = math.log(self.p95_ms / self.median_ms) / _Z_P95
         return rng.lognormvariate(math.log(self.median_ms), sigma)
 
 
@@ -137,6 +139,9 @@ class SimulatedProvider:
         self.wait = wait
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._seen: Counter[str] = Counter()
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Answer from the ground truth, with at most one drawn error."""

@@ -35,6 +35,9 @@ class ScriptedProvider:
         self.script = list(replies)
         self.requests: list[ProviderRequest] = []
 
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Return the next scripted reply.
 
@@ -67,6 +70,9 @@ class FunctionProvider:
         self.model = model
         self.function = function
         self.requests: list[ProviderRequest] = []
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Return ``function(request)``, awaited if need be."""
