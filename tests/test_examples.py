@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 
 
@@ -30,6 +32,7 @@ def test_kernel_tour_runs_and_calls_the_llm_only_when_information_is_missing() -
     assert '{"status":"ok","output":{"started":true,"seconds":300}}' in out
 
 
+@pytest.mark.slow
 def test_providers_tour_runs_every_offline_provider() -> None:
     """examples/providers_tour.py: simulated, local, recording and replay agree; NaN is refused."""
     import os

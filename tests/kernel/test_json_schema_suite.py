@@ -162,6 +162,43 @@ REQUIRED = [g for d in DIALECTS for g in groups(d, "required")]
 OPTIONAL = [g for d in DIALECTS for g in groups(d, "optional")]
 FORMAT = [g for d in DIALECTS for g in groups(d, "format")]
 
+CUSTOM_VOCABULARY = (
+    "the engine does not honour a custom metaschema's $vocabulary, so format-assertion "
+    "stays an annotation"
+)
+DRAFT_2019_09 = (
+    "the group references Draft 2019-09 documents, a dialect agent-lab does not accept (K2)"
+)
+KNOWN_FAILURES = {
+    "draft2020-12/optional/format-assertion.json/"
+    "schema that uses custom metaschema with format-assertion: false": CUSTOM_VOCABULARY,
+    "draft2020-12/optional/format-assertion.json/"
+    "schema that uses custom metaschema with format-assertion: true": CUSTOM_VOCABULARY,
+    "draft2020-12/optional/cross-draft.json/"
+    "refs to historic drafts are processed as historic drafts": DRAFT_2019_09,
+    "draft7/optional/cross-draft.json/"
+    "refs to future drafts are processed as future drafts": DRAFT_2019_09,
+}
+"""Optional groups known to fail, by name, with the reason; any other mismatch fails."""
+
+
+def with_known_failures(found: list[Group]) -> list[Any]:
+    return [
+        pytest.param(g, id=g.id, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[g.id], strict=True))
+        if g.id in KNOWN_FAILURES
+        else pytest.param(g, id=g.id)
+        for g in found
+    ]
+
+
+def conforms(group: Group, *, validate_formats: bool = False) -> list[str]:
+    """The group's mismatches; a schema refused at registration is one mismatch."""
+    try:
+        kernel = kernel_for(group, validate_formats=validate_formats)
+    except DefinitionError as err:
+        return [f"schema not accepted at registration: {err}"]
+    return mismatches(kernel, group)
+
 
 @pytest.mark.parametrize("group", REQUIRED, ids=lambda g: g.id)
 def test_required_suite(group: Group) -> None:
@@ -169,28 +206,22 @@ def test_required_suite(group: Group) -> None:
     assert mismatches(kernel_for(group), group) == []
 
 
-@pytest.mark.parametrize("group", OPTIONAL, ids=lambda g: g.id)
+@pytest.mark.parametrize("group", with_known_failures(OPTIONAL))
 def test_optional_suite(group: Group) -> None:
-    """Optional tests are informative: a failure is reported as a known failure with its cases."""
-    try:
-        kernel = kernel_for(group)
-    except DefinitionError as err:
-        pytest.xfail(f"optional schema not accepted at registration: {err}")
-    wrong = mismatches(kernel, group)
-    if wrong:
-        pytest.xfail(f"optional behaviour differs: {wrong}")
+    """Optional tests pass, except the known failures listed by name with their reason."""
+    assert conforms(group) == []
 
 
-@pytest.mark.parametrize("group", FORMAT, ids=lambda g: g.id)
+@pytest.mark.parametrize("group", with_known_failures(FORMAT))
 def test_format_suite(group: Group) -> None:
-    """Format assertion (EventRegistry(validate_formats=True)); failures are known failures."""
-    try:
-        kernel = kernel_for(group, validate_formats=True)
-    except DefinitionError as err:
-        pytest.xfail(f"format schema not accepted at registration: {err}")
-    wrong = mismatches(kernel, group)
-    if wrong:
-        pytest.xfail(f"format assertion differs: {wrong}")
+    """Format assertion (EventRegistry(validate_formats=True)) passes every group."""
+    assert conforms(group, validate_formats=True) == []
+
+
+def test_every_known_failure_names_a_group_of_the_suite() -> None:
+    """A known failure that no longer matches a group's name is a stale entry."""
+    names = {g.id for g in OPTIONAL + FORMAT}
+    assert set(KNOWN_FAILURES) <= names
 
 
 # Remote references without a registry entry --------------------------------------

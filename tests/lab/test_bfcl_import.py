@@ -114,6 +114,7 @@ def test_cases_accept_any_listed_value_and_irrelevance_expects_no_call(
             assert matches(dict(case.expected.arguments or {}), alternatives)
 
 
+@pytest.mark.slow
 def test_schema_resolver_precision_on_simple_and_multiple(
     imported: tuple[Path, BFCLReport],
 ) -> None:

@@ -201,6 +201,7 @@ def test_constant_data_gives_a_collapsed_interval() -> None:
     assert m.field_precision.value == 1.0
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_cover_the_true_mean_at_about_95_percent() -> None:
     """Over many samples of a known law, the 95% interval holds the mean ~95% of the time."""
     rng = np.random.default_rng(7)

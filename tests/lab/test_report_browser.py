@@ -13,6 +13,8 @@ from agent_lab.cli import run
 from agent_lab.lab.report import CHARTS
 from tests.conftest import REPO_ROOT
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = REPO_ROOT / "artifacts"
 

@@ -11,6 +11,8 @@ from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
 from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
 from agent_lab.providers import LocalProvider, local_available
 
+pytestmark = pytest.mark.slow
+
 if not local_available():
     pytest.fail(
         "the local model is not installed: run `uv sync --extra local` "
