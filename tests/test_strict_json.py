@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -362,3 +363,26 @@ def test_has_pointer_reads_array_indexes() -> None:
     assert not has_pointer({"a": [1]}, "/a/1")
     assert not has_pointer({"a": [1]}, "/a/x")
     assert has_pointer({}, "")
+
+
+# Linear time on adversarial text (hardening, item 1) ---------------------------------------
+
+ADVERSARIAL = {
+    "escaped quotes after 65 brackets": "[" * 65 + '\\"' * 32_000,
+    "bare quotes after 65 brackets": "[" * 65 + '"a' * 32_000,
+    "escaped quotes after 65 objects": '{"a":' * 65 + '\\"' * 30_000,
+    "an unterminated string after 65 brackets": "[" * 65 + '"' + "a" * 64_000,
+    "backslash runs in an unterminated string": '"' + "\\\\" * 32_000,
+}
+
+
+@pytest.mark.parametrize("text", list(ADVERSARIAL.values()), ids=list(ADVERSARIAL))
+def test_adversarial_text_of_64_kib_is_refused_in_linear_time(text: str) -> None:
+    """A quadratic depth pre-check took about 30 s on the first shape; linear takes milliseconds.
+
+    The bound is 60x what this machine needs, so only a quadratic scan can miss it;
+    benchmarks/bench_strict_json.py measures the shapes at 1 MiB."""
+    started = time.perf_counter()
+    with pytest.raises(StrictJSONError):
+        loads(text)
+    assert time.perf_counter() - started < 1.0

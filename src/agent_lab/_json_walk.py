@@ -15,27 +15,56 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NotJSONDataError", "checked_copy_array", "checked_copy_object", "copy_object"]
+__all__ = [
+    "MAX_DEPTH",
+    "NotJSONDataError",
+    "checked_copy_array",
+    "checked_copy_object",
+    "copy_object",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+MAX_DEPTH = 64
+"""The deepest nesting a check-and-copy accepts: the parser's default bound (K17)."""
 
 
 class NotJSONDataError(Exception):
     """Raised inside the copy; its path is built on the way out, so success pays nothing."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, reason: str = "not_json_data") -> None:
         self.what = what
+        self.reason = reason
         self.path: list[str | int] = []
+
+
+def _too_deep(limit: int) -> NotJSONDataError:
+    # Also what a self-referencing container runs into: a cycle is infinitely deep.
+    return NotJSONDataError(f"nesting deeper than {limit}", "too_deep")
+
+
+def _mapping_copy(source: Any) -> dict[Any, Any]:
+    # A Mapping that is not a dict runs its own code: whatever it raises is the
+    # value's fault, reported like any other non-JSON value.
+    try:
+        copy = dict(source)
+        size = len(source)
+    except Exception as err:  # noqa: BLE001
+        raise NotJSONDataError(f"a mapping that raised {type(err).__name__}: {err}") from None
+    if len(copy) != size:
+        raise NotJSONDataError("a mapping whose keys collide")
+    return copy
 
 
 # ensure_json_data runs on every dispatch (resolver output, handler output), so
 # it is written for speed: a C-level copy per container, scalars checked inline,
 # no function call per scalar and no pointer string unless something is wrong.
 # Measured on 40-property arguments: 17.8 us before, 3.1 us after.
-def checked_copy_object(source: Any) -> Any:
-    copy: dict[Any, Any] = source.copy() if type(source) is dict else dict(source)
-    if len(copy) != len(source):
-        raise NotJSONDataError("a mapping whose keys collide")
+def checked_copy_object(source: Any, depth: int = 1, limit: int = MAX_DEPTH) -> Any:
+    if depth > limit:
+        raise _too_deep(limit)
+    copy: dict[Any, Any] = source.copy() if type(source) is dict else _mapping_copy(source)
     for key, item in copy.items():
         if type(key) is not str:
             raise NotJSONDataError(f"non-string key {key!r}")
@@ -56,14 +85,16 @@ def checked_copy_object(source: Any) -> Any:
                 raise error
         else:
             try:
-                copy[key] = _checked_copy_container(item)
+                copy[key] = _checked_copy_container(item, depth + 1, limit)
             except NotJSONDataError as error:
                 error.path.append(key)
                 raise
     return copy
 
 
-def checked_copy_array(source: list[Any]) -> list[Any]:
+def checked_copy_array(source: list[Any], depth: int = 1, limit: int = MAX_DEPTH) -> list[Any]:
+    if depth > limit:
+        raise _too_deep(limit)
     copy = source.copy()
     for index, item in enumerate(copy):
         kind = type(item)
@@ -81,18 +112,18 @@ def checked_copy_array(source: list[Any]) -> list[Any]:
                 raise error
         else:
             try:
-                copy[index] = _checked_copy_container(item)
+                copy[index] = _checked_copy_container(item, depth + 1, limit)
             except NotJSONDataError as error:
                 error.path.append(index)
                 raise
     return copy
 
 
-def _checked_copy_container(value: Any) -> Any:
+def _checked_copy_container(value: Any, depth: int, limit: int) -> Any:
     if type(value) is dict or (type(value) is not list and isinstance(value, Mapping)):
-        return checked_copy_object(value)
+        return checked_copy_object(value, depth, limit)
     if type(value) is list:
-        return checked_copy_array(value)
+        return checked_copy_array(value, depth, limit)
     raise NotJSONDataError(f"{type(value).__name__} is not JSON data")
 
 

@@ -77,7 +77,11 @@ DEFAULT_MAX_DEPTH = 64
 """Default bound on nesting depth in ``loads``."""
 
 _UTF8_BOM = b"\xef\xbb\xbf"
-_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A string, or an unterminated one to the end of the text: the closing quote
+# is optional, so a match never fails once it has started. That keeps the scan
+# linear: with a mandatory quote, every unmatched `"` rescanned to the end.
+# Possessive quantifiers (Python 3.11+) keep no backtracking state per escape.
+_STRING_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _BRACKET_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -120,7 +124,8 @@ _WHITESPACE: Callable[[str, int], re.Match[str]] = re.compile(r"[ \t\n\r]*").mat
 
 def _max_depth(text: str) -> int:
     # Strings may hold brackets; drop them first. On text that is not JSON the
-    # count can only err upwards, and the decoder stops at the first error, so
+    # count can only err upwards before an unterminated string, and the decoder
+    # stops at the first error, never entering what follows such a string: so
     # whatever the decoder recurses into has been counted exactly.
     brackets = _NOT_BRACKET.sub("", _STRING_TOKEN.sub("", text))
     if not brackets:
@@ -245,22 +250,28 @@ def has_pointer(document: object, pointer: str) -> bool:
     return True
 
 
-def ensure_json_data(value: object, pointer: str = "") -> JSONValue:
+def ensure_json_data(
+    value: object, pointer: str = "", *, max_depth: int = DEFAULT_MAX_DEPTH
+) -> JSONValue:
     """Return a plain deep copy of ``value`` if it is JSON data, else raise.
 
     JSON data is ``None``, ``bool``, ``int``, finite ``float``, ``str``
     without lone surrogates, ``list`` of JSON data, and any ``Mapping`` with
     ``str`` keys and JSON data values (copied into a ``dict``). Tuples, sets,
     bytes, NaN, infinities, subclasses of the scalar types (enums) and any
-    other object are not.
+    other object are not. Nesting is bounded like the parser's (``max_depth``
+    containers, the top-level one being depth 1), which also stops a
+    container that holds itself; a ``Mapping`` whose methods raise is not
+    JSON data either.
 
     Args:
         value: The value to check and copy.
         pointer: Where ``value`` sits, prefixed to the pointer of an error.
+        max_depth: The deepest nesting accepted.
 
     Raises:
-        StrictJSONError: With reason ``not_json_data`` and the JSON pointer
-            of the first offending value.
+        StrictJSONError: With reason ``not_json_data`` (or ``too_deep``) and
+            the JSON pointer of the first offending value.
     """
     kind = type(value)
     if (kind is str and value.isascii()) or kind is int or kind is bool or value is None:  # type: ignore[union-attr]
@@ -268,8 +279,9 @@ def ensure_json_data(value: object, pointer: str = "") -> JSONValue:
     try:
         if kind is dict:
             # The common case, without the wrapper.
-            return checked_copy_object(value)
-        wrapped: list[JSONValue] = checked_copy_array([value])
+            return checked_copy_object(value, 1, max_depth)
+        # The wrapper list is depth 0, so the value itself is depth 1.
+        wrapped: list[JSONValue] = checked_copy_array([value], 0, max_depth)
     except NotJSONDataError as error:
         if type(value) is dict:
             error.path.append(0)  # stands for the wrapper the general path adds
@@ -277,7 +289,7 @@ def ensure_json_data(value: object, pointer: str = "") -> JSONValue:
             "/" + escape_pointer_token(token) for token in reversed(error.path[:-1])
         )
         raise StrictJSONError(
-            "not_json_data", f"{error.what} at {where or '/'}", pointer=where
+            error.reason, f"{error.what} at {where or '/'}", pointer=where
         ) from None
     return wrapped[0]
 
@@ -290,7 +302,15 @@ def same_json(a: object, b: object) -> bool:
     Values that are not JSON data (NaN, tuples, enums...) are never the same
     as anything, themselves included. Unlike comparing ``canonical_dumps``
     output, this tells ``1`` from ``1.0``.
+
+    Raises:
+        StrictJSONError: ``too_deep``, for values nested deeper than
+            ``DEFAULT_MAX_DEPTH``, which no parse or check lets through.
     """
+    return _same(a, b, 1)
+
+
+def _same(a: object, b: object, depth: int) -> bool:
     kind = type(a)
     if kind is not type(b):
         return False
@@ -300,8 +320,10 @@ def same_json(a: object, b: object) -> bool:
         right: dict[object, object] = b  # type: ignore[assignment]
         if len(left) != len(right):
             return False
+        if depth > DEFAULT_MAX_DEPTH:
+            raise StrictJSONError("too_deep", f"nesting deeper than {DEFAULT_MAX_DEPTH}")
         for key, item in left.items():
-            if type(key) is not str or key not in right or not same_json(item, right[key]):
+            if type(key) is not str or key not in right or not _same(item, right[key], depth + 1):
                 return False
         return True
     if kind is list:
@@ -309,8 +331,10 @@ def same_json(a: object, b: object) -> bool:
         right_items: list[object] = b  # type: ignore[assignment]
         if len(left_items) != len(right_items):
             return False
+        if depth > DEFAULT_MAX_DEPTH:
+            raise StrictJSONError("too_deep", f"nesting deeper than {DEFAULT_MAX_DEPTH}")
         for x, y in zip(left_items, right_items, strict=True):  # noqa: SIM110 - see above
-            if not same_json(x, y):
+            if not _same(x, y, depth + 1):
                 return False
         return True
     if kind is float:
@@ -360,7 +384,11 @@ def _canonical(value: JSONValue, out: list[str]) -> None:
     elif kind is bool:
         out.append("true" if value else "false")
     elif kind is int:
-        out.append(str(value))
+        try:
+            out.append(str(value))
+        except ValueError as err:
+            # str() refuses integers over sys.get_int_max_str_digits() digits.
+            raise StrictJSONError("number_too_long", str(err)) from None
     elif kind is float:
         out.append(_format_number(value))  # type: ignore[arg-type]
     elif kind is str:
@@ -384,7 +412,7 @@ def _canonical(value: JSONValue, out: list[str]) -> None:
         out.append("}")
 
 
-def canonical_dumps(value: object) -> str:
+def canonical_dumps(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
     """Serialize JSON data in the RFC 8785 (JCS) canonical form, for fingerprints.
 
     Keys are sorted by UTF-16 code units, there is no whitespace, strings are
@@ -395,9 +423,11 @@ def canonical_dumps(value: object) -> str:
     large integers never share a fingerprint.
 
     Raises:
-        StrictJSONError: ``value`` is not JSON data (see ``ensure_json_data``).
+        StrictJSONError: ``value`` is not JSON data (see ``ensure_json_data``,
+            which bounds its nesting at ``max_depth``), or holds an integer
+            too long to write (``number_too_long``).
     """
-    data = ensure_json_data(value)
+    data = ensure_json_data(value, max_depth=max_depth)
     out: list[str] = []
     _canonical(data, out)
     return "".join(out)
@@ -412,12 +442,23 @@ def freeze_json(value: JSONValue) -> Any:
     return value
 
 
-def thaw_json(value: object) -> JSONValue:
-    """Return a plain, mutable deep copy of a frozen (or plain) JSON value."""
+def thaw_json(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> JSONValue:
+    """Return a plain, mutable deep copy of a frozen (or plain) JSON value.
+
+    Raises:
+        StrictJSONError: ``too_deep``, past ``max_depth`` nested containers
+            (which also stops a container that holds itself).
+    """
+    return _thaw(value, 1, max_depth)
+
+
+def _thaw(value: object, depth: int, limit: int) -> JSONValue:
+    if isinstance(value, Mapping | tuple | list) and depth > limit:
+        raise StrictJSONError("too_deep", f"nesting deeper than {limit}")
     if isinstance(value, Mapping):
         mapping: Mapping[str, object] = value  # type: ignore[assignment]
-        return {key: thaw_json(item) for key, item in mapping.items()}
+        return {key: _thaw(item, depth + 1, limit) for key, item in mapping.items()}
     if isinstance(value, tuple | list):
         items: tuple[object, ...] | list[object] = value  # type: ignore[assignment]
-        return [thaw_json(item) for item in items]
+        return [_thaw(item, depth + 1, limit) for item in items]
     return value  # type: ignore[return-value]  # scalars are already JSON data

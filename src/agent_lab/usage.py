@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from decimal import Decimal
 
-__all__ = ["ZERO_USAGE", "Usage"]
+__all__ = ["MAX_COUNT", "ZERO_USAGE", "Usage", "checked_count", "checked_usage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,3 +56,55 @@ def _add_known(a: int | None, b: int | None) -> int | None:
 
 
 ZERO_USAGE = Usage(prompt_tokens=0, completion_tokens=0, cost=Decimal(0), requests=0)
+
+
+MAX_COUNT = 2**63
+"""Token and request counts are below this: what a 64-bit signed column stores."""
+
+_NONE = type(None)
+
+
+def checked_count(value: object) -> int | None:
+    """A usage figure as reported, if it is one: an ``int`` (not a ``bool``), 0 <= n < 2**63.
+
+    Anything else (a string, a float, a negative or absurd count) is unknown,
+    ``None``: a server's nonsense must neither crash the figures nor pass for zero.
+    """
+    if type(value) is int and 0 <= value < MAX_COUNT:
+        return value
+    return None
+
+
+def checked_usage(usage: object) -> Usage | None:
+    """``usage`` with every figure checked (``checked_count``), or ``None`` if it is no ``Usage``.
+
+    A bad token count or cost becomes unknown; a bad request count becomes 1
+    (a reply came, so at least one request was sent); a bad model name is
+    dropped. Plugin and provider code hands the kernel its usage, so the
+    kernel reads it through this.
+    """
+    if not isinstance(usage, Usage):
+        return None
+    prompt, completion, cost = usage.prompt_tokens, usage.completion_tokens, usage.cost
+    requests, model, estimated = usage.requests, usage.model, usage.estimated
+    if (
+        type(prompt) in (int, _NONE)
+        and type(completion) in (int, _NONE)
+        and type(requests) is int
+        and (prompt is None or 0 <= prompt < MAX_COUNT)
+        and (completion is None or 0 <= completion < MAX_COUNT)
+        and 0 <= requests < MAX_COUNT
+        and (cost is None or (type(cost) is Decimal and cost.is_finite() and cost >= 0))
+        and type(model) in (str, _NONE)
+        and type(estimated) is bool
+    ):
+        return usage  # the common case: nothing to repair
+    counted = checked_count(requests)
+    return Usage(
+        prompt_tokens=checked_count(prompt),
+        completion_tokens=checked_count(completion),
+        cost=cost if type(cost) is Decimal and cost.is_finite() and cost >= 0 else None,
+        model=model if type(model) is str else None,
+        estimated=estimated if type(estimated) is bool else True,
+        requests=1 if counted is None else counted,
+    )

@@ -49,6 +49,7 @@ from agent_lab.strict_json import (
     escape_pointer_token,
     has_pointer,
 )
+from agent_lab.usage import checked_count, checked_usage
 
 if TYPE_CHECKING:
     from agent_lab.application.events.registry import EventRegistry, RegisteredEvent
@@ -61,7 +62,12 @@ _UNKNOWN_USAGE = Usage()
 
 
 def _describe(err: BaseException) -> str:
-    return f"{type(err).__name__}: {err}"
+    try:
+        text = str(err)
+    except Exception:
+        # Plugin code wrote this exception, __str__ included: it must not escape either.
+        text = "(its message could not be read)"
+    return f"{type(err).__name__}: {text}"
 
 
 def _to_pointer(name_or_pointer: str) -> str:
@@ -358,9 +364,12 @@ class EventKernel:
             try:
                 reply = yield fallback, request
             except ProviderError as err:
-                trace.llm_calls += err.attempts
-                trace.usage += err.usage or Usage(requests=err.attempts)
-                reason, message, retryable = err.reason, _describe(err), err.retryable
+                # Plugin code built this error: its figures are read, never trusted.
+                attempts = max(1, checked_count(err.attempts) or 0)
+                trace.llm_calls += attempts
+                trace.usage += checked_usage(err.usage) or Usage(requests=attempts)
+                reason = err.reason if type(err.reason) is str else Reason.FALLBACK_ERROR
+                message, retryable = _describe(err), err.retryable is True
             except TimeoutError as err:
                 trace.llm_calls += 1
                 trace.usage += _UNKNOWN_USAGE
@@ -390,7 +399,7 @@ class EventKernel:
                 f"not {type(reply).__name__}",
                 missing=missing,
             )
-        usage = reply.usage if isinstance(reply.usage, Usage) else _UNKNOWN_USAGE
+        usage = checked_usage(reply.usage) or _UNKNOWN_USAGE
         trace.llm_calls += max(1, usage.requests)
         trace.usage += usage
         trace.fallback_raw = reply.raw

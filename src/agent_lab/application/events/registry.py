@@ -31,7 +31,12 @@ from agent_lab.strict_json import (
     to_pointer,
 )
 
-__all__ = ["EventRegistry", "RegisteredEvent"]
+__all__ = ["MAX_SCHEMA_DEPTH", "EventRegistry", "RegisteredEvent"]
+
+MAX_SCHEMA_DEPTH = 128
+"""The deepest schema (in nested objects and arrays) a registry accepts. Deeper
+is a ``DefinitionError``, never a ``RecursionError`` (schemas nest about two
+containers per level of ``properties``, so this is some 60 levels)."""
 
 
 def _first_line(text: str) -> str:
@@ -182,8 +187,8 @@ class EventRegistry:
             registered = dataclasses.replace(definition, parameters=empty)
             entry = RegisteredEvent(registered, empty, "", lambda: error)
         else:
-            schema, dialect = schema_or_error
-            fingerprint = hashlib.sha256(canonical_dumps(schema).encode("utf-8")).hexdigest()
+            schema, dialect, canonical = schema_or_error
+            fingerprint = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
             frozen: Mapping[str, Any] = freeze_json(schema)
             registered = dataclasses.replace(definition, parameters=frozen)
             entry = RegisteredEvent(
@@ -203,7 +208,7 @@ class EventRegistry:
 
     def _schema_of(
         self, definition: EventDefinition
-    ) -> tuple[JSONObject, Dialect] | DefinitionError:
+    ) -> tuple[JSONObject, Dialect, str] | DefinitionError:
         name = definition.name
         parameters: object = definition.parameters
         if isinstance(parameters, type):
@@ -223,9 +228,17 @@ class EventRegistry:
             )
         try:
             # A schema may come frozen (from another registry) or with tuples for arrays.
-            schema = ensure_json_data(thaw_json(parameters))
+            thawed = thaw_json(parameters, max_depth=MAX_SCHEMA_DEPTH)
+            schema = ensure_json_data(thawed, max_depth=MAX_SCHEMA_DEPTH)
+            # The fingerprint's text: a 5000-digit integer cannot be written.
+            canonical = canonical_dumps(schema, max_depth=MAX_SCHEMA_DEPTH)
         except StrictJSONError as err:
             return DefinitionError(name, err.pointer or "", f"the schema is not JSON data: {err}")
+        except Exception as err:
+            # A caller's Mapping may run any code; what it raises is a broken definition.
+            return DefinitionError(
+                name, "", f"the schema could not be read: {type(err).__name__}: {err}"
+            )
         assert isinstance(schema, dict)
         try:
             dialect = dialect_of(schema)
@@ -238,7 +251,7 @@ class EventRegistry:
             return DefinitionError(
                 name, "/type", "arguments are always an object; this schema rejects every object"
             )
-        return schema, dialect
+        return schema, dialect, canonical
 
     def _compile(
         self, name: str, schema: JSONObject, dialect: Dialect
