@@ -368,7 +368,7 @@ class EventKernel:
                 attempts = max(1, checked_count(err.attempts) or 0)
                 trace.llm_calls += attempts
                 trace.usage += checked_usage(err.usage) or Usage(requests=attempts)
-                reason = err.reason if type(err.reason) is str else Reason.FALLBACK_ERROR
+                reason = err.reason if isinstance(err.reason, str) else Reason.FALLBACK_ERROR
                 message, retryable = _describe(err), err.retryable is True
             except TimeoutError as err:
                 trace.llm_calls += 1
