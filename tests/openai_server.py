@@ -17,10 +17,13 @@ class Behavior:
     """What the server does with one request."""
 
     kind: str = "reply"
-    """``reply``, ``status``, ``drop`` (cut the body short) or ``malformed``."""
+    """``reply``, ``status``, ``drop`` (cut the body short), ``malformed``, ``trickle``
+    (the reply one byte per ``delay`` seconds), ``huge`` (a body of ``size`` bytes),
+    ``echo_key`` (a reply whose content and model repeat the Authorization header's
+    key) or ``redirect`` (a 307 to ``body``)."""
     message: dict[str, Any] = field(default_factory=dict[str, Any])
     """For ``reply``: the choice's message (``content``, ``tool_calls``, extra fields)."""
-    usage: dict[str, int] | None = field(
+    usage: dict[str, Any] | None = field(
         default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
     )
     status: int = 200
@@ -29,6 +32,10 @@ class Behavior:
     delay: float = 0.0
     """Seconds to wait before answering (to exceed a client's timeout)."""
     model: str = "gpt-4o-mini"
+    size: int = 0
+    """For ``huge``: the body's size in bytes."""
+    declare_length: bool = True
+    """For ``huge``: send a Content-Length header (else the body is chunked)."""
 
 
 def content(text: str, **extra: Any) -> Behavior:
@@ -82,6 +89,7 @@ class OpenAIServer:
         """What to do once the script is used up (None: a 500 "unscripted request")."""
         self.requests: list[Recorded] = []
         self.port: int = 0
+        self.huge_bytes_sent = 0
         self._loop = asyncio.new_event_loop()
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -112,6 +120,10 @@ class OpenAIServer:
         self._thread.join(timeout=10)
         self._loop.close()
 
+    async def _huge(self, request: web.Request, behavior: Behavior) -> web.StreamResponse:
+        self.huge_bytes_sent = behavior.size
+        return await _huge_body(request, behavior)
+
     def play(self, *behaviors: Behavior) -> None:
         self.script = list(behaviors)
         self.requests.clear()
@@ -123,8 +135,18 @@ class OpenAIServer:
             behavior = self.script.pop(0)
         else:
             behavior = self.default or status(500, "unscripted request")
-        if behavior.delay:
+        if behavior.delay and behavior.kind != "trickle":
             await asyncio.sleep(behavior.delay)
+        if behavior.kind == "redirect":
+            return web.Response(status=307, headers={"Location": behavior.body})
+        if behavior.kind == "huge":
+            return await self._huge(request, behavior)
+        if behavior.kind == "echo_key":
+            key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            behavior = Behavior(
+                message={"role": "assistant", "content": f'{{"note": "your key is {key}"}}'},
+                model=f"echo-{key}",
+            )
         if behavior.kind == "status":
             return web.Response(
                 status=behavior.status,
@@ -144,6 +166,14 @@ class OpenAIServer:
         if behavior.usage is not None:
             completion["usage"] = behavior.usage
         text = json.dumps(completion, allow_nan=True)
+        if behavior.kind == "trickle":
+            response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+            await response.prepare(request)
+            for byte in text.encode():
+                await response.write(bytes([byte]))
+                await asyncio.sleep(behavior.delay)
+            await response.write_eof()
+            return response
         if behavior.kind == "drop":
             response = web.StreamResponse(
                 status=200,
@@ -155,6 +185,25 @@ class OpenAIServer:
             request.transport.close()  # the connection drops mid-body
             return response
         return web.Response(status=200, text=text, content_type="application/json")
+
+
+async def _huge_body(request: web.Request, behavior: Behavior) -> web.StreamResponse:
+    headers = {"Content-Type": "application/json"}
+    if behavior.declare_length:
+        headers["Content-Length"] = str(behavior.size)
+    response = web.StreamResponse(status=200, headers=headers)
+    await response.prepare(request)
+    chunk = b" " * 65536
+    sent = 0
+    try:
+        while sent < behavior.size:
+            piece = chunk[: behavior.size - sent]
+            await response.write(piece)
+            sent += len(piece)
+        await response.write_eof()
+    except (ConnectionError, RuntimeError):
+        pass  # the client stopped reading, as it should
+    return response
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -344,3 +345,147 @@ def test_keep_alive_transport_handles_the_same_faults(server: OpenAIServer) -> N
         4,
         7,
     )
+
+
+# Hardening: keys, usage figures, time and size bounds -----------------------------------
+
+LONG_KEY = "sk-proj-" + "".join(chr(ord("a") + (i * 7) % 26) for i in range(152))
+
+
+def leaks(text: str, key: str) -> bool:
+    """Whether ``text`` holds any 12 consecutive characters of ``key`` past its common prefix."""
+    return any(key[i : i + 12] in text for i in range(len(key) - 11) if i >= 4)
+
+
+def complete(server: OpenAIServer, *behaviors: Behavior, **options: Any) -> Any:
+    server.play(*behaviors)
+    request = ProviderRequest(purpose="fallback", messages=(Message("user", "hi"),))
+    return asyncio.run(provider(server, **options).complete(request))
+
+
+@pytest.mark.parametrize("filler", [0, 150, 180, 199, 250])
+def test_a_key_straddling_the_message_cut_is_redacted_first(
+    server: OpenAIServer, filler: int
+) -> None:
+    """The body was cut at 200 characters and then redacted: 158 of 160 characters leaked."""
+    body = json.dumps({"error": {"message": "x" * filler + LONG_KEY}})
+    reply = complete(server, status(401, body), api_key=LONG_KEY)
+    assert reply.failure is not None
+    assert not leaks(reply.failure.message, LONG_KEY)
+
+
+def test_a_long_prefix_of_the_key_is_redacted(server: OpenAIServer) -> None:
+    body = json.dumps({"error": {"message": f"key {LONG_KEY[:40]}... is not valid"}})
+    reply = complete(server, status(401, body), api_key=LONG_KEY)
+    assert reply.failure is not None
+    assert not leaks(reply.failure.message, LONG_KEY)
+    assert "[redacted]" in reply.failure.message
+
+
+def test_a_key_echoed_in_a_successful_reply_is_redacted(server: OpenAIServer) -> None:
+    reply = complete(server, Behavior(kind="echo_key"), api_key=LONG_KEY)
+    assert reply.ok
+    assert reply.text is not None
+    assert "[redacted]" in reply.text
+    for text in (reply.text, reply.usage.model or "", repr(reply)):
+        assert not leaks(text, LONG_KEY)
+
+
+def test_credentials_in_the_base_url_are_removed_never_sent_nor_shown(
+    server: OpenAIServer,
+) -> None:
+    """user:password@ in the URL made aiohttp raise out of complete(); now it is dropped."""
+    url = server.url.replace("http://", "http://alice:hunter2-secret@")
+    for keep_alive in (False, True):
+        made = OpenAIProvider(
+            "gpt-4o-mini", base_url=url, api_key=KEY, timeout=2.0, keep_alive=keep_alive
+        )
+        assert "hunter2" not in repr(made)
+        assert made.base_url == server.url
+        server.play(content('{"a": 1}'))
+
+        async def one(p: OpenAIProvider = made) -> Any:
+            try:
+                return await p.complete(
+                    ProviderRequest(purpose="fallback", messages=(Message("user", "hi"),))
+                )
+            finally:
+                await p.aclose()
+
+        reply = asyncio.run(one())
+        assert reply.ok
+        assert "hunter2" not in json.dumps(server.requests[-1].headers)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 10**30, "completion_tokens": 5},
+        {"prompt_tokens": -7, "completion_tokens": 5},
+        {"prompt_tokens": True, "completion_tokens": 5},
+        {"prompt_tokens": "12", "completion_tokens": 5},
+        {"prompt_tokens": 1.5, "completion_tokens": 5},
+    ],
+    ids=["huge", "negative", "bool", "string", "float"],
+)
+def test_absurd_usage_figures_are_unknown(server: OpenAIServer, usage: dict[str, Any]) -> None:
+    """10**30 crashed the store writer and negative counts made PriceTable.cost raise."""
+    reply = complete(server, Behavior(message={"content": '{"a": 1}'}, usage=usage))
+    assert reply.ok
+    assert reply.usage.prompt_tokens is None
+    assert reply.usage.completion_tokens == 5
+    assert reply.usage.cost is None
+    assert reply.usage.requests == 1
+
+
+def test_a_trickling_server_cannot_outlast_the_timeout(server: OpenAIServer) -> None:
+    """One byte every 50 ms is about 15 s of reply; the 1 s timeout bounds the attempt."""
+    started = time.monotonic()
+    reply = complete(
+        server,
+        Behavior(kind="trickle", message={"content": '{"a": 1}'}, delay=0.05),
+        timeout=1.0,
+        max_attempts=1,
+    )
+    assert reply.failure is not None
+    assert reply.failure.reason == FailureReason.TIMEOUT
+    assert time.monotonic() - started < 4.0
+
+
+@pytest.mark.parametrize("declare_length", [True, False], ids=["content-length", "chunked"])
+def test_a_huge_body_is_refused_without_reading_it_all(
+    server: OpenAIServer, declare_length: bool
+) -> None:
+    reply = complete(
+        server,
+        Behavior(kind="huge", size=64 << 20, declare_length=declare_length),
+        max_body_bytes=1 << 20,
+        timeout=10.0,
+    )
+    assert reply.failure is not None
+    assert reply.failure.reason == FailureReason.INVALID_RESPONSE
+    assert "exceeds" in reply.failure.message
+    assert reply.usage.requests == 1  # not retried: the same body would come again
+
+
+@pytest.mark.parametrize("keep_alive", [False, True], ids=["per-call", "kept-alive"])
+def test_a_redirect_to_a_closed_port_is_a_connection_error(
+    server: OpenAIServer, keep_alive: bool
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    server.play(Behavior(kind="redirect", body=f"http://127.0.0.1:{closed}/v1/chat/completions"))
+    made = provider(server, max_attempts=1, keep_alive=keep_alive)
+
+    async def one() -> Any:
+        try:
+            return await made.complete(
+                ProviderRequest(purpose="fallback", messages=(Message("user", "hi"),))
+            )
+        finally:
+            await made.aclose()
+
+    reply = asyncio.run(one())
+    assert reply.failure is not None
+    assert reply.failure.reason == FailureReason.CONNECTION_ERROR

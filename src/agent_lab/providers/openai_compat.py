@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
 import random
-import re
-import time
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any
 
 import httpx2  # the SDK's HTTP client package
 import openai
 
 from agent_lab.clock import Clock, SystemClock
+from agent_lab.providers._openai_wire import (
+    StructuredOutput,
+    read_completion,
+    request_body,
+)
+from agent_lab.providers._openai_wire import retry_after as retry_after_of
 from agent_lab.providers.base import (
     FailureReason,
     ProviderFailure,
@@ -23,27 +26,36 @@ from agent_lab.providers.base import (
     ToolCall,
 )
 from agent_lab.providers.pricing import PriceTable
+from agent_lab.providers.redaction import Redactor, split_credentials
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from agent_lab.strict_json import JSONValue
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "OpenAIProvider"]
 
-__all__ = ["OpenAIProvider"]
-
-_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _NO_KEY = "no-key-needed"
+DEFAULT_MAX_BODY_BYTES = 8 << 20
+"""The largest reply body read (8 MiB): a chat completion is kilobytes; more is a fault."""
+_MESSAGE_LIMIT = 300
 
 
-def _permissive_parse(text: str) -> JSONValue | None:
-    # The adapter's own parse, as a typical client does it (NaN and repeated keys
-    # pass here); the kernel audits it against its strict parse of the same text (K18).
-    try:
-        value: JSONValue = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value
+class _BodyTooLargeError(Exception):
+    pass
+
+
+def _refused_connection(err: BaseException) -> BaseException | None:
+    # The SDK's aiohttp transport reports a refused connection as a connect
+    # *timeout*; the cause chain still holds the refusal, which is what happened.
+    seen: BaseException = err
+    for _ in range(8):
+        following = seen.__cause__ or seen.__context__
+        if following is None:
+            return None
+        if isinstance(following, ConnectionError):
+            return following
+        seen = following
+    return None
 
 
 class OpenAIProvider:
@@ -52,10 +64,14 @@ class OpenAIProvider:
     Args:
         model: Model name; defaults to ``$OPENAI_MODEL``.
         base_url: Endpoint; defaults to ``$OPENAI_BASE_URL``, then OpenAI's.
+            Credentials in it (``user:password@``) are removed, never sent,
+            shown or recorded; pass the key as ``api_key``.
         api_key: Key; defaults to ``$OPENAI_API_KEY`` (a placeholder for local
             servers that need none). It is sent in the Authorization header
             only, and never appears in replies, errors, cassettes or ``repr``.
-        timeout: Seconds allowed for one request.
+        timeout: Seconds allowed for one attempt as a whole (connect, send,
+            every byte of the reply), not per read: a server that trickles
+            its reply cannot hold a call longer than this.
         max_attempts: Requests per call, retries included, on 429, 5xx,
             timeouts and connection errors; other 4xx fail at once.
         backoff_base: First backoff in seconds; it doubles per retry, with
@@ -67,6 +83,8 @@ class OpenAIProvider:
         strict: Ask for strict schema adherence (endpoints that support it).
         token_limit: The request field for the reply's token budget.
         prices: Price table for cost; genai-prices' data by default.
+        max_body_bytes: The largest reply body read; a larger one is an
+            ``invalid_response`` failure, read no further.
         http_client: An ``httpx2.AsyncClient`` (the SDK's HTTP package) to send
             through, kept across calls; it must belong to the event loop the
             calls run in. Without it, each call uses its own connection.
@@ -90,10 +108,11 @@ class OpenAIProvider:
         backoff_base: float = 0.5,
         backoff_max: float = 8.0,
         max_retry_after: float = 30.0,
-        structured_output: Literal["json_schema", "json_object"] = "json_schema",
+        structured_output: StructuredOutput = "json_schema",
         strict: bool = False,
-        token_limit: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",  # noqa: S107
+        token_limit: str = "max_tokens",  # noqa: S107 - a field name, not a secret
         prices: PriceTable | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         http_client: httpx2.AsyncClient | None = None,
         keep_alive: bool = False,
         clock: Clock | None = None,
@@ -103,14 +122,19 @@ class OpenAIProvider:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.model: str | None = model or os.environ.get("OPENAI_MODEL")
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        self.base_url, url_secrets = split_credentials(
+            base_url or os.environ.get("OPENAI_BASE_URL")
+        )
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _NO_KEY
+        key = () if self._api_key == _NO_KEY else (self._api_key,)
+        self._redact = Redactor((*key, *url_secrets))
+        self.max_body_bytes = max_body_bytes
         self.timeout = timeout
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.max_retry_after = max_retry_after
-        self.structured_output = structured_output
+        self.structured_output: StructuredOutput = structured_output
         self.strict = strict
         self.token_limit = token_limit
         self.prices = prices if prices is not None else PriceTable()
@@ -125,9 +149,6 @@ class OpenAIProvider:
         """Name, endpoint and model; never the key."""
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "[redacted]") if self._api_key != _NO_KEY else text
-
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send the request, retrying what may pass again; never raises for the remote side."""
         model = request.model or self.model
@@ -140,7 +161,13 @@ class OpenAIProvider:
                     message="no model: pass model= or set OPENAI_MODEL",
                 ),
             )
-        arguments = self._arguments(request, model)
+        arguments = request_body(
+            request,
+            model,
+            structured_output=self.structured_output,
+            strict=self.strict,
+            token_limit=self.token_limit,
+        )
         # An HTTP client belongs to one event loop, and a sync dispatch runs each
         # call in a loop of its own: so, by default, one client per call, closed
         # with it. Pass http_client= to keep connections across calls in one loop.
@@ -189,30 +216,50 @@ class OpenAIProvider:
         while True:
             attempt += 1
             try:
-                # The SDK's generic post: its typed create() rewrites the parameters
-                # recursively on every call (1.2 ms of CPU per request, measured), which
-                # for plain JSON changes nothing. Transport, auth and errors are the SDK's.
-                raw: httpx2.Response = await client.post(
-                    "/chat/completions", body=arguments, cast_to=httpx2.Response
-                )
-            except openai.APITimeoutError:
-                failure = ProviderFailure(
-                    reason=FailureReason.TIMEOUT,
-                    message=f"no reply within {self.timeout} s",
-                    retryable=True,
+                body = await asyncio.wait_for(self._send(client, arguments), self.timeout)
+            except (openai.APITimeoutError, TimeoutError) as err:
+                refused = _refused_connection(err)
+                failure = (
+                    ProviderFailure(
+                        reason=FailureReason.CONNECTION_ERROR,
+                        message=self._redact.truncate(
+                            f"{type(refused).__name__}: {refused}", _MESSAGE_LIMIT
+                        ),
+                        retryable=True,
+                    )
+                    if refused is not None
+                    else ProviderFailure(
+                        reason=FailureReason.TIMEOUT,
+                        message=f"no whole reply within {self.timeout} s",
+                        retryable=True,
+                    )
                 )
                 wait = self._backoff(attempt)
             except openai.APIConnectionError as err:
                 failure = ProviderFailure(
                     reason=FailureReason.CONNECTION_ERROR,
-                    message=self._redact(f"{type(err).__name__}: {err.__cause__ or err}"),
+                    message=self._redact.truncate(
+                        f"{type(err).__name__}: {err.__cause__ or err}", _MESSAGE_LIMIT
+                    ),
                     retryable=True,
                 )
                 wait = self._backoff(attempt)
             except openai.APIStatusError as err:
                 failure, wait = self._status_failure(err, attempt)
+            except _BodyTooLargeError as err:
+                failure, wait = (
+                    ProviderFailure(reason=FailureReason.INVALID_RESPONSE, message=str(err)),
+                    0.0,
+                )
+            except Exception as err:  # noqa: BLE001 - complete() never raises for the remote side
+                failure = ProviderFailure(
+                    reason=FailureReason.CONNECTION_ERROR,
+                    message=self._redact.truncate(f"{type(err).__name__}: {err}", _MESSAGE_LIMIT),
+                    retryable=True,
+                )
+                wait = self._backoff(attempt)
             else:
-                return self._reply(raw, model, attempt, started)
+                return self._reply(body, model, attempt, started)
             if not failure.retryable or attempt >= self.max_attempts:
                 return ProviderReply(
                     usage=Usage(requests=attempt, model=model),
@@ -225,40 +272,35 @@ class OpenAIProvider:
                 )
             await self._sleep(wait)
 
-    def _arguments(self, request: ProviderRequest, model: str) -> dict[str, Any]:
-        arguments: dict[str, Any] = {
-            "model": model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "temperature": request.temperature,
-            self.token_limit: request.max_tokens,
-        }
-        if request.seed is not None:
-            arguments["seed"] = request.seed
-        if request.tools:
-            arguments["tools"] = list(request.tools)
-            if request.tool_choice in (None, "auto", "required", "none"):
-                arguments["tool_choice"] = request.tool_choice or "auto"
-            else:
-                arguments["tool_choice"] = {
-                    "type": "function",
-                    "function": {"name": request.tool_choice},
-                }
-        if request.response_schema is not None:
-            if self.structured_output == "json_object":
-                arguments["response_format"] = {
-                    "type": "json_object",
-                    "schema": request.response_schema,
-                }
-            else:
-                arguments["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": _NAME_UNSAFE.sub("_", request.schema_name)[:64] or "arguments",
-                        "schema": request.response_schema,
-                        "strict": self.strict,
-                    },
-                }
-        return arguments
+    async def _send(self, client: openai.AsyncOpenAI, arguments: dict[str, Any]) -> bytes:
+        # The SDK's generic post: its typed create() rewrites the parameters
+        # recursively on every call (1.2 ms of CPU per request, measured), which
+        # for plain JSON changes nothing. Transport, auth and errors are the SDK's.
+        # Streamed, so that the body is read here, up to a bound.
+        response: httpx2.Response = await client.post(
+            "/chat/completions",
+            body=arguments,
+            cast_to=httpx2.Response,
+            stream=True,
+            stream_cls=None,
+        )
+        try:
+            declared = response.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+                raise _BodyTooLargeError(self._too_large(int(declared)))
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    raise _BodyTooLargeError(self._too_large(size))
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            await response.aclose()
+
+    def _too_large(self, size: int) -> str:
+        return f"the reply body exceeds {self.max_body_bytes} bytes ({size} and more); not read"
 
     def _backoff(self, attempt: int) -> float:
         # Exponential backoff with full jitter.
@@ -268,9 +310,9 @@ class OpenAIProvider:
         self, err: openai.APIStatusError, attempt: int
     ) -> tuple[ProviderFailure, float]:
         status = err.status_code
-        message = self._redact(f"HTTP {status}: {str(err.message)[:200]}")
+        message = self._redact.truncate(f"HTTP {status}: {err.message}", _MESSAGE_LIMIT)
         if status == 429:
-            retry_after = _retry_after(err.response.headers)
+            retry_after = retry_after_of(err.response.headers)
             wait = (
                 min(retry_after, self.max_retry_after)
                 if retry_after is not None
@@ -285,29 +327,43 @@ class OpenAIProvider:
             ), self._backoff(attempt)
         return ProviderFailure(reason=FailureReason.HTTP_4XX, message=message), 0.0
 
-    def _reply(
-        self, raw: httpx2.Response, model: str, attempts: int, started: int
-    ) -> ProviderReply:
+    def _reply(self, body: bytes, model: str, attempts: int, started: int) -> ProviderReply:
         latency = self._clock.monotonic_ns() - started
         try:
-            text, parsed, calls, prompt_tokens, completion_tokens, answered_by, finish = _read(
-                raw.json(), model
-            )
+            completion = read_completion(json.loads(body), model)
         except Exception as err:  # noqa: BLE001 - any malformed body is a failure reply
             return ProviderReply(
                 usage=Usage(requests=attempts, model=model),
                 latency_ns=latency,
                 failure=ProviderFailure(
                     reason=FailureReason.INVALID_RESPONSE,
-                    message=self._redact(f"not a chat completion: {type(err).__name__}: {err}")[
-                        :300
-                    ],
+                    message=self._redact.truncate(
+                        f"not a chat completion: {type(err).__name__}: {err}", _MESSAGE_LIMIT
+                    ),
                 ),
             )
+        # A server may echo what it was sent, the key included: nothing it returns
+        # reaches a result, a cassette or the store unredacted.
+        redact = self._redact
+        answered_by = redact(completion.model)
+        text = None if completion.text is None else redact(completion.text)
+        calls = tuple(
+            ToolCall(
+                name=redact(call.name),
+                arguments_raw=redact(call.arguments_raw),
+                arguments=call.arguments
+                if redact(call.arguments_raw) == call.arguments_raw
+                else None,
+            )
+            for call in completion.tool_calls
+        )
+        parsed = completion.parsed if text == completion.text else None
         usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            cost=self.prices.cost(answered_by, prompt_tokens, completion_tokens),
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            cost=self.prices.cost(
+                answered_by, completion.prompt_tokens, completion.completion_tokens
+            ),
             model=answered_by,
             requests=attempts,
         )
@@ -315,7 +371,7 @@ class OpenAIProvider:
             return ProviderReply(
                 usage=usage,
                 latency_ns=latency,
-                finish_reason=finish,
+                finish_reason=completion.finish_reason,
                 failure=ProviderFailure(
                     reason=FailureReason.NO_CONTENT, message="neither text nor a tool call"
                 ),
@@ -326,80 +382,5 @@ class OpenAIProvider:
             tool_calls=calls,
             usage=usage,
             latency_ns=latency,
-            finish_reason=finish,
+            finish_reason=completion.finish_reason,
         )
-
-
-def _read(
-    data: Any, model: str
-) -> tuple[
-    str | None, JSONValue | None, tuple[ToolCall, ...], int | None, int | None, str, str | None
-]:
-    """The parts of a chat-completion body: text, parse, tool calls, tokens, model, finish."""
-    choices: Any = data["choices"]
-    if not isinstance(choices, list) or not choices:
-        raise ValueError("no choices in the body")
-    choice: dict[str, Any] = cast("list[Any]", choices)[0]
-    message: dict[str, Any] = choice.get("message") or {}
-    content = message.get("content")
-    text = content if isinstance(content, str) else None
-    # A server's own parse (some send one) is audited like the adapter's would be (K18).
-    server_parsed = message.get("parsed")
-    parsed = (
-        server_parsed
-        if server_parsed is not None
-        else (_permissive_parse(text) if text is not None else None)
-    )
-    calls = tuple(_tool_call(call) for call in (message.get("tool_calls") or ()))
-    usage: dict[str, Any] = data.get("usage") or {}
-    prompt_tokens = usage.get("prompt_tokens")
-    completion_tokens = usage.get("completion_tokens")
-    return (
-        text,
-        parsed,
-        calls,
-        prompt_tokens if isinstance(prompt_tokens, int) else None,
-        completion_tokens if isinstance(completion_tokens, int) else None,
-        str(data.get("model") or model),
-        choice.get("finish_reason"),
-    )
-
-
-def _tool_call(call: Any) -> ToolCall:
-    function: dict[str, Any] = call["function"]
-    arguments: object = function.get("arguments")
-    if isinstance(arguments, str):
-        return ToolCall(
-            name=str(function.get("name")),
-            arguments_raw=arguments,
-            arguments=_permissive_parse(arguments),
-        )
-    # Some servers send the arguments as an object, not as JSON text; there is
-    # no raw text then, so the object's JSON serves as both forms.
-    return ToolCall(
-        name=str(function.get("name")),
-        arguments_raw=json.dumps(arguments),
-        arguments=arguments,  # type: ignore[arg-type]
-    )
-
-
-def _retry_after(headers: httpx2.Headers) -> float | None:
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    # An HTTP date is wall-clock time, so this one reading is of the wall clock.
-    return max(0.0, moment.timestamp() - time.time())

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import genai_prices
 
+from agent_lab.usage import checked_count
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -88,8 +90,12 @@ class PriceTable:
         self, model: str | None, prompt_tokens: int | None, completion_tokens: int | None
     ) -> Decimal | None:
         """Cost of one request, or ``None`` when the tokens or the model's price are unknown."""
-        if model is None or prompt_tokens is None or completion_tokens is None:
+        if model is None or checked_count(prompt_tokens) is None:
             return None
+        if checked_count(completion_tokens) is None:
+            return None
+        assert prompt_tokens is not None
+        assert completion_tokens is not None
         override = self._overrides.get(model)
         if override is not None:
             return override.cost(prompt_tokens, completion_tokens)
@@ -107,6 +113,7 @@ def _genai_cost(
             model,
             provider_id=provider_id,
         )
-    except LookupError:
+    except (LookupError, ValueError, ArithmeticError):
+        # No price for the model, or figures the table cannot price: unknown, never 0.
         return None
     return Decimal(calculation.total_price)

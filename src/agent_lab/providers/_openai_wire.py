@@ -1,0 +1,166 @@
+"""The OpenAI chat-completions wire format: the request body, and what a reply body holds."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from agent_lab.providers.base import ProviderRequest, ToolCall
+from agent_lab.usage import checked_count
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_lab.strict_json import JSONValue
+
+__all__ = ["Completion", "StructuredOutput", "read_completion", "request_body", "retry_after"]
+
+StructuredOutput = Literal["json_schema", "json_object"]
+
+_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def permissive_parse(text: str) -> JSONValue | None:
+    """The adapter's own parse, as a typical client does it (NaN and repeated keys pass).
+
+    The kernel audits it against its strict parse of the same text (K18).
+    """
+    try:
+        value: JSONValue = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value
+
+
+def request_body(
+    request: ProviderRequest,
+    model: str,
+    *,
+    structured_output: StructuredOutput,
+    strict: bool,
+    token_limit: str,
+) -> dict[str, Any]:
+    """The JSON body of ``POST /chat/completions`` for ``request``."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "temperature": request.temperature,
+        token_limit: request.max_tokens,
+    }
+    if request.seed is not None:
+        body["seed"] = request.seed
+    if request.tools:
+        body["tools"] = list(request.tools)
+        if request.tool_choice in (None, "auto", "required", "none"):
+            body["tool_choice"] = request.tool_choice or "auto"
+        else:
+            body["tool_choice"] = {"type": "function", "function": {"name": request.tool_choice}}
+    if request.response_schema is not None:
+        if structured_output == "json_object":
+            body["response_format"] = {"type": "json_object", "schema": request.response_schema}
+        else:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": _NAME_UNSAFE.sub("_", request.schema_name)[:64] or "arguments",
+                    "schema": request.response_schema,
+                    "strict": strict,
+                },
+            }
+    return body
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Completion:
+    """What one chat-completion body holds."""
+
+    text: str | None
+    parsed: JSONValue | None
+    tool_calls: tuple[ToolCall, ...]
+    prompt_tokens: int | None
+    """The server's count, when it is a plausible one (``checked_count``), else unknown."""
+    completion_tokens: int | None
+    model: str
+    """The model the server says answered (the one asked, when it says none)."""
+    finish_reason: str | None
+
+
+def read_completion(data: Any, model: str) -> Completion:
+    """The parts of a chat-completion body.
+
+    Raises:
+        Exception: Any, for a body that is not a chat completion; the caller
+            turns it into an ``invalid_response`` failure.
+    """
+    choices: Any = data["choices"]
+    if not isinstance(choices, list) or not choices:
+        raise ValueError("no choices in the body")
+    choice: dict[str, Any] = cast("list[Any]", choices)[0]
+    message: dict[str, Any] = choice.get("message") or {}
+    content = message.get("content")
+    text = content if isinstance(content, str) else None
+    # A server's own parse (some send one) is audited like the adapter's would be (K18).
+    server_parsed = message.get("parsed")
+    parsed = (
+        server_parsed
+        if server_parsed is not None
+        else (permissive_parse(text) if text is not None else None)
+    )
+    calls = tuple(_tool_call(call) for call in (message.get("tool_calls") or ()))
+    usage: Mapping[str, Any] = data.get("usage") or {}
+    finish = choice.get("finish_reason")
+    answered_by = data.get("model")
+    return Completion(
+        text=text,
+        parsed=parsed,
+        tool_calls=calls,
+        prompt_tokens=checked_count(usage.get("prompt_tokens")),
+        completion_tokens=checked_count(usage.get("completion_tokens")),
+        model=answered_by if isinstance(answered_by, str) and answered_by else model,
+        finish_reason=finish if isinstance(finish, str) else None,
+    )
+
+
+def _tool_call(call: Any) -> ToolCall:
+    function: dict[str, Any] = call["function"]
+    arguments: object = function.get("arguments")
+    if isinstance(arguments, str):
+        return ToolCall(
+            name=str(function.get("name")),
+            arguments_raw=arguments,
+            arguments=permissive_parse(arguments),
+        )
+    # Some servers send the arguments as an object, not as JSON text; there is
+    # no raw text then, so the object's JSON serves as both forms.
+    return ToolCall(
+        name=str(function.get("name")),
+        arguments_raw=json.dumps(arguments),
+        arguments=arguments,  # type: ignore[arg-type]
+    )
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds a 429 asks to wait (``retry-after-ms``, then ``Retry-After``), or ``None``."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    # An HTTP date is wall-clock time, so this one reading is of the wall clock.
+    return max(0.0, moment.timestamp() - time.time())
