@@ -780,6 +780,28 @@ def test_resolved_values_win_and_conflicts_are_recorded() -> None:
     assert (conflict.pointer, conflict.resolved, conflict.fallback) == ("/label", "tea", "coffee")
 
 
+def test_values_the_fallback_was_not_asked_for_are_dropped_and_listed() -> None:
+    """K19: the fallback fills what was missing; an unasked-for value is dropped, not merged."""
+    fallback = RecordingFallback(reply('{"duration_seconds": 60, "loud": true}'))
+    result = dispatch(make_kernel(lambda event: {"label": "tea"}, fallback=fallback))
+    assert fallback.requests[0].missing == ("/duration_seconds",)
+    assert result.status is Status.SUCCESS
+    assert result.arguments == {"label": "tea", "duration_seconds": 60}
+    assert [(u.pointer, u.value) for u in result.unrequested] == [("/loud", True)]
+    assert result.conflicts == ()
+
+
+def test_an_incomplete_resolution_asks_for_every_absent_property_so_none_is_unrequested() -> None:
+    """K13/K19: Resolution(complete=False) asks for all absent properties; each may be filled."""
+    fallback = RecordingFallback(reply('{"duration_seconds": 60, "unit": "s"}'))
+    kernel = make_kernel(
+        lambda event: Resolution({"label": "tea"}, complete=False), fallback=fallback
+    )
+    result = dispatch(kernel)
+    assert result.arguments == {"label": "tea", "duration_seconds": 60, "unit": "s"}
+    assert result.unrequested == ()
+
+
 def test_merge_is_deep_for_objects() -> None:
     """K19: objects merge at every depth; resolved keys win at every depth."""
     schema = {
@@ -793,7 +815,9 @@ def test_merge_is_deep_for_objects() -> None:
         },
         "required": ["when"],
     }
-    fallback = RecordingFallback(reply('{"when": {"date": "2026-12-01", "time": "07:00"}}'))
+    fallback = RecordingFallback(
+        reply('{"when": {"date": "2026-12-01", "time": "07:00", "tz": "UTC"}}')
+    )
     kernel = make_kernel(
         lambda event: {"when": {"time": "08:00"}}, schema=schema, fallback=fallback
     )
@@ -802,6 +826,7 @@ def test_merge_is_deep_for_objects() -> None:
     assert fallback.requests[0].missing == ("/when/date",)
     assert result.arguments == {"when": {"time": "08:00", "date": "2026-12-01"}}
     assert [c.pointer for c in result.conflicts] == ["/when/time"]
+    assert [u.pointer for u in result.unrequested] == ["/when/tz"]
 
 
 def test_invalid_fallback_value_is_invalid_arguments_with_call_counted() -> None:

@@ -183,6 +183,39 @@ def test_dialect_decides_semantics() -> None:
 # K3 -------------------------------------------------------------------------
 
 
+def test_regression_5_a_lazy_registry_also_validates_against_its_copy() -> None:
+    """K1, K5: changing the caller's schema after a lazy register changes nothing."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+    }
+    registry = EventRegistry(check_on_register=False)
+    registry.register(EventDefinition("e", parameters=schema, resolver=lambda e: {"n": "x"}))
+    schema["properties"]["n"]["type"] = "string"
+    schema["required"] = []
+    result = EventKernel(registry).dispatch(Event("e"))
+    assert result.status is Status.INVALID_ARGUMENTS
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_a_broken_ref_in_an_unused_definition_is_a_definition_error(lazy: bool) -> None:
+    """K2: every $ref in the document must resolve, not only those validation reaches."""
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "$defs": {"unused": {"$ref": "#/$defs/nowhere"}},
+    }
+    registry = EventRegistry(check_on_register=not lazy)
+    if not lazy:
+        with pytest.raises(DefinitionError) as caught:
+            registry.register(EventDefinition("e", parameters=schema))
+        assert caught.value.pointer == "/$defs/unused/$ref"
+        return
+    registry.register(EventDefinition("e", parameters=schema))
+    assert EventKernel(registry).dispatch(Event("e")).status is Status.DEFINITION_ERROR
+
+
 def test_refs_resolve_against_registered_resources_only() -> None:
     """K3: $ref to a caller-registered resource works; anything else is a DefinitionError."""
     uri = "https://schemas.example/units.json"

@@ -50,7 +50,7 @@ def lookup(value: JSONValue, pointer: str) -> JSONValue:
 @given(objects, objects)
 def test_resolved_leaves_survive_unchanged(resolved: JSONObject, supplied: JSONObject) -> None:
     """Every resolved value is in the merge, unchanged, at every depth."""
-    merged, _ = merge_arguments(resolved, supplied)
+    merged, _, _ = merge_arguments(resolved, supplied)
     for pointer, value in leaves_of(resolved).items():
         if pointer:
             assert holds(merged, pointer, value)
@@ -61,7 +61,7 @@ def test_every_supplied_leaf_is_merged_or_reported(
     resolved: JSONObject, supplied: JSONObject
 ) -> None:
     """A supplied value is either in the merge or recorded as a conflict (at it or above it)."""
-    merged, conflicts = merge_arguments(resolved, supplied)
+    merged, conflicts, _ = merge_arguments(resolved, supplied)
     conflict_pointers = {c.pointer for c in conflicts}
     for pointer, value in leaves_of(supplied).items():
         if not pointer:
@@ -86,10 +86,10 @@ def test_merge_changes_neither_input(resolved: JSONObject, supplied: JSONObject)
 @given(objects)
 def test_identities(value: JSONObject) -> None:
     """Merging with nothing, or with itself, changes nothing and reports nothing."""
-    assert merge_arguments(value, {}) == (value, ())
-    merged, conflicts = merge_arguments({}, value)
+    assert merge_arguments(value, {}) == (value, (), ())
+    merged, conflicts, _ = merge_arguments({}, value)
     assert same_json(merged, value)
     assert conflicts == ()
-    merged, conflicts = merge_arguments(value, copy.deepcopy(value))
+    merged, conflicts, _ = merge_arguments(value, copy.deepcopy(value))
     assert same_json(merged, value)
     assert conflicts == ()

@@ -9,6 +9,7 @@ from agent_lab.application.events.models import (
     EventResult,
     Status,
     Timings,
+    Unrequested,
     ValidationIssue,
 )
 from agent_lab.usage import Usage
@@ -27,6 +28,7 @@ class Trace:
 
     __slots__ = (
         "clock",
+        "conflicts",
         "event",
         "fallback_arguments",
         "fallback_ns",
@@ -37,6 +39,7 @@ class Trace:
         "resolve_ns",
         "resolved",
         "start",
+        "unrequested",
         "usage",
         "validate_ns",
     )
@@ -52,6 +55,8 @@ class Trace:
         self.fallback_used = False
         self.llm_calls = 0
         self.usage = Usage.zero()
+        self.conflicts: tuple[Conflict, ...] = ()
+        self.unrequested: tuple[Unrequested, ...] = ()
 
     def finish(
         self,
@@ -62,7 +67,6 @@ class Trace:
         arguments: JSONObject | None = None,
         errors: tuple[ValidationIssue, ...] = (),
         missing: tuple[str, ...] = (),
-        conflicts: tuple[Conflict, ...] = (),
         output: JSONValue = None,
     ) -> EventResult:
         # Built without calling __init__: finish() supplies every field, and
@@ -85,7 +89,8 @@ class Trace:
             resolved=self.resolved,
             fallback_raw=self.fallback_raw,
             fallback_arguments=self.fallback_arguments,
-            conflicts=conflicts,
+            conflicts=self.conflicts,
+            unrequested=self.unrequested,
             errors=errors,
             missing=missing,
             llm_calls=self.llm_calls,

@@ -22,7 +22,6 @@ from agent_lab.application.events._trace import Trace
 from agent_lab.application.events.audit import audit_reply
 from agent_lab.application.events.merge import merge_arguments
 from agent_lab.application.events.models import (
-    Conflict,
     Event,
     EventResult,
     Fallback,
@@ -198,7 +197,6 @@ class EventKernel:
                 missing=check.missing,
             )
         missing = _with_declared(check.missing, declared_missing, arguments)
-        conflicts: tuple[Conflict, ...] = ()
         if missing or complete is False:
             fallback = self._fallback
             if fallback is None or not self._allow_fallback:
@@ -220,10 +218,12 @@ class EventKernel:
             )
             if isinstance(supplied, EventResult):
                 return supplied
-            merged = self._merge(validator, arguments, supplied, declared_missing, trace)
+            merged = self._merge(
+                validator, arguments, supplied, asked=wanted, declared=declared_missing, trace=trace
+            )
             if isinstance(merged, EventResult):
                 return merged
-            arguments, conflicts = merged
+            arguments = merged
 
         # K21
         handler = entry.definition.handler
@@ -240,7 +240,6 @@ class EventKernel:
                     Reason.HANDLER_ERROR,
                     _describe(err),
                     arguments=arguments,
-                    conflicts=conflicts,
                 )
             trace.handler_ns = trace.clock.monotonic_ns() - started
             try:
@@ -251,13 +250,11 @@ class EventKernel:
                     Reason.HANDLER_OUTPUT_NOT_JSON,
                     f"handler output: {err}",
                     arguments=arguments,
-                    conflicts=conflicts,
                 )
         return trace.finish(
             Status.SUCCESS,
             Reason.COMPLETED,
             arguments=arguments,
-            conflicts=conflicts,
             output=output,
         )
 
@@ -418,11 +415,13 @@ class EventKernel:
         validator: CompiledSchema,
         arguments: JSONObject,
         supplied: JSONObject,
-        declared_missing: tuple[str, ...],
+        *,
+        asked: tuple[str, ...],
+        declared: tuple[str, ...],
         trace: Trace,
-    ) -> tuple[JSONObject, tuple[Conflict, ...]] | EventResult:
-        """K19: resolved values win; the merged arguments are validated again."""
-        merged, conflicts = merge_arguments(arguments, supplied)
+    ) -> JSONObject | EventResult:
+        """K19: resolved values win, unasked-for ones are dropped; the result is validated again."""
+        merged, trace.conflicts, trace.unrequested = merge_arguments(arguments, supplied, asked)
         recheck = self._check(validator, merged, trace, "fallback")
         if isinstance(recheck, EventResult):
             return recheck
@@ -433,15 +432,13 @@ class EventKernel:
                 recheck.invalid[0].message,
                 errors=recheck.invalid,
                 missing=recheck.missing,
-                conflicts=conflicts,
             )
-        still_missing = _with_declared(recheck.missing, declared_missing, merged)
+        still_missing = _with_declared(recheck.missing, declared, merged)
         if still_missing:
             return trace.finish(
                 Status.MISSING_INFORMATION,
                 Reason.MISSING_AFTER_FALLBACK,
                 "still missing after the fallback: " + ", ".join(still_missing),
                 missing=still_missing,
-                conflicts=conflicts,
             )
-        return merged, conflicts
+        return merged

@@ -27,6 +27,7 @@ __all__ = [
     "SchemaModel",
     "Status",
     "Timings",
+    "Unrequested",
     "Usage",
     "ValidationIssue",
 ]
@@ -237,6 +238,16 @@ class Conflict:
     """The value the fallback gave, which was dropped."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unrequested:
+    """A fallback value for a property the fallback was not asked for, dropped (K19)."""
+
+    pointer: str
+    """Where, in the arguments."""
+    value: JSONValue
+    """The value the fallback gave, which was dropped."""
+
+
 # EventResult and Timings are built on every dispatch. A frozen dataclass's
 # generated __init__ sets each field through object.__setattr__ (1.66 us for
 # EventResult's 16 fields here); filling the instance __dict__ in one call
@@ -295,6 +306,8 @@ class EventResult:
     """The fallback adapter's parsed form, when it gave one."""
     conflicts: tuple[Conflict, ...] = ()
     """Fallback values dropped because they contradicted resolved ones."""
+    unrequested: tuple[Unrequested, ...] = ()
+    """Fallback values dropped because the fallback was not asked for them."""
     errors: tuple[ValidationIssue, ...] = ()
     """Schema violations (status ``INVALID_ARGUMENTS``)."""
     missing: tuple[str, ...] = ()
@@ -322,6 +335,7 @@ class EventResult:
         fallback_raw: str | None = None,
         fallback_arguments: JSONObject | None = None,
         conflicts: tuple[Conflict, ...] = (),
+        unrequested: tuple[Unrequested, ...] = (),
         errors: tuple[ValidationIssue, ...] = (),
         missing: tuple[str, ...] = (),
         llm_calls: int = 0,
@@ -341,6 +355,7 @@ class EventResult:
             fallback_raw=fallback_raw,
             fallback_arguments=fallback_arguments,
             conflicts=conflicts,
+            unrequested=unrequested,
             errors=errors,
             missing=missing,
             llm_calls=llm_calls,

@@ -15,6 +15,7 @@ from agent_lab.application.events.models import EventDefinition, SchemaModel
 from agent_lab.application.events.validation import (
     CompiledSchema,
     Dialect,
+    UnresolvedReferenceError,
     build_resource_registry,
     compile_schema,
     dialect_of,
@@ -48,15 +49,19 @@ def _engine_error_to_definition_error(
 ) -> DefinitionError:
     cause = _first_line(error.message)
     if type(error.kind).__name__ == "Referencing":
-        # The engine does not say where the failing $ref is; find the one it names.
-        for pointer, reference in ref_locations(schema):
-            document, _, fragment = reference.partition("#")
-            if any(part and part in cause for part in (reference, document, fragment)):
-                return DefinitionError(name, pointer, f"unresolvable $ref: {cause}")
-        return DefinitionError(name, "", f"unresolvable $ref: {cause}")
+        return _unresolved_reference(name, schema, cause)
     return DefinitionError(
         name, to_pointer(list(error.instance_path)), f"not a valid schema: {cause}"
     )
+
+
+def _unresolved_reference(name: str, schema: JSONObject, cause: str) -> DefinitionError:
+    # The engine does not say where the failing $ref is; find the one it names.
+    for pointer, reference in ref_locations(schema):
+        document, _, fragment = reference.partition("#")
+        if any(part and part in cause for part in (reference, document, fragment)):
+            return DefinitionError(name, pointer, f"unresolvable $ref: {cause}")
+    return DefinitionError(name, "", f"unresolvable $ref: {cause}")
 
 
 class RegisteredEvent:
@@ -265,6 +270,8 @@ class EventRegistry:
             )
         except jsonschema_rs.ValidationError as err:
             return _engine_error_to_definition_error(name, schema, err)
+        except UnresolvedReferenceError as err:
+            return _unresolved_reference(name, schema, _first_line(str(err)))
         except Exception as err:
             return DefinitionError(name, "", f"{type(err).__name__}: {_first_line(str(err))}")
 

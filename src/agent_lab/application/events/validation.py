@@ -28,6 +28,7 @@ __all__ = [
     "CompiledSchema",
     "Dialect",
     "SchemaInfrastructureError",
+    "UnresolvedReferenceError",
     "build_resource_registry",
     "compile_schema",
     "dialect_of",
@@ -230,6 +231,10 @@ class CompiledSchema:
         return Check(missing=tuple(missing), invalid=tuple(invalid))
 
 
+class UnresolvedReferenceError(Exception):
+    """A ``$ref`` somewhere in the schema does not resolve (raised by ``compile_schema``)."""
+
+
 def compile_schema(
     schema: JSONObject,
     dialect: Dialect,
@@ -242,6 +247,8 @@ def compile_schema(
     Raises:
         jsonschema_rs.ValidationError: The schema is invalid or a reference
             does not resolve (the registry turns it into ``DefinitionError``).
+        UnresolvedReferenceError: A reference validation never reaches does
+            not resolve.
     """
     cls = _VALIDATOR_CLASSES[dialect]
     options: dict[str, Any] = {
@@ -250,12 +257,43 @@ def compile_schema(
         "validate_formats": validate_formats,
     }
     validator = cls(schema, **options)
+    references = [reference for _, reference in ref_locations(schema)]
+    if (
+        references
+        and all(reference.startswith("#") for reference in references)
+        and not _changes_base_uri(schema)
+    ):
+        # The engine resolves only the references validation reaches; K2 asks for
+        # every one, those in unused $defs included, so that a tool spec built from
+        # this schema never carries a dangling $ref. References into registered
+        # resources are checked by the engine's eager crawl of them; and its
+        # dereference() misreads relative references under a nested $id (seen on
+        # the JSON-Schema-Test-Suite), so only same-document references are checked.
+        try:
+            jsonschema_rs.dereference(
+                schema,
+                registry=resources,
+                retriever=refuse_retrieval,
+                draft=_ENGINE_DRAFTS[dialect],
+            )
+        except (ValueError, jsonschema_rs.ReferencingError) as err:
+            raise UnresolvedReferenceError(str(err)) from err
     required = schema.get("required")
     if not isinstance(required, list) or not required or not _references_stay_below_root(schema):
         return CompiledSchema(validator)
     relaxed = cls({key: value for key, value in schema.items() if key != "required"}, **options)
     names = tuple(name for name in required if isinstance(name, str))
     return CompiledSchema(validator, relaxed, names)
+
+
+def _changes_base_uri(schema: JSONValue, *, root: bool = True) -> bool:
+    if isinstance(schema, dict):
+        if not root and isinstance(schema.get("$id"), str):
+            return True
+        return any(_changes_base_uri(value, root=False) for value in schema.values())
+    if isinstance(schema, list):
+        return any(_changes_base_uri(item, root=False) for item in schema)
+    return False
 
 
 def _references_stay_below_root(schema: JSONObject) -> bool:
