@@ -32,12 +32,15 @@ _UNIT_WORDS = {
 _FACTORS = {"m": 1.0, "km": 1000.0, "mi": 1609.344, "ft": 0.3048, "kg": 1.0, "lb": 0.45359237,
             "g": 0.001, "oz": 0.028349523125}  # fmt: skip
 _UNIT_ALTERNATION = "|".join(sorted((w for w in _UNIT_WORDS if len(w) > 1), key=len, reverse=True))
+# Each match starts at a word boundary and its runs are possessive: on a long
+# run of digits or letters, a pattern free to start anywhere and to backtrack
+# was quadratic (68 s on "convert " + 40,000 nines).
 _CONVERT = re.compile(
-    rf"(?P<value>-?{NUMBER})\s*(?:degrees\s+)?(?P<from>[a-z]+)\s+(?:to|in|into)\s+(?:degrees\s+)?(?P<to>[a-z]+)\b",
+    rf"(?<![\w.-])(?P<value>-?{NUMBER})\s*+(?:degrees\s+)?(?P<from>[a-z]++)\s++(?:to|in|into)\s++(?:degrees\s+)?(?P<to>[a-z]++)\b",
     re.I,
 )
 _HOW_MANY = re.compile(
-    rf"how many (?P<to>[a-z]+) (?:is|are|in) (?P<value>-?{NUMBER})\s*(?P<from>[a-z]+)\b", re.I
+    rf"\bhow many (?P<to>[a-z]++) (?:is|are|in) (?P<value>-?{NUMBER})\s*+(?P<from>[a-z]++)\b", re.I
 )
 
 
@@ -95,6 +98,7 @@ ROUTE = Route(
     patterns=(
         r"\bconvert\b",
         rf"\bhow many (?:{_UNIT_ALTERNATION})\b",
-        rf"\b[\d.]+\s*(?:degrees )?(?:{_UNIT_ALTERNATION}) (?:in|to|into) (?:degrees )?(?:{_UNIT_ALTERNATION})\b",
+        # From the start of a run of digits and dots only, and possessive (see _CONVERT).
+        rf"(?<![\w.])[\d.]++\s*+(?:degrees )?(?:{_UNIT_ALTERNATION}) (?:in|to|into) (?:degrees )?(?:{_UNIT_ALTERNATION})\b",
     ),
 )
