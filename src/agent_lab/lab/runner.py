@@ -20,6 +20,7 @@ from agent_lab.lab.environment import environment
 from agent_lab.lab.records import LabReason, TrialRecord, TrialStatus
 from agent_lab.lab.scoring import score
 from agent_lab.lab.store import Store, StoreError
+from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -355,14 +356,16 @@ class Runner:
                 error=outcome.message,
             )
         timings = outcome.result.timings if outcome.result is not None else Timings()
+        # A policy of the user's may hand back any usage; the store takes only plausible figures.
+        usage = checked_usage(outcome.usage) or Usage()
         return TrialRecord(
             **common,
             event=outcome.event,
             reason=str(outcome.reason),
             llm_calls=outcome.llm_calls,
-            prompt_tokens=outcome.usage.prompt_tokens,
-            completion_tokens=outcome.usage.completion_tokens,
-            cost=outcome.usage.cost,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost=usage.cost,
             resolve_ns=timings.resolve_ns,
             validate_ns=timings.validate_ns,
             fallback_ns=timings.fallback_ns,

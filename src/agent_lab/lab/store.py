@@ -96,6 +96,36 @@ _INSERT = (
 )
 
 
+_INT64 = range(-(2**63), 2**63)
+_NULLABLE = frozenset(
+    i for i, name in enumerate(_TRIAL_COLUMNS) if name in ("prompt_tokens", "completion_tokens")
+)
+
+
+def _storable(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``row`` with every integer SQLite can hold kept, and every other one made storable.
+
+    A nullable count becomes NULL (unknown); a required one is clamped to the
+    column's range. Text columns are kept only as ``str`` (else their repr).
+    """
+    fixed: list[Any] = []
+    for index, value in enumerate(row):
+        if isinstance(value, bool) or value is None or isinstance(value, float):
+            fixed.append(value)
+        elif isinstance(value, int):
+            if value in _INT64:
+                fixed.append(value)
+            elif index in _NULLABLE:
+                fixed.append(None)
+            else:
+                fixed.append(max(min(value, _INT64.stop - 1), _INT64.start))
+        elif isinstance(value, str):
+            fixed.append(value.encode("utf-8", "replace").decode("utf-8"))
+        else:
+            fixed.append(repr(value))
+    return tuple(fixed)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -118,32 +148,42 @@ def _record(row: Sequence[Any]) -> TrialRecord:
 
 
 class Store:
-    """An agent-lab results database (created if missing).
+    """An agent-lab results database.
+
+    Args:
+        path: The file. Created when missing, unless ``read_only``.
+        read_only: Open for reading only (``report``, ``compare``, ``export``):
+            nothing is written, not even a journal mode, so results on a
+            read-only file system can be read, and a file that is refused is
+            left byte for byte as it was.
 
     Raises:
-        StoreError: The file exists but is not SQLite, or is SQLite of
-            another application, or of a newer schema.
+        StoreError: The file is not SQLite, is SQLite of another application
+            or of a newer schema, or (read-only) does not exist or is empty.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
-        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        self.read_only = read_only
+        empty = not self.path.exists() or self.path.stat().st_size == 0
+        if read_only and empty:
+            raise StoreError(f"{self.path} is empty or missing: no results to read")
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db = self._connect()
             self._db.execute("PRAGMA busy_timeout = 5000")
-            application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-            if fresh:
+            if empty or self._half_created():
                 self._create()
-            elif application_id != APPLICATION_ID:
-                raise StoreError(f"{self.path} is not an agent-lab results database")  # noqa: TRY301
-            version = int(
-                self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[
-                    0
-                ]
-            )
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute("PRAGMA foreign_keys = ON")
+            version = self._check_identity()
+            if version > SCHEMA_VERSION:
+                raise StoreError(  # noqa: TRY301
+                    f"{self.path} has schema version {version}; "
+                    f"this agent-lab reads up to {SCHEMA_VERSION}"
+                )
+            if not read_only:
+                # Only after the file is known to be ours: WAL mode rewrites the header.
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA synchronous = NORMAL")
+                self._db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as err:
             self._close_quietly()
             raise StoreError(
@@ -152,24 +192,54 @@ class Store:
         except StoreError:
             self._close_quietly()
             raise
-        if version > SCHEMA_VERSION:
-            self._close_quietly()
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.read_only:
+            return sqlite3.connect(self.path, isolation_level=None)
+        uri = self.path.resolve().as_uri()
+        try:
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            # A WAL database on a read-only file system cannot get its shared-memory
+            # file; read it as immutable (nobody can be writing to it there).
+            return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+        return db
+
+    def _half_created(self) -> bool:
+        # A file killed before its creating transaction committed is an empty SQLite
+        # database (no table, no application id): nothing was lost, so start afresh.
+        if self.read_only:
+            return False
+        application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        return application_id == 0 and tables == 0
+
+    def _check_identity(self) -> int:
+        application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        if application_id != APPLICATION_ID:
+            raise StoreError(f"{self.path} is not an agent-lab results database")
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
             raise StoreError(
-                f"{self.path} has schema version {version}; "
-                f"this agent-lab reads up to {SCHEMA_VERSION}"
+                f"{self.path} was left half-created by an older agent-lab and holds no "
+                "schema version; move it away (or delete it) and run again"
             )
+        return int(row[0])
 
     def _close_quietly(self) -> None:
         with contextlib.suppress(sqlite3.Error, AttributeError):
             self._db.close()
 
     def _create(self) -> None:
-        self._db.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
-        self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        self._db.execute(
-            "INSERT INTO meta VALUES ('schema_version', ?), ('created_at', ?)",
-            (str(SCHEMA_VERSION), _now()),
-        )
+        if self.read_only:
+            raise StoreError(f"{self.path} is not an agent-lab results database")
+        # One transaction: the schema, the application id (page 1 of the file is
+        # written inside the transaction too) and the meta rows, all or nothing.
+        meta = f"('schema_version', '{SCHEMA_VERSION}'), ('created_at', '{_now()}')"
+        # Our own constants and timestamp: executescript() cannot bind parameters.
+        script = f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA application_id = {APPLICATION_ID};"
+        self._db.executescript(f"{script}INSERT INTO meta VALUES {meta};COMMIT;")  # noqa: S608
 
     def close(self) -> None:
         """Close the database."""
@@ -307,6 +377,14 @@ class Store:
             )
             for t in trials
         ]
+        try:
+            return self._insert(rows)
+        except (OverflowError, ValueError, TypeError, sqlite3.InterfaceError):
+            # A figure no column can hold (a token count of 10**30 from a server):
+            # such rows are stored with the figure unknown, never lost with the batch.
+            return self._insert([_storable(row) for row in rows])
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> int:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             before = self._db.total_changes
