@@ -41,6 +41,7 @@ GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "mi
         (json.dumps({**GOOD, "tags": "x"}), "'tags' must be a list"),
         (json.dumps({**GOOD, "payload": []}), "'payload' must be an object"),
         (json.dumps({**GOOD, "candidates": "set_timer"}), "'candidates' must be a list"),
+        (json.dumps({**GOOD, "event_given": "false"}), "'event_given' must be true or false"),
         (
             json.dumps(
                 {

@@ -210,9 +210,9 @@ def test_every_field_of_a_reply_round_trips_through_the_cassette_schema() -> Non
         ({"usage": {"requests": True}}, "reply.usage.requests"),
         ({"tool_calls": [{"name": "f"}]}, "missing field 'arguments_raw'"),
         ({"surprise": 1}, "unknown field 'surprise'"),
-        ({"parsed": {"x": [1, {"y": float("nan")}]}}, "reply.parsed"),
+        ({"parsed": {"x": [1, {"y": {1, 2}}]}}, "reply.parsed.x[1].y"),
     ],
-    ids=["str-for-int", "float-cost", "bool-for-int", "missing-field", "unknown-field", "nan"],
+    ids=["str-for-int", "float-cost", "bool-for-int", "missing-field", "unknown-field", "a-set"],
 )
 def test_a_reply_off_the_schema_is_a_cassette_error_naming_the_path(
     change: dict[str, object], message: str
@@ -222,3 +222,18 @@ def test_a_reply_off_the_schema_is_a_cassette_error_naming_the_path(
     data.update(change)  # type: ignore[arg-type]
     with pytest.raises(CassetteError, match=re.escape(message)):
         decode_reply(data)
+
+
+def test_a_parse_holding_nan_is_recorded_and_replayed_for_the_audit(tmp_path: Path) -> None:
+    """The adapter's permissive parse of NaN is kept in the cassette; the kernel refuses it."""
+    reply = ProviderReply(text='{"n": NaN}', parsed={"n": float("nan")})
+    back = decode_reply(json.loads(json.dumps(encode_reply(reply))))
+    assert back.text == '{"n": NaN}'
+    assert isinstance(back.parsed, dict)
+
+
+def test_a_cassette_nested_100000_deep_is_a_cassette_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"version": 1, "reply": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(CassetteError, match=r"deep\.jsonl:1"):
+        ReplayProvider(path)

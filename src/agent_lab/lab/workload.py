@@ -117,6 +117,10 @@ def _case(data: object, source: str, line: int) -> Case:
         or not all(isinstance(v, list) for v in alternatives.values())  # pyright: ignore[reportUnknownVariableType]
     ):
         raise WorkloadError(source, line, "expected alternatives must map names to lists")
+    event_given = row.get("event_given", False)
+    if type(event_given) is not bool:
+        # bool("false") is True: a string here would silently mean the opposite.
+        raise WorkloadError(source, line, "'event_given' must be true or false")
     candidates = row.get("candidates")
     if candidates is not None and (
         not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates)  # pyright: ignore[reportUnknownVariableType]
@@ -133,7 +137,7 @@ def _case(data: object, source: str, line: int) -> Case:
         context=row.get("context", {}),
         expected=Expectation(status=Status(status), arguments=arguments, alternatives=alternatives),  # pyright: ignore[reportUnknownArgumentType]
         tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
-        event_given=bool(row.get("event_given", False)),
+        event_given=event_given,
         candidates=None if candidates is None else tuple(candidates),  # pyright: ignore[reportUnknownArgumentType]
         line=line,
     )

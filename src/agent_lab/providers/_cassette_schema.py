@@ -16,9 +16,11 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any, TypeVar, cast
 
-from agent_lab.errors import CassetteError, StrictJSONError
+from agent_lab.errors import CassetteError
 from agent_lab.providers.base import ProviderReply
-from agent_lab.strict_json import JSONValue, ensure_json_data
+
+if typing.TYPE_CHECKING:
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["decode_reply", "encode_reply"]
 
@@ -26,7 +28,31 @@ _T = TypeVar("_T")
 
 
 class _JSONData:
-    """Stands for ``JSONValue``/``JSONObject`` in type hints: any JSON data, checked as such."""
+    """Stands for ``JSONValue``/``JSONObject`` in type hints: JSON-shaped data, checked as such.
+
+    Non-finite floats are kept: an adapter's permissive parse of ``NaN`` is
+    recorded as it was, for the kernel to audit on replay (K18).
+    """
+
+
+_MAX_DEPTH = 256
+
+
+def _json_shaped(data: object, path: str, depth: int = 1) -> object:
+    if isinstance(data, dict | list) and depth > _MAX_DEPTH:
+        raise CassetteError(f"{path}: nested deeper than {_MAX_DEPTH}")
+    if isinstance(data, dict):
+        mapping = cast("dict[object, object]", data)
+        for key, item in mapping.items():
+            if type(key) is not str:
+                raise CassetteError(f"{path}: a non-string key")
+            _json_shaped(item, f"{path}.{key}", depth + 1)
+    elif isinstance(data, list):
+        for index, item in enumerate(cast("list[object]", data)):
+            _json_shaped(item, f"{path}[{index}]", depth + 1)
+    elif data is not None and type(data) not in (str, int, float, bool):
+        raise CassetteError(f"{path}: {type(data).__name__} is not JSON data")
+    return cast("object", data)
 
 
 _HINT_NAMES = {"JSONValue": _JSONData, "JSONObject": _JSONData}
@@ -65,10 +91,7 @@ def _encode(value: object) -> JSONValue:
 
 def _decode(kind: Any, data: object, path: str) -> Any:
     if kind is _JSONData:
-        try:
-            return ensure_json_data(data)
-        except StrictJSONError as err:
-            raise CassetteError(f"{path}: {err}") from err
+        return _json_shaped(data, path)
     origin = typing.get_origin(kind)
     if origin is types.UnionType or origin is typing.Union:
         options = [option for option in typing.get_args(kind) if option is not type(None)]

@@ -96,7 +96,7 @@ class ReplayProvider:
                     version = entry.get("version")
                     reply = decode_reply(entry["reply"])
                     fingerprint = str(entry["fingerprint"])
-                except (ValueError, KeyError, TypeError, AttributeError) as err:
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as err:
                     raise CassetteError(
                         f"{self.path}:{number}: not a cassette line: {err}"
                     ) from err
