@@ -333,3 +333,16 @@ def test_a_figure_no_column_can_hold_never_stops_the_writer(tmp_path: Path) -> N
     assert rows["a"].completion_tokens is None
     assert rows["b"].llm_calls == 2**63 - 1
     assert rows["c"].prompt_tokens == 0
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path: Path) -> None:
+    """A case id like =HYPERLINK(...) went into the CSV verbatim."""
+    with Store(tmp_path / "r.sqlite") as store:
+        new_run(store)
+        store.add_trials("r1", [trial('=HYPERLINK("http://x","y")'), trial("+1"), trial("ok")])
+        store.export("r1", tmp_path / "csv", fmt="csv")
+    text = (tmp_path / "csv" / "trials.csv").read_text()
+    assert "'=HYPERLINK" in text
+    assert "'+1" in text
+    assert ",ok," in text
+    assert "\n=" not in text

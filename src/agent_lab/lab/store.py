@@ -126,6 +126,19 @@ def _storable(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(fixed)
 
 
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _spreadsheet_safe(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula (``=HYPERLINK(...)``), quoted with ``'``.
+
+    OWASP's advice for CSV injection: numbers stay numbers; only text is prefixed.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -444,7 +457,7 @@ class Store:
                 with path.open("w", newline="", encoding="utf-8") as handle:
                     writer = csv.writer(handle)
                     writer.writerow(columns)
-                    writer.writerows(rows)
+                    writer.writerows([_spreadsheet_safe(value) for value in row] for row in rows)
             else:
                 import pyarrow as pa  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
                 import pyarrow.parquet as pq  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
