@@ -1,0 +1,60 @@
+"""The ``agent-lab`` command (L13): ``main()`` exits with the code ``run()`` returns.
+
+``run(argv, stdout=..., stderr=...)`` runs in-process, as the tests call it.
+Exit codes: 0 ok, 1 a failed run, 2 bad usage, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from agent_lab.cli.commands import Streams
+from agent_lab.cli.parser import build_parser
+from agent_lab.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TextIO
+
+__all__ = ["main", "run"]
+
+
+def run(
+    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 failed run, 2 bad usage)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        # argparse prints help and usage errors itself: send them to our streams.
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            options = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 0
+    streams = Streams(out=out, err=err, console=Console(file=out, width=160))
+    try:
+        return options.handler(options, streams)
+    except UsageError as problem:
+        print(f"agent-lab: {problem}", file=err)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        code = run()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`agent-lab events ... | head`): not an error of
+        # ours. Point stdout at devnull so the interpreter's final flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)

@@ -1,0 +1,118 @@
+"""What the command line checks before it starts: numbers in range, writable outputs."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from agent_lab.errors import UsageError
+
+__all__ = [
+    "check_output_file",
+    "check_output_folder",
+    "concurrency",
+    "count",
+    "latency_pair",
+    "positive_count",
+    "positive_rate",
+    "positive_seconds",
+]
+
+MAX_CONCURRENCY = 4096
+"""More trials at once than any endpoint serves; a worker costs memory (3 million took 3.1 GB)."""
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def count(text: str) -> int:
+    """A whole number >= 0 (``--warmup``, ``--seed``)."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; give 0 or more")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """A whole number >= 1 (``--repeats``, ``--limit``, ``--examples``)."""
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def concurrency(text: str) -> int:
+    """Trials at once: 1 to ``MAX_CONCURRENCY``."""
+    value = positive_count(text)
+    if value > MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"{value} is more than {MAX_CONCURRENCY}")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A finite duration > 0 (``--timeout``)."""
+    value = _finite(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not more than 0 seconds")
+    return value
+
+
+def positive_rate(text: str) -> float:
+    """Trials per second, at least one per day and finite (``--rate-limit``)."""
+    value = _finite(text)
+    if value < 1 / 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r} is below one trial a day")
+    return value
+
+
+def latency_pair(text: str) -> tuple[float, float]:
+    """``MEDIAN_MS,P95_MS``: finite, 0 < median <= p95 (``--simulated-latency``)."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MEDIAN_MS,P95_MS, e.g. 600,1500")
+    median, p95 = (_finite(part) for part in parts)
+    if median <= 0 or p95 < median:
+        raise argparse.ArgumentTypeError(f"{text!r}: needs 0 < median <= p95")
+    return median, p95
+
+
+def check_output_folder(folder: Path, what: str) -> None:
+    """``folder`` exists as a writable folder, or can be made one: else a one-line usage error."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{what} {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"{what} {folder} cannot be created: {err.strerror}") from err
+    try:
+        # Writing is the only test a read-only file system, ACLs and quotas all answer.
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise UsageError(f"{what} {folder} is not writable: {err.strerror}") from err
+
+
+def check_output_file(path: Path, what: str) -> None:
+    """``path`` can be written: not a folder, in a writable folder (made if missing)."""
+    if path.is_dir():
+        raise UsageError(f"{what} {path} is a folder, not a file")
+    check_output_folder(path.parent if str(path.parent) else Path(), f"the folder of {what}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{what} {path} is not writable")

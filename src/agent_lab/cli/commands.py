@@ -1,0 +1,296 @@
+"""One function per ``agent-lab`` command, each ``(options, streams) -> exit code``.
+
+Imports stay at the top, except two that cost seconds: building a provider
+(``cli.providers`` loads the OpenAI SDK, about 2 s) and drawing the report
+(matplotlib, about 1.5 s, inside ``cli.results.write_report``). Only the
+commands that need them pay, so ``agent-lab --help`` and ``agent-lab import``
+stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from agent_lab.cli.checks import check_output_file, check_output_folder
+from agent_lab.cli.results import read_run, write_report
+from agent_lab.cli.trials import execute, failed_trials
+from agent_lab.errors import (
+    DatasetImportError,
+    DefinitionError,
+    PluginLoadError,
+    StoreError,
+    UsageError,
+    WorkloadError,
+)
+from agent_lab.lab.importers.bfcl import import_bfcl
+from agent_lab.lab.importers.sgd import import_sgd
+from agent_lab.lab.precision import measure_precision
+from agent_lab.lab.setup import load_plugins
+from agent_lab.lab.store import Store
+from agent_lab.lab.workload import load_workload
+from agent_lab.strict_json import thaw_json
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import TextIO
+
+    from rich.console import Console
+
+    from agent_lab.application.events.registry import EventRegistry
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.lab.workload import Workload
+
+__all__ = [
+    "DEMO_PLUGINS",
+    "DEMO_SAMPLE",
+    "POLICY_NAMES",
+    "Handler",
+    "Streams",
+    "compare",
+    "demo",
+    "events",
+    "export",
+    "import_benchmark",
+    "precision",
+    "providers",
+    "report",
+    "run",
+]
+
+POLICY_NAMES = ("deterministic-first", "llm-always", "deterministic-only")
+DEMO_PLUGINS = "agent_lab.demo:plugins"
+DEMO_SAMPLE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Streams:
+    """Where a command writes: its output, its errors, and a rich console over the output."""
+
+    out: TextIO
+    err: TextIO
+    console: Console
+
+
+if TYPE_CHECKING:
+    Handler = Callable[[argparse.Namespace, Streams], int]
+
+
+def load_plugin_set(reference: str) -> PluginSet:
+    """The plugin set at ``MODULE:ATTRIBUTE`` or in an imported folder; else a usage error."""
+    try:
+        return load_plugins(reference)
+    except PluginLoadError as err:
+        raise UsageError(str(err)) from err
+
+
+def plugin_registry(plugins: PluginSet, reference: str) -> EventRegistry:
+    """The plugin set's registry; a broken definition is a one-line usage error."""
+    try:
+        return plugins.registry()
+    except DefinitionError as err:
+        raise UsageError(f"{reference}: a broken event definition: {err}") from err
+
+
+def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: TextIO) -> Workload:
+    """A workload whose every event the plugin set knows, with at least one case."""
+    try:
+        workload = load_workload(reference, on_error="skip" if skip_bad else "fail")
+    except (WorkloadError, FileNotFoundError) as err:
+        raise UsageError(str(err)) from err
+    for problem in workload.skipped:
+        print(f"skipped {problem}", file=stderr)
+    unknown = workload.check_events(plugins)
+    if unknown:
+        raise UsageError(
+            f"{unknown[0]} (and {len(unknown) - 1} more)" if len(unknown) > 1 else str(unknown[0])
+        )
+    if not workload.cases:
+        raise UsageError(f"{reference}: no cases")
+    return workload
+
+
+def demo(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab demo``: the demo workload under the three policies, then the report."""
+    from agent_lab.cli.providers import build_provider  # noqa: PLC0415 (the OpenAI SDK)
+
+    folder = Path(options.out)
+    check_output_folder(folder, "--out")
+    plugins = load_plugin_set(DEMO_PLUGINS)
+    workload = load_cases("demo", skip_bad=False, plugins=plugins, stderr=streams.err)
+    built = build_provider(options, workload)
+    db = folder / "results.sqlite"
+    limit: int | None = None if options.full else options.limit
+    concurrency = options.concurrency or (1 if options.provider == "local" else 8)
+    print(
+        f"agent-lab demo: {'all' if limit is None else f'about {limit}'} of "
+        f"{len(workload.cases)} cases, 3 policies, model {built.model} ({options.provider})",
+        file=streams.out,
+    )
+    run_id = execute(
+        built,
+        workload=workload,
+        plugins_ref=DEMO_PLUGINS,
+        plugins=plugins,
+        db=db,
+        policies=POLICY_NAMES,
+        settings={"limit": limit, "concurrency": concurrency, "seed": options.seed},
+        resume=False,
+        progress=not options.no_progress,
+        stderr=streams.err,
+    )
+    written = write_report(db, run_id, str(folder / "report.html"), "llm-always", streams.console)
+    print(f"report: {written.resolve() if written else '-'}", file=streams.out)
+    print(f"results: {db.resolve()} (agent-lab report {db})", file=streams.out)
+    return failed_trials(db, run_id, streams.err)
+
+
+def run(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab run``: a workload through the chosen policies, into a results database."""
+    from agent_lab.cli.providers import build_provider  # noqa: PLC0415 (the OpenAI SDK)
+
+    db = Path(options.db)
+    check_output_file(db, "--db")
+    plugins = load_plugin_set(options.plugins)
+    plugin_registry(plugins, options.plugins)
+    workload = load_cases(
+        options.workload, skip_bad=options.skip_bad_lines, plugins=plugins, stderr=streams.err
+    )
+    built = build_provider(options, workload)
+    run_id = execute(
+        built,
+        workload=workload,
+        plugins_ref=options.plugins,
+        plugins=plugins,
+        db=db,
+        policies=options.policy or POLICY_NAMES,
+        settings={
+            "repeats": options.repeats,
+            "seed": options.seed,
+            "limit": options.limit,
+            "warmup": options.warmup,
+            "concurrency": options.concurrency,
+            "rate_limit": options.rate_limit,
+            "timeout": options.timeout,
+        },
+        resume=options.resume,
+        progress=not options.no_progress,
+        stderr=streams.err,
+    )
+    print(
+        f"run {run_id} saved in {options.db}; see it with: agent-lab report {options.db}",
+        file=streams.out,
+    )
+    return failed_trials(db, run_id, streams.err)
+
+
+def report(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab report``: a run's tables, and the HTML report with ``--html``."""
+    written = write_report(
+        Path(options.db), options.run, options.html, options.baseline, streams.console
+    )
+    if written is not None:
+        print(f"report: {written.resolve()}", file=streams.out)
+    return 0
+
+
+def compare(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab compare``: the tables, each policy paired by case against the baseline."""
+    write_report(
+        Path(options.db),
+        options.run,
+        None,
+        options.baseline,
+        streams.console,
+        baseline_required=True,
+    )
+    return 0
+
+
+def export(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab export``: runs and trials as Parquet or CSV files."""
+    folder = Path(options.out)
+    check_output_folder(folder, "--out")
+    read_run(Path(options.db), options.run)  # an unknown run id is a usage error
+    try:
+        with Store(options.db, read_only=True) as store:
+            paths = store.export(options.run, folder, fmt=options.format)
+    except StoreError as problem:
+        raise UsageError(str(problem)) from problem
+    for path in paths:
+        print(f"wrote {path}", file=streams.out)
+    return 0
+
+
+def events(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab events``: each event of a plugin set, with its JSON Schema."""
+    registry = plugin_registry(load_plugin_set(options.plugins), options.plugins)
+    for definition in registry:
+        print(f"{definition.name}: {definition.description}", file=streams.out)
+        print(json.dumps(thaw_json(registry.schema(definition.name)), indent=2), file=streams.out)
+    return 0
+
+
+def providers(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab providers``: which providers there are, and whether each can run here."""
+    from agent_lab.cli.providers import describe_providers  # noqa: PLC0415 (the OpenAI SDK)
+
+    for line in describe_providers():
+        print(line, file=streams.out)
+    return 0
+
+
+def import_benchmark(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab import``: a public benchmark (SGD, BFCL) as a plugin folder and workloads."""
+    folder, target = Path(options.folder), Path(options.out)
+    if not folder.is_dir():
+        raise UsageError(f"no folder {folder}")
+    importer = import_sgd if options.source == "sgd" else import_bfcl
+    try:
+        summary = importer(folder, target)
+    except DatasetImportError as problem:
+        raise UsageError(str(problem)) from problem
+    out = streams.out
+    print(summary.summary(), file=out)
+    print(f"what was converted or skipped, and why: {target / 'import-report.json'}", file=out)
+    print(f"next: agent-lab run {target / summary.first_workload} --plugins {target}", file=out)
+    return 0
+
+
+def precision(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab precision``: how often the resolvers fill a value right, without an LLM."""
+    plugins = load_plugin_set(options.plugins)
+    plugin_registry(plugins, options.plugins)
+    workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
+    result = measure_precision(workload, plugins, examples=options.examples)
+    table = Table(
+        title=f"deterministic precision over {result.cases} cases expected to succeed "
+        f"({result.resolver_errors} resolver errors)"
+    )
+    for column in ("kind", "source", "filled", "right", "precision", "95% CI"):
+        table.add_column(column, justify="left" if column in ("kind", "source") else "right")
+    for row in (*result.rows, result.overall):
+        low, high = row.interval
+        table.add_row(
+            row.kind,
+            row.source,
+            str(row.filled),
+            str(row.right),
+            f"{row.precision:.1%}",
+            f"[{low:.1%}, {high:.1%}]",
+        )
+    console = streams.console
+    console.print(table)
+    for wrong in result.wrong:
+        console.print(
+            f"{wrong.case} {wrong.argument} ({wrong.kind}, {wrong.source}): filled "
+            f"{json.dumps(wrong.filled)}, expected {json.dumps(wrong.expected)}: "
+            f"{wrong.text[:100]}",
+            markup=False,
+        )
+    return 0

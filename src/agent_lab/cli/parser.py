@@ -1,0 +1,222 @@
+"""The argparse tree of ``agent-lab``: each command names its handler in ``commands``."""
+
+from __future__ import annotations
+
+import argparse
+import typing
+from typing import TYPE_CHECKING
+
+from agent_lab.cli import checks, commands
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    AddParser = Callable[..., argparse.ArgumentParser]
+
+__all__ = ["DEFAULT_DB", "EXAMPLES", "PROVIDERS", "OneLineErrors", "build_parser"]
+
+EXAMPLES = """examples:
+  agent-lab demo                             # ~100 cases, 3 policies, the local model
+  agent-lab demo --full --provider simulated # every case, a simulated model
+  agent-lab run demo --plugins agent_lab.demo:plugins --provider openai --model gpt-4o-mini
+  agent-lab run cases.jsonl --plugins my_pkg.plugins:plugins --policy deterministic-first \\
+      --repeats 3
+  agent-lab run demo --plugins agent_lab.demo:plugins --resume
+  agent-lab report agent-lab.sqlite --html report.html
+  agent-lab compare agent-lab.sqlite --baseline llm-always
+  agent-lab export agent-lab.sqlite --format parquet --out exported/
+  agent-lab events --plugins agent_lab.demo:plugins
+  agent-lab providers
+  agent-lab import sgd sgd/dev --out sgd-dev  # events + workloads from a public benchmark
+  agent-lab import bfcl bfcl --out bfcl-lab
+  agent-lab precision sgd-dev/workload-payload.jsonl --plugins sgd-dev
+
+exit codes: 0 ok, 1 a failed run, 2 bad usage (bad workload, plugins, database or options)
+"""
+DEFAULT_DB = "agent-lab.sqlite"
+PROVIDERS = ("local", "openai", "simulated", "replay")
+
+
+class OneLineErrors(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (exit code 2) instead of usage plus error."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        """Print ``agent-lab COMMAND: message`` and where to look, then exit 2."""
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line; ``options.handler`` is the chosen command's function."""
+    parser = OneLineErrors(
+        prog="agent-lab",
+        description="Measure what a deterministic-first kernel saves against an LLM-always agent.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    subparsers = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=OneLineErrors
+    )
+    for add_commands in (_demo, _run, _results, _plugins):
+        add_commands(subparsers.add_parser)
+    return parser
+
+
+def _provider_options(command: argparse.ArgumentParser, default: str) -> None:
+    command.add_argument(
+        "--provider", choices=PROVIDERS, default=default, help=f"the LLM (default {default})"
+    )
+    command.add_argument("--model", help="model name (local: smollm2 or gemma3; openai: any)")
+    command.add_argument("--cassette", help="replay: the cassette to answer from")
+    command.add_argument(
+        "--record", metavar="FILE", help="record every request and reply to this cassette"
+    )
+    command.add_argument(
+        "--simulated-latency",
+        metavar="MEDIAN_MS,P95_MS",
+        type=checks.latency_pair,
+        default=(600.0, 1500.0),
+        help="simulated: the latency distribution (default 600,1500)",
+    )
+    command.add_argument(
+        "--seed",
+        type=checks.count,
+        default=0,
+        help="seeds sampling and the simulated model (default 0)",
+    )
+    command.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _demo(add_parser: AddParser) -> None:
+    demo = add_parser(
+        "demo",
+        help="run the demo workload and write the report",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    size = demo.add_mutually_exclusive_group()
+    size.add_argument(
+        "--full", action="store_true", help="every case, not a stratified sample of about 100"
+    )
+    size.add_argument(
+        "--limit",
+        type=checks.positive_count,
+        default=commands.DEMO_SAMPLE,
+        metavar="N",
+        help=f"a stratified sample of about N cases (default {commands.DEMO_SAMPLE})",
+    )
+    demo.add_argument(
+        "--out", default="agent-lab-demo", help="folder for the database and the report"
+    )
+    demo.add_argument(
+        "--concurrency",
+        type=checks.concurrency,
+        help="trials at once (default 1 for local, 8 otherwise)",
+    )
+    _provider_options(demo, "local")
+    demo.set_defaults(handler=commands.demo)
+
+
+def _run(add_parser: AddParser) -> None:
+    run = add_parser(
+        "run",
+        help="run a workload through policies",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("workload", help="a JSONL file, or a built-in workload name (demo)")
+    run.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE of the plugin set")
+    run.add_argument(
+        "--policy",
+        action="append",
+        choices=commands.POLICY_NAMES,
+        help="repeatable; default: all three",
+    )
+    run.add_argument("--db", default=DEFAULT_DB, help=f"results database (default {DEFAULT_DB})")
+    run.add_argument(
+        "--concurrency", type=checks.concurrency, default=4, help="trials at once (default 4)"
+    )
+    run.add_argument(
+        "--repeats",
+        type=checks.positive_count,
+        default=1,
+        help="trials per case and policy (default 1)",
+    )
+    run.add_argument(
+        "--limit",
+        type=checks.positive_count,
+        metavar="N",
+        help="a stratified sample of about N cases (default: every case)",
+    )
+    run.add_argument(
+        "--warmup",
+        type=checks.count,
+        default=0,
+        help="warm-up trials per policy, stored but not counted (default 0)",
+    )
+    run.add_argument(
+        "--rate-limit",
+        type=checks.positive_rate,
+        metavar="PER_S",
+        help="trials started per second, at most (default: no limit)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=checks.positive_seconds,
+        metavar="S",
+        help="seconds allowed per trial (default: no limit)",
+    )
+    run.add_argument("--resume", action="store_true", help="continue the unfinished run in --db")
+    run.add_argument(
+        "--skip-bad-lines", action="store_true", help="skip malformed workload lines (reported)"
+    )
+    _provider_options(run, "simulated")
+    run.set_defaults(handler=commands.run)
+
+
+def _results(add_parser: AddParser) -> None:
+    report = add_parser("report", help="print a run's table and write the HTML report")
+    report.add_argument("db")
+    report.add_argument("--run", help="run id (default: the most recent)")
+    report.add_argument("--html", help="write the HTML report here")
+    report.add_argument("--baseline", default="llm-always", help="policy to compare against")
+    report.set_defaults(handler=commands.report)
+
+    compare = add_parser("compare", help="each policy against a baseline, paired by case")
+    compare.add_argument("db")
+    compare.add_argument("--baseline", required=True)
+    compare.add_argument("--run")
+    compare.set_defaults(handler=commands.compare)
+
+    export = add_parser("export", help="export runs and trials")
+    export.add_argument("db")
+    export.add_argument("--format", choices=("parquet", "csv"), required=True)
+    export.add_argument("--out", required=True)
+    export.add_argument("--run")
+    export.set_defaults(handler=commands.export)
+
+
+def _plugins(add_parser: AddParser) -> None:
+    events = add_parser("events", help="list a plugin set's events and schemas")
+    events.add_argument("--plugins", required=True)
+    events.set_defaults(handler=commands.events)
+
+    providers = add_parser("providers", help="what providers are available and configured")
+    providers.set_defaults(handler=commands.providers)
+
+    importer = add_parser("import", help="convert a public benchmark into events and workloads")
+    importer.add_argument("source", choices=("sgd", "bfcl"), help="the benchmark's format")
+    importer.add_argument(
+        "folder", help="the benchmark's folder (SGD: a split, e.g. dev/; BFCL: the data folder)"
+    )
+    importer.add_argument("--out", required=True, help="write events.json and workloads here")
+    importer.set_defaults(handler=commands.import_benchmark)
+
+    precision = add_parser(
+        "precision", help="how often the resolvers are right when they fill a value (no LLM)"
+    )
+    precision.add_argument("workload", help="a JSONL file, or a built-in workload name")
+    precision.add_argument("--plugins", required=True)
+    precision.add_argument(
+        "--examples", type=checks.count, default=10, help="wrong values to show (default 10)"
+    )
+    precision.set_defaults(handler=commands.precision)

@@ -1,0 +1,92 @@
+"""Running a workload's trials from the command line, and what the exit code says of them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
+from agent_lab.lab.policies import make_policy
+from agent_lab.lab.records import TrialStatus
+from agent_lab.lab.runner import RunConfig, Runner
+from agent_lab.lab.store import Store
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import TextIO
+
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.cli.providers import BuiltProvider
+    from agent_lab.lab.workload import Workload
+
+__all__ = ["execute", "failed_trials"]
+
+
+def open_store(db: Path) -> Store:
+    """The results database for writing; a foreign or unreadable one is a usage error."""
+    try:
+        return Store(db)
+    except StoreError as err:
+        raise UsageError(str(err)) from err
+
+
+def execute(
+    built: BuiltProvider,
+    *,
+    workload: Workload,
+    plugins_ref: str,
+    plugins: PluginSet,
+    db: Path,
+    policies: Sequence[str],
+    settings: dict[str, Any],
+    resume: bool,
+    progress: bool,
+    stderr: TextIO,
+) -> str:
+    """Run every trial into ``db``; return the run id. Ctrl-C keeps what ended."""
+    config = RunConfig(
+        workload=workload.name,
+        plugins=plugins_ref,
+        policies=tuple(policies),
+        provider=built.name,
+        model=built.model,
+        **settings,
+    )
+    with open_store(db) as store:
+        runner = Runner(
+            store,
+            workload,
+            plugins,
+            {name: make_policy(name, plugins, built.provider) for name in policies},
+            config,
+            simulated=built.simulated,
+            progress=progress,
+            closing=(built.provider,),
+        )
+        try:
+            run_id = runner.prepare(resume=resume)
+        except (ConfigMismatchError, StoreError) as err:
+            raise UsageError(str(err)) from err
+        try:
+            asyncio.run(runner.run(run_id))
+        except KeyboardInterrupt:
+            print(
+                f"interrupted: {store.count(run_id)} trials are saved; continue with --resume",
+                file=stderr,
+            )
+            raise
+    return run_id
+
+
+def failed_trials(db: Path, run_id: str, stderr: TextIO) -> int:
+    """Exit code 1 when trials failed to run (their policy raised or timed out), else 0."""
+    with Store(db, read_only=True) as store:
+        trials = store.trials(run_id, include_warmup=True)
+    failed = [t for t in trials if t.status is TrialStatus.ERROR]
+    if not failed:
+        return 0
+    print(
+        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})", file=stderr
+    )
+    return 1
