@@ -40,6 +40,7 @@ from itertools import accumulate
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+from agent_lab._canonical import write_canonical
 from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
 from agent_lab.errors import StrictJSONError
 
@@ -346,72 +347,6 @@ def _same(a: object, b: object, depth: int) -> bool:
     return False
 
 
-def _format_number(value: float) -> str:
-    # ECMAScript Number::toString, which RFC 8785 section 3.2.2.3 prescribes.
-    # repr() already yields the shortest round-tripping digits.
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    fraction = fraction.rstrip("0")
-    significant = (whole + fraction).lstrip("0")
-    digits = significant.rstrip("0")
-    # point: where the decimal point sits relative to the first significant digit.
-    point = len(whole) + (int(exponent) if exponent else 0)
-    point -= len(whole + fraction) - len(significant)
-    k = len(digits)
-    if k <= point <= 21:
-        text = digits + "0" * (point - k)
-    elif 0 < point <= 21:
-        text = f"{digits[:point]}.{digits[point:]}"
-    elif -6 < point <= 0:
-        text = "0." + "0" * -point + digits
-    else:
-        shown = digits[0] + ("." + digits[1:] if k > 1 else "")
-        text = f"{shown}e{'+' if point - 1 >= 0 else '-'}{abs(point - 1)}"
-    return sign + text
-
-
-def _utf16_key(key: str) -> bytes:
-    return key.encode("utf-16-be")
-
-
-def _canonical(value: JSONValue, out: list[str]) -> None:
-    kind = type(value)
-    if value is None:
-        out.append("null")
-    elif kind is bool:
-        out.append("true" if value else "false")
-    elif kind is int:
-        try:
-            out.append(str(value))
-        except ValueError as err:
-            # str() refuses integers over sys.get_int_max_str_digits() digits.
-            raise StrictJSONError("number_too_long", str(err)) from None
-    elif kind is float:
-        out.append(_format_number(value))  # type: ignore[arg-type]
-    elif kind is str:
-        out.append(json.dumps(value, ensure_ascii=False))
-    elif kind is list:
-        out.append("[")
-        for index, item in enumerate(value):  # type: ignore[arg-type]
-            if index:
-                out.append(",")
-            _canonical(item, out)  # type: ignore[arg-type]
-        out.append("]")
-    else:
-        obj: JSONObject = value  # type: ignore[assignment]
-        out.append("{")
-        for index, key in enumerate(sorted(obj, key=_utf16_key)):
-            if index:
-                out.append(",")
-            out.append(json.dumps(key, ensure_ascii=False))
-            out.append(":")
-            _canonical(obj[key], out)
-        out.append("}")
-
-
 def canonical_dumps(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str:
     """Serialize JSON data in the RFC 8785 (JCS) canonical form, for fingerprints.
 
@@ -429,7 +364,7 @@ def canonical_dumps(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str
     """
     data = ensure_json_data(value, max_depth=max_depth)
     out: list[str] = []
-    _canonical(data, out)
+    write_canonical(data, out)
     return "".join(out)
 
 

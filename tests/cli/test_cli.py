@@ -391,3 +391,18 @@ def test_import_bfcl_then_run_a_multiple_choice_sample(tmp_path: Path) -> None:
             "SELECT COUNT(*), SUM(correct) FROM trials WHERE policy = 'llm-always'"
         ).fetchone()
     assert rows[0] == len(lines)
+
+
+def test_demo_runs_end_to_end_on_the_simulated_model(tmp_path: Path) -> None:
+    """`agent-lab demo`, the README's first command, on a small simulated sample."""
+    out = tmp_path / "demo"
+    code, shown, err = cli(
+        "demo", "--provider", "simulated", "--limit", "20", "--simulated-latency", "1,2",
+        "--no-progress", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert (out / "report.html").is_file()
+    assert (out / "results.sqlite").is_file()
+    for policy in ("deterministic-first", "llm-always", "deterministic-only"):
+        assert policy in shown
+    assert "SIMULATED" in shown

@@ -11,7 +11,6 @@ makes a doubled trial impossible.
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import sqlite3
 from dataclasses import fields
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.application.agents import Routing
 from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
+from agent_lab.lab.export import write_tables
 from agent_lab.lab.records import RunRecord, RunState, TrialRecord, TrialStatus
 
 if TYPE_CHECKING:
@@ -124,19 +124,6 @@ def _storable(row: tuple[Any, ...]) -> tuple[Any, ...]:
         else:
             fixed.append(repr(value))
     return tuple(fixed)
-
-
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _spreadsheet_safe(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula (``=HYPERLINK(...)``), quoted with ``'``.
-
-    OWASP's advice for CSV injection: numbers stay numbers; only text is prefixed.
-    """
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def _now() -> str:
@@ -442,30 +429,9 @@ class Store:
         Raises:
             ValueError: ``fmt`` is neither ``csv`` nor ``parquet``.
         """
-        if fmt not in ("csv", "parquet"):
-            raise ValueError(f"unknown export format {fmt!r}: csv or parquet")
-        target = Path(folder)
-        target.mkdir(parents=True, exist_ok=True)
         where, parameters = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
-        written: list[Path] = []
+        tables: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
         for table in ("runs", "trials"):
             cursor = self._db.execute(f"SELECT * FROM {table} {where}", parameters)  # noqa: S608 - fixed table names
-            columns = [description[0] for description in cursor.description]
-            rows = cursor.fetchall()
-            path = target / f"{table}.{fmt}"
-            if fmt == "csv":
-                with path.open("w", newline="", encoding="utf-8") as handle:
-                    writer = csv.writer(handle)
-                    writer.writerow(columns)
-                    writer.writerows([_spreadsheet_safe(value) for value in row] for row in rows)
-            else:
-                import pyarrow as pa  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
-                import pyarrow.parquet as pq  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
-
-                records: list[dict[str, Any]] = [
-                    dict(zip(columns, row, strict=True)) for row in rows
-                ]
-                arrow: Any = pa.Table.from_pylist(records)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-                pq.write_table(arrow, path)  # pyright: ignore[reportUnknownMemberType]
-            written.append(path)
-        return written
+            tables[table] = ([d[0] for d in cursor.description], cursor.fetchall())
+        return write_tables(tables, Path(folder), fmt=fmt)

@@ -3,7 +3,15 @@
 ``openai`` (any OpenAI-compatible endpoint), ``local`` (an embedded model),
 ``replay`` (record and replay), ``simulated`` (ground truth plus a model of
 errors, latency and tokens), and test doubles in ``providers.testing``.
+
+The back ends load on first use (PEP 562): the port is all most callers need,
+and the OpenAI SDK alone takes about 2 s to import.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from agent_lab.providers.base import (
     FailureReason,
@@ -14,11 +22,46 @@ from agent_lab.providers.base import (
     ProviderRequest,
     ToolCall,
 )
-from agent_lab.providers.local import LOCAL_MODELS, LocalProvider, local_available
-from agent_lab.providers.openai_compat import OpenAIProvider
-from agent_lab.providers.pricing import FREE, Price, PriceTable
-from agent_lab.providers.replay import CassetteError, RecordingProvider, ReplayProvider
-from agent_lab.providers.simulated import ErrorRates, Expected, LatencyModel, SimulatedProvider
+
+if TYPE_CHECKING:
+    from agent_lab.providers.local import LOCAL_MODELS, LocalProvider, local_available
+    from agent_lab.providers.openai_compat import OpenAIProvider
+    from agent_lab.providers.pricing import FREE, Price, PriceTable
+    from agent_lab.providers.replay import CassetteError, RecordingProvider, ReplayProvider
+    from agent_lab.providers.simulated import (
+        ErrorRates,
+        Expected,
+        LatencyModel,
+        SimulatedProvider,
+    )
+
+_LAZY = {
+    "LOCAL_MODELS": "local",
+    "LocalProvider": "local",
+    "local_available": "local",
+    "OpenAIProvider": "openai_compat",
+    "FREE": "pricing",
+    "Price": "pricing",
+    "PriceTable": "pricing",
+    "CassetteError": "replay",
+    "RecordingProvider": "replay",
+    "ReplayProvider": "replay",
+    "ErrorRates": "simulated",
+    "Expected": "simulated",
+    "LatencyModel": "simulated",
+    "SimulatedProvider": "simulated",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import a back end the first time one of its names is asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FREE",
