@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from agent_lab.application.agents import AgentReply
 from agent_lab.application.events.models import EventDefinition, Resolution, Status
@@ -213,3 +216,23 @@ def test_warm_up_trials_are_stored_but_left_out_of_the_trials(tmp_path: Path) ->
         ("c2", 0, False),
     ]
     assert sorted((t.case_id, t.repeat) for t in everything if t.warmup) == [("c0", -1), ("c1", -2)]
+
+
+def test_workers_are_capped_at_the_trials_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--concurrency 3000000 for 3 trials made 3 million workers (3.1 GB); now it makes 3."""
+    provider = ScriptedProvider([choose_one() for _ in range(3)])
+    created: list[object] = []
+    real = asyncio.create_task
+
+    def counting(coroutine: Any, **kwargs: Any) -> Any:
+        created.append(coroutine)
+        return real(coroutine, **kwargs)
+
+    monkeypatch.setattr(asyncio, "create_task", counting)
+    with Store(tmp_path / "r.sqlite") as store:
+        run = runner(store, cases(3), LLMAlways(PLUGINS, provider), concurrency=3_000_000)
+        _, written = start(run)
+    assert written == 3
+    assert len(created) < 10

@@ -32,6 +32,7 @@ from agent_lab.lab.importers.sgd import import_sgd
 from agent_lab.lab.precision import measure_precision
 from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.store import Store
+from agent_lab.lab.terminal import plain, printable
 from agent_lab.lab.workload import load_workload
 from agent_lab.strict_json import thaw_json
 
@@ -104,7 +105,7 @@ def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: Te
     except (WorkloadError, FileNotFoundError) as err:
         raise UsageError(str(err)) from err
     for problem in workload.skipped:
-        print(f"skipped {problem}", file=stderr)
+        print(printable(f"skipped {problem}"), file=stderr)
     unknown = workload.check_events(plugins)
     if unknown:
         raise UsageError(
@@ -128,8 +129,10 @@ def demo(options: argparse.Namespace, streams: Streams) -> int:
     limit: int | None = None if options.full else options.limit
     concurrency = options.concurrency or (1 if options.provider == "local" else 8)
     print(
-        f"agent-lab demo: {'all' if limit is None else f'about {limit}'} of "
-        f"{len(workload.cases)} cases, 3 policies, model {built.model} ({options.provider})",
+        printable(
+            f"agent-lab demo: {'all' if limit is None else f'about {limit}'} of "
+            f"{len(workload.cases)} cases, 3 policies, model {built.model} ({options.provider})"
+        ),
         file=streams.out,
     )
     run_id = execute(
@@ -231,7 +234,7 @@ def events(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab events``: each event of a plugin set, with its JSON Schema."""
     registry = plugin_registry(load_plugin_set(options.plugins), options.plugins)
     for definition in registry:
-        print(f"{definition.name}: {definition.description}", file=streams.out)
+        print(printable(f"{definition.name}: {definition.description}"), file=streams.out)
         print(json.dumps(thaw_json(registry.schema(definition.name)), indent=2), file=streams.out)
     return 0
 
@@ -256,7 +259,7 @@ def import_benchmark(options: argparse.Namespace, streams: Streams) -> int:
     except DatasetImportError as problem:
         raise UsageError(str(problem)) from problem
     out = streams.out
-    print(summary.summary(), file=out)
+    print(printable(summary.summary()), file=out)
     print(f"what was converted or skipped, and why: {target / 'import-report.json'}", file=out)
     print(f"next: agent-lab run {target / summary.first_workload} --plugins {target}", file=out)
     return 0
@@ -277,8 +280,8 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
     for row in (*result.rows, result.overall):
         low, high = row.interval
         table.add_row(
-            row.kind,
-            row.source,
+            plain(row.kind),
+            plain(row.source),
             str(row.filled),
             str(row.right),
             f"{row.precision:.1%}",
@@ -288,9 +291,10 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
     console.print(table)
     for wrong in result.wrong:
         console.print(
-            f"{wrong.case} {wrong.argument} ({wrong.kind}, {wrong.source}): filled "
-            f"{json.dumps(wrong.filled)}, expected {json.dumps(wrong.expected)}: "
-            f"{wrong.text[:100]}",
-            markup=False,
+            plain(
+                f"{wrong.case} {wrong.argument} ({wrong.kind}, {wrong.source}): filled "
+                f"{json.dumps(wrong.filled)}, expected {json.dumps(wrong.expected)}: "
+                f"{wrong.text[:100]}"
+            )
         )
     return 0

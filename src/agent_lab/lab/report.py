@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 from rich.table import Table
 
 from agent_lab.lab.charts import CHARTS, charts
 from agent_lab.lab.columns import COMPARISON_COLUMNS, SUMMARY_COLUMNS, Column
 from agent_lab.lab.records import TrialStatus
+from agent_lab.lab.terminal import plain, printable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -24,6 +26,14 @@ __all__ = ["CHARTS", "provenance", "render_html", "terminal_tables"]
 
 Row = TypeVar("Row")
 
+
+def _shown(value: object) -> object:
+    # Markup (the charts' SVG, marked safe) stays as it is; other text shows its controls.
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return printable(value)
+    return value
+
+
 # Autoescaped: run ids, workload and plugin names come from the user. Only the
 # charts, SVG that matplotlib wrote, go in as markup (``|safe`` in the template).
 _TEMPLATES = Environment(
@@ -31,6 +41,8 @@ _TEMPLATES = Environment(
     autoescape=True,
     undefined=StrictUndefined,
     keep_trailing_newline=True,
+    # Control characters from user or model strings are shown escaped, as in the terminal.
+    finalize=_shown,
 )
 
 
@@ -41,12 +53,12 @@ def provenance(run: RunRecord) -> str:
 
 
 def _table(title: str, columns: Sequence[Column[Row]], rows: Sequence[Row]) -> Table:
-    table = Table(title=title, title_justify="left")
+    table = Table(title=plain(title), title_justify="left")
     shown = [column for column in columns if column.terminal]
     for column in shown:
         table.add_column(column.name, justify=column.align, no_wrap=column.align == "left")
     for row in rows:
-        table.add_row(*(column.cell(row) for column in shown))
+        table.add_row(*(plain(column.cell(row)) for column in shown))
     return table
 
 
@@ -66,7 +78,7 @@ def terminal_tables(
     for status in present:
         statuses.add_column(status, justify="right")
     for m in metrics:
-        statuses.add_row(m.policy, *(str(m.status_counts.get(s, 0)) for s in present))
+        statuses.add_row(plain(m.policy), *(str(m.status_counts.get(s, 0)) for s in present))
     console.print(statuses)
     if comparisons:
         baseline = comparisons[0].baseline

@@ -275,7 +275,9 @@ class Runner:
         updater: asyncio.Task[None] | None = None
         writer = asyncio.create_task(write())
         try:
-            workers = [asyncio.create_task(work()) for _ in range(max(1, self.config.concurrency))]
+            # No more workers than trials to run: each one costs memory, and idle ones nothing else.
+            count = max(1, min(self.config.concurrency, len(pending)))
+            workers = [asyncio.create_task(work()) for _ in range(count)]
             if bar is not None:
                 updater = asyncio.create_task(self._rates(bar, task, tally, started))
             await asyncio.gather(*workers)

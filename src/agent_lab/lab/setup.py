@@ -3,42 +3,59 @@
 from __future__ import annotations
 
 import importlib
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import EventDefinition
+from agent_lab.application.events.registry import MAX_SCHEMA_DEPTH
 from agent_lab.application.plugins import PluginSet
-from agent_lab.errors import PluginLoadError
+from agent_lab.errors import PluginLoadError, StrictJSONError
 from agent_lab.resolvers.schema import SchemaResolver
+from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["PluginLoadError", "load_plugins"]
+__all__ = ["MAX_EVENTS_BYTES", "PluginLoadError", "load_plugins"]
+
+MAX_EVENTS_BYTES = 256 << 20
+"""The largest ``events.json`` read (BFCL's 1,360 functions take a few MiB)."""
 
 
 def _from_folder(folder: Path) -> PluginSet:
     path = folder / "events.json"
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        # Strictly: a repeated key or NaN in a schema is a broken plugin, not a guess.
+        data: Any = loads(
+            path.read_bytes(), max_bytes=MAX_EVENTS_BYTES, max_depth=MAX_SCHEMA_DEPTH + 4
+        )
         reference = data.get("reference_date")
         now = datetime.fromisoformat(reference) if isinstance(reference, str) else None
-        definitions = tuple(
-            EventDefinition(
-                str(event["name"]),
-                description=str(event.get("description", "")),
-                parameters=event["parameters"],
-                resolver=SchemaResolver(event["parameters"], reference=now),
-            )
-            for event in data["events"]
-        )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        events: list[Any] = data["events"]
+        if not isinstance(events, list):
+            raise TypeError("'events' must be a list")  # noqa: TRY301 - reported below with the rest
+    except (OSError, StrictJSONError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise PluginLoadError(
             f"{folder}: not an imported plugin folder ({type(err).__name__}: {err})"
         ) from err
-    return PluginSet(name=str(folder), definitions=definitions)
+    definitions: list[EventDefinition] = []
+    for index, event in enumerate(events):
+        try:
+            definitions.append(
+                EventDefinition(
+                    str(event["name"]),
+                    description=str(event.get("description", "")),
+                    parameters=event["parameters"],
+                    resolver=SchemaResolver(event["parameters"], reference=now),
+                )
+            )
+        except Exception as err:
+            # The schema-driven resolver reads the schema at once: a broken one shows here.
+            raise PluginLoadError(
+                f"{path}: event {index} is broken ({type(err).__name__}: {err})"
+            ) from err
+    return PluginSet(name=str(folder), definitions=tuple(definitions))
 
 
 def load_plugins(reference: str) -> PluginSet:
