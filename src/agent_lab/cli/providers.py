@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +19,6 @@ from agent_lab.providers import (
     SimulatedProvider,
     local_available,
 )
-from agent_lab.providers.redaction import split_credentials
 
 if TYPE_CHECKING:
     import argparse
@@ -28,7 +26,7 @@ if TYPE_CHECKING:
     from agent_lab.lab.workload import Workload
     from agent_lab.providers import Provider, ProviderRequest
 
-__all__ = ["PROVIDERS", "BuiltProvider", "build_provider", "describe_providers"]
+__all__ = ["PROVIDERS", "BuiltProvider", "build_provider"]
 
 PROVIDERS = ("local", "openai", "simulated", "replay")
 
@@ -102,20 +100,3 @@ def _simulated(options: argparse.Namespace, workload: Workload) -> SimulatedProv
         wait=True,
         seed=getattr(options, "seed", 0),
     )
-
-
-def describe_providers() -> list[str]:
-    """One line per provider: what it is, and whether it can run here."""
-    local = "installed" if local_available() else "not installed (uv sync --extra local)"
-    openai_model = "configured" if os.environ.get("OPENAI_MODEL") else "needs --model"
-    url, credentials = split_credentials(os.environ.get("OPENAI_BASE_URL"))
-    endpoint = url or "the OpenAI API"
-    if credentials:
-        endpoint += "; the credentials in OPENAI_BASE_URL are ignored, never sent"
-    return [
-        f"local      embedded CPU model, {local}: {', '.join(LOCAL_MODELS)}",
-        f"openai     any OpenAI-compatible endpoint ({endpoint}), {openai_model}",
-        "simulated  ground truth with seeded errors, latency and tokens "
-        "(figures labelled simulated)",
-        "replay     answers from a recorded cassette (--cassette FILE), offline",
-    ]

@@ -1,0 +1,86 @@
+"""No form of the API key, nor a password in the base URL, reaches anything agent-lab writes.
+
+A run against a real OpenAI-compatible server on loopback that echoes the key
+back in every way it can (error bodies, cut at any length, a reply's content
+and model), recorded to a cassette, reported as HTML, exported as CSV and
+Parquet: then every byte written, and every line printed, is searched for any
+12 characters of the key.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_lab.cli import run
+from tests.openai_server import Behavior, OpenAIServer, status
+
+KEY = "sk-proj-" + "".join(chr(ord("a") + (i * 11) % 26) for i in range(150))
+PASSWORD = "hunter2-url-password"
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAIServer]:
+    running = OpenAIServer()
+    running.start()
+    yield running
+    running.stop()
+
+
+def fragments(secret: str) -> list[str]:
+    return [secret[i : i + 12] for i in range(4, len(secret) - 11)]
+
+
+def leaked(text: str) -> list[str]:
+    return [f for f in fragments(KEY) if f in text] + ([PASSWORD] if PASSWORD in text else [])
+
+
+def test_no_form_of_the_key_is_written_anywhere(
+    server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def body(text: str) -> str:
+        return json.dumps({"error": {"message": text}})
+
+    server.play(
+        status(401, body(f"bad key {KEY}")),
+        status(400, body("x" * 150 + KEY)),
+        status(400, body("y" * 190 + KEY)),
+        status(403, body(f"key {KEY[:40]} refused")),
+        status(429, body(f"slow down, {KEY}"), **{"retry-after-ms": "1"}),
+    )
+    server.default = Behavior(kind="echo_key")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url.replace("http://", f"http://u:{PASSWORD}@"))
+    db, cassette, html = tmp_path / "r.sqlite", tmp_path / "c.jsonl", tmp_path / "report.html"
+    printed: list[str] = []
+
+    def cli(*argv: str) -> int:
+        out, err = io.StringIO(), io.StringIO()
+        code = run(list(argv), stdout=out, stderr=err)
+        printed.extend([out.getvalue(), err.getvalue()])
+        return code
+
+    cli(
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "24", "--db", str(db),
+        "--provider", "openai", "--model", "gpt-4o-mini", "--record", str(cassette),
+        "--no-progress", "--concurrency", "2",
+    )  # fmt: skip
+    assert cassette.stat().st_size > 0
+    assert cli("report", str(db), "--html", str(html)) == 0
+    assert cli("export", str(db), "--format", "csv", "--out", str(tmp_path / "csv")) == 0
+    assert cli("export", str(db), "--format", "parquet", "--out", str(tmp_path / "pq")) == 0
+    assert cli("providers") == 0
+    assert "[redacted]" in cassette.read_text()
+    written = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert len(written) >= 6
+    found = {
+        str(path.relative_to(tmp_path)): hits
+        for path in written
+        if (hits := leaked(path.read_bytes().decode("utf-8", "replace")))
+    }
+    assert found == {}
+    assert [text for text in printed if leaked(text)] == []
