@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import gc
 import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -241,6 +242,30 @@ def test_sync_dispatch_of_async_plugins_enters_one_event_loop() -> None:
     assert (result.status, result.llm_calls) == (Status.HANDLER_ERROR, 2)
     assert len(loops) == 4
     assert len(set(loops)) == 1
+
+
+def test_sync_dispatch_keeps_one_loop_per_thread_and_closes_it_with_the_thread() -> None:
+    """Dispatches in one thread share its kept loop; the loop closes when the thread ends."""
+    seen: list[asyncio.AbstractEventLoop] = []
+
+    async def resolver(event: Event) -> dict[str, JSONValue]:
+        seen.append(asyncio.get_running_loop())
+        return {"duration_seconds": 5}
+
+    kernel = make_kernel(resolver)
+
+    def twice() -> None:
+        for _ in range(2):
+            assert kernel.dispatch(Event("set_timer")).status is Status.SUCCESS
+
+    worker = threading.Thread(target=twice)
+    worker.start()
+    worker.join()
+    del worker
+    gc.collect()
+    assert len(seen) == 2
+    assert seen[0] is seen[1]
+    assert seen[0].is_closed()
 
 
 def test_sync_dispatch_calls_sync_plugins_after_an_async_one() -> None:

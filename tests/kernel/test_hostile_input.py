@@ -295,3 +295,30 @@ def test_canonical_dumps_same_json_and_ensure_json_data_raise_only_strict_json_e
         ensure_json_data(cyclic())
     assert same_json(nested(64), nested(64))
     assert ensure_json_data(nested(63)) == nested(63)
+
+
+@given(
+    depth=st.integers(min_value=0, max_value=400),
+    digits=st.integers(min_value=1, max_value=6000),
+    kind=st.sampled_from(["object", "list"]),
+    eager=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_any_schema_depth_or_integer_size_gives_a_definition_error_or_a_result(
+    depth: int, digits: int, kind: str, eager: bool
+) -> None:
+    """K2/K5 with items 4-5 of the hardening issue: register raises only DefinitionError,
+    and dispatch on a lazy registry only returns results."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"deep": nested(depth, kind), "big": {"const": 10**digits - 1}},
+    }
+    registry = EventRegistry(check_on_register=eager)
+    try:
+        registry.register(EventDefinition("e", parameters=schema, resolver=lambda e: {}))
+    except DefinitionError:
+        assert eager
+        return
+    kernel = EventKernel(registry)
+    check(kernel.dispatch(Event("e")))
+    check(asyncio.run(kernel.adispatch(Event("e"))))
