@@ -15,7 +15,7 @@ from pathlib import Path
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry
 from agent_lab.application.llm import LLMFallback
 from agent_lab.providers import (
-    ErrorRates,
+    ErrorProfile,
     Expected,
     LocalProvider,
     OpenAIProvider,
@@ -63,8 +63,10 @@ def show(label: str, provider: Provider) -> None:
     )
 
 
-show("simulated", SimulatedProvider(ground_truth, errors=ErrorRates(), wait=False))
-show("simulated, all NaN", SimulatedProvider(ground_truth, errors=ErrorRates(nan=1.0), wait=False))
+show("simulated", SimulatedProvider(ground_truth, wait=False))
+show(
+    "simulated, all NaN", SimulatedProvider(ground_truth, profile=ErrorProfile(nan=1.0), wait=False)
+)
 
 local = LocalProvider("smollm2")
 cassette = Path(tempfile.mkdtemp()) / "weather.jsonl"

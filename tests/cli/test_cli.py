@@ -18,7 +18,7 @@ import pytest
 from agent_lab.cli import run
 from tests.conftest import corpus
 
-FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress"]
+FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress", "--warmup", "0"]
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -39,8 +39,10 @@ def test_providers_and_events() -> None:
     """`providers` and `events` describe what is there."""
     code, out, _ = cli("providers")
     assert code == 0
-    assert "local" in out
-    assert "simulated" in out
+    lines = {line.split()[0]: line for line in out.splitlines()}
+    assert set(lines) == {"local", "openai", "simulated", "oracle", "replay"}
+    assert "answers only from what it is sent" in lines["simulated"]
+    assert "reads the answer key: a ceiling, not a model" in lines["oracle"]
     code, out, _ = cli("events", "--plugins", "agent_lab.demo:plugins")
     assert code == 0
     assert "set_timer: Start a countdown timer." in out
@@ -246,6 +248,8 @@ def run_argv(db: Path, latency: str, *extra: str) -> list[str]:
         "--simulated-latency",
         latency,
         "--no-progress",
+        "--warmup",
+        "0",
         *extra,
     ]
 

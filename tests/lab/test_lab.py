@@ -92,10 +92,17 @@ def test_candidates_are_checked_and_alternatives_scored() -> None:
     case = workload.cases[0]
     assert case.candidates == ("set_timer", "book_flight")
     success, missing = TrialStatus.SUCCESS, TrialStatus.MISSING_INFORMATION
-    assert score(case, success, {"duration_seconds": 61}) == (True, 1, 0, 0)
-    assert score(case, success, {"duration_seconds": 61, "label": "tea"}) == (True, 2, 0, 0)
-    assert score(case, success, {"duration_seconds": 61.0}) == (False, 0, 1, 1)
-    assert score(case, missing, None) == (False, 0, 0, 1)
+    timer = "set_timer"
+    assert score(case, success, {"duration_seconds": 61}, timer) == (True, True, 1, 0, 0)
+    assert score(case, success, {"duration_seconds": 61, "label": "tea"}, timer) == (
+        True,
+        True,
+        2,
+        0,
+        0,
+    )
+    assert score(case, success, {"duration_seconds": 61.0}, timer) == (False, False, 0, 1, 1)
+    assert score(case, missing, None, timer) == (False, False, 0, 0, 1)
 
 
 def test_the_built_in_demo_loads_and_samples_by_category() -> None:
@@ -114,12 +121,12 @@ def test_scoring_is_type_sensitive() -> None:
     success, missing_information = TrialStatus.SUCCESS, TrialStatus.MISSING_INFORMATION
     expected = Expectation(Status.SUCCESS, {"n": 1, "s": "x"})
     case = Case(id="c", event="e", text="", expected=expected)
-    assert score(case, success, {"n": 1, "s": "x"}) == (True, 2, 0, 0)
-    assert score(case, success, {"n": 1.0, "s": "x"}) == (False, 1, 1, 1)
-    assert score(case, success, {"n": 1, "s": "x", "extra": True}) == (False, 2, 1, 0)
-    assert score(case, missing_information, None) == (False, 0, 0, 2)
+    assert score(case, success, {"n": 1, "s": "x"}, "e") == (True, True, 2, 0, 0)
+    assert score(case, success, {"n": 1.0, "s": "x"}, "e") == (False, False, 1, 1, 1)
+    assert score(case, success, {"n": 1, "s": "x", "extra": True}, "e") == (False, False, 2, 1, 0)
+    assert score(case, missing_information, None, "e") == (False, False, 0, 0, 2)
     missing = Case(id="m", event="e", text="", expected=Expectation(Status.MISSING_INFORMATION))
-    assert score(missing, missing_information, None) == (True, 0, 0, 0)
+    assert score(missing, missing_information, None, "e") == (True, True, 0, 0, 0)
 
 
 # The store ------------------------------------------------------------------------------
@@ -346,3 +353,28 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path: Path) -> No
     assert "'+1" in text
     assert ",ok," in text
     assert "\n=" not in text
+
+
+def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Path) -> None:
+    """Schema 2 added six trial columns: read-only reads their defaults, writing adds them."""
+    path = tmp_path / "old.sqlite"
+    with Store(path) as store:
+        new_run(store)
+        store.add_trials("r1", [trial("a")])
+    connection = sqlite3.connect(path, isolation_level=None)
+    for column in ("correct_exact", "alternatives", "matching", "text", "llm_raw", "failure"):
+        connection.execute(f"ALTER TABLE trials DROP COLUMN {column}")
+    connection.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    connection.close()
+    before = path.read_bytes()
+    with Store(path, read_only=True) as reader:
+        (row,) = reader.trials("r1")
+    assert (row.correct_exact, row.matching, row.text, row.llm_raw) == (None, "exact", "", None)
+    assert path.read_bytes() == before
+    with Store(path) as writer:
+        writer.add_trials("r1", [trial("b", text="hello", correct_exact=True)])
+        rows = {t.case_id: t for t in writer.trials("r1")}
+    assert rows["b"].text == "hello"
+    assert rows["b"].correct_exact is True
+    version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
+    assert version.fetchone() == ("2",)

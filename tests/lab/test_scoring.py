@@ -8,7 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_lab.lab.scoring import acceptable, field_counts, matches
+from agent_lab.application.events.models import Status
+from agent_lab.lab.records import TrialStatus
+from agent_lab.lab.scoring import Matching, acceptable, field_counts, matches, score
+from agent_lab.lab.workload import Case, Expectation
 from agent_lab.strict_json import same_json
 
 TRUTH: dict[str, list[Any]] = {"base": [10], "height": [5], "unit": ["units", ""]}
@@ -79,3 +82,67 @@ def test_a_single_option_agrees_with_same_json(value: Any, option: Any) -> None:
     if isinstance(option, dict | list):
         return
     assert acceptable(value, [option]) is same_json(value, option)
+
+
+# The fair protocol: the event counts, asking is right where information is missing.
+
+CASES = {
+    status: Case(
+        id=status,
+        event=None if status == "unknown_event" else "set_timer",
+        text="t",
+        expected=Expectation(
+            Status(status), arguments={"duration_seconds": 60} if status == "success" else None
+        ),
+    )
+    for status in ("success", "missing_information", "unknown_event", "invalid_arguments")
+}
+S = TrialStatus
+
+
+@pytest.mark.parametrize(
+    ("expected", "status", "event", "arguments", "right"),
+    [
+        ("success", S.SUCCESS, "set_timer", {"duration_seconds": 60}, True),
+        # A wrong tool with the right arguments is wrong.
+        ("success", S.SUCCESS, "set_reminder", {"duration_seconds": 60}, False),
+        ("success", S.UNKNOWN_EVENT, None, None, False),  # no tool call on a complete case: a miss
+        ("missing_information", S.MISSING_INFORMATION, "set_timer", None, True),
+        ("missing_information", S.UNKNOWN_EVENT, None, None, True),  # the model asked
+        ("missing_information", S.MISSING_INFORMATION, "set_reminder", None, False),
+        ("missing_information", S.SUCCESS, "set_timer", {"duration_seconds": 60}, False),
+        ("unknown_event", S.UNKNOWN_EVENT, None, None, True),
+        ("unknown_event", S.SUCCESS, "set_timer", {"duration_seconds": 60}, False),
+        ("invalid_arguments", S.INVALID_ARGUMENTS, "set_timer", None, True),
+        ("invalid_arguments", S.INVALID_ARGUMENTS, "set_reminder", None, False),
+    ],
+    ids=[
+        "right-event", "wrong-event", "no-call-on-complete", "kernel-asks", "model-asks",
+        "asks-for-wrong-event", "guesses", "declines", "acts-out-of-domain", "invalid",
+        "invalid-wrong-event",
+    ],
+)  # fmt: skip
+def test_the_event_and_the_kind_of_ending_count(
+    expected: str, status: TrialStatus, event: str | None, arguments: Any, right: bool
+) -> None:
+    scored = score(CASES[expected], status, arguments, event)
+    assert (scored.correct, scored.correct_exact) == (right, right)
+
+
+def test_bfcl_matching_accepts_an_int_for_a_float_and_standardises_strings() -> None:
+    truth: dict[str, list[Any]] = {"x": [5.0], "city": ["New York, NY"]}
+    given = {"x": 5, "city": "new york ny"}
+    assert matches(given, truth, Matching.BFCL)
+    assert not matches(given, truth)
+    assert not matches({"x": 5.5, "city": "new york ny"}, truth, Matching.BFCL)
+    # Not the other way: a float for an int is still wrong.
+    assert not matches({"x": 5.0, "city": "NY"}, {"x": [5], "city": ["NY"]}, Matching.BFCL)
+    case = Case(
+        id="b",
+        event="f",
+        text="t",
+        matching="bfcl",
+        expected=Expectation(Status.SUCCESS, arguments={"x": 5.0}, alternatives={"x": [5.0]}),
+    )
+    scored = score(case, TrialStatus.SUCCESS, {"x": 5}, "f")
+    assert (scored.correct, scored.correct_exact) == (True, False)

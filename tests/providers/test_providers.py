@@ -15,7 +15,7 @@ from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
 from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
 from agent_lab.application.prompts import project_schema
 from agent_lab.providers import (
-    ErrorRates,
+    ErrorProfile,
     Expected,
     LatencyModel,
     Message,
@@ -62,7 +62,9 @@ def kernel_with(provider: Any) -> EventKernel:
 
 
 def simulated(**errors: float) -> SimulatedProvider:
-    return SimulatedProvider(oracle, errors=ErrorRates(**errors), wait=False, seed=7)
+    """The oracle (it reads the answer key), with these error rates."""
+    profile: Any = ErrorProfile(**errors)  # pyright: ignore[reportArgumentType]
+    return SimulatedProvider(oracle, sighted=False, profile=profile, wait=False, seed=7)
 
 
 # The simulated model ---------------------------------------------------------
@@ -75,7 +77,7 @@ def test_simulated_answers_only_the_missing_fields_from_ground_truth() -> None:
     assert result.arguments == TRUTH
     assert json.loads(result.fallback_raw or "") == {"days": 3, "metric": True}
     assert result.usage.estimated
-    assert result.usage.model == "simulated(gpt-4o-mini)"
+    assert result.usage.model == "oracle(custom, priced as gpt-4o-mini)"
     assert result.usage.cost is not None
     assert result.usage.cost > 0
 
@@ -111,7 +113,7 @@ def test_simulated_errors_follow_their_rates_and_are_reproducible() -> None:
 
     def outcomes(seed: int) -> list[Status]:
         provider = SimulatedProvider(
-            oracle, errors=ErrorRates(invalid_json=0.3), wait=False, seed=seed
+            oracle, sighted=False, profile=ErrorProfile(invalid_json=0.3), wait=False, seed=seed
         )
         kernel = kernel_with(provider)
         return [kernel.dispatch(Event("weather", text=f"weather {n}")).status for n in range(400)]
@@ -167,9 +169,11 @@ def test_token_estimate_is_documented_rule() -> None:
 
 
 def test_error_rates_must_be_probabilities() -> None:
-    """Negative rates, or rates summing past 1, are refused."""
-    with pytest.raises(ValueError, match="error rates"):
-        ErrorRates(nan=0.7, mismatch=0.5)
+    """A rate outside [0, 1], or a derived factor below 1, is refused."""
+    with pytest.raises(ValueError, match="nan must be a number in"):
+        ErrorProfile(nan=1.5)
+    with pytest.raises(ValueError, match="derived_factor"):
+        ErrorProfile(derived_factor=0.5)
     with pytest.raises(ValueError, match="latency"):
         LatencyModel(median_ms=100, p95_ms=50)
 
@@ -266,3 +270,124 @@ def test_projection_keeps_only_missing_fields_and_their_definitions() -> None:
         "additionalProperties": False,
         "$defs": {"day": {"type": "string", "format": "date"}},
     }
+
+
+# The sighted simulated model ---------------------------------------------------------
+
+TIMER = {
+    "type": "object",
+    "properties": {
+        "duration_seconds": {"type": "integer"},
+        "label": {"type": "string"},
+        "kind": {"enum": ["egg", "tea"]},
+    },
+    "required": ["duration_seconds", "label"],
+}
+
+
+def sighted_choice(
+    text: str, truth: dict[str, Any], payload: dict[str, Any] | None = None, **rates: Any
+) -> Any:
+    registry = EventRegistry()
+    registry.register(EventDefinition("timer", parameters=TIMER))
+    registry.register(EventDefinition("alarm", parameters={"type": "object"}))
+    provider = SimulatedProvider(
+        lambda request: Expected("timer", dict(truth)),
+        profile=ErrorProfile(**rates),
+        wait=False,
+    )
+    chooser = ToolChooser(provider, registry)
+    return asyncio.run(chooser.choose(text, payload=payload))
+
+
+def test_the_sighted_model_answers_what_it_reads_and_works_out() -> None:
+    """A label in the words is read; a duration said in words is worked out."""
+    choice = sighted_choice("a ten minute timer for tea", {"duration_seconds": 600, "label": "tea"})
+    assert choice.outcome is ChoiceOutcome.CHOSEN
+    assert choice.arguments == {"duration_seconds": 600, "label": "tea"}
+
+
+def test_the_sighted_model_asks_for_a_required_value_it_cannot_see() -> None:
+    """The truth's label is nowhere in the request: it asks, it does not read the answer key."""
+    choice = sighted_choice("a ten minute timer", {"duration_seconds": 600, "label": "pasta"})
+    assert choice.outcome is ChoiceOutcome.NO_TOOL_CALL
+    assert "label" in choice.message
+    invented = sighted_choice(
+        "a ten minute timer", {"duration_seconds": 600, "label": "pasta"}, invent=1.0
+    )
+    assert invented.outcome is ChoiceOutcome.CHOSEN
+    assert invented.arguments["label"] != "pasta"
+
+
+def test_the_payload_is_seen_and_an_optional_unseen_value_is_left_out() -> None:
+    choice = sighted_choice(
+        "start it", {"duration_seconds": 600, "label": "pasta"}, payload={"label": "pasta"}
+    )
+    assert choice.arguments == {"duration_seconds": 600, "label": "pasta"}
+
+
+@pytest.mark.parametrize(
+    ("rates", "outcome", "name"),
+    [
+        ({"no_call": 1.0}, ChoiceOutcome.NO_TOOL_CALL, None),
+        ({"wrong_tool": 1.0}, ChoiceOutcome.CHOSEN, "alarm"),
+    ],
+    ids=["no-call", "wrong-tool"],
+)
+def test_tool_choice_errors(rates: dict[str, Any], outcome: ChoiceOutcome, name: str) -> None:
+    choice = sighted_choice(
+        "a 10 minute timer for tea", {"duration_seconds": 600, "label": "tea"}, **rates
+    )
+    assert choice.outcome is outcome
+    assert choice.name == name
+
+
+def test_a_spurious_call_out_of_domain() -> None:
+    registry = EventRegistry()
+    registry.register(EventDefinition("timer", parameters=TIMER))
+    provider = SimulatedProvider(
+        lambda request: Expected(None), profile=ErrorProfile(spurious_call=1.0), wait=False
+    )
+    choice = asyncio.run(ToolChooser(provider, registry).choose("tell me a joke"))
+    assert (choice.outcome, choice.name) == (ChoiceOutcome.CHOSEN, "timer")
+
+
+def test_a_value_not_verbatim_errs_derived_factor_times_as_often() -> None:
+    """wrong_value 0.2 with factor 4: about 20% wrong when verbatim, 80% when worked out."""
+
+    def wrong_share(text: str) -> float:
+        wrong = 0
+        for seed in range(300):
+            provider = SimulatedProvider(
+                lambda request: Expected("timer", {"duration_seconds": 600, "label": "tea"}),
+                profile=ErrorProfile(wrong_value=0.2, derived_factor=4.0),
+                wait=False,
+                seed=seed,
+            )
+            registry = EventRegistry()
+            registry.register(EventDefinition("timer", parameters=TIMER))
+            choice = asyncio.run(ToolChooser(provider, registry).choose(text))
+            arguments: Any = choice.arguments
+            wrong += arguments["duration_seconds"] != 600
+        return wrong / 300
+
+    assert 0.12 < wrong_share("600 seconds for tea") < 0.28
+    assert 0.7 < wrong_share("ten minutes for tea") < 0.9
+
+
+def test_profiles_load_by_name_or_file_and_take_overrides(tmp_path: Path) -> None:
+    from agent_lab.providers import PROFILES, ProfileError, load_profile
+
+    assert load_profile("typical") is PROFILES["typical"]
+    custom = tmp_path / "mine.json"
+    custom.write_text('{"wrong_value": 0.07, "source": "measured on my model"}')
+    mine = load_profile(str(custom))
+    assert (mine.name, mine.wrong_value, mine.source) == ("mine", 0.07, "measured on my model")
+    assert mine.with_overrides(["no_call=0.5"]).no_call == 0.5
+    for bad in ("nope", '{"wrong_value": 2}', '{"colour": 1}', "[1]"):
+        path = tmp_path / "bad.json"
+        path.write_text(bad)
+        with pytest.raises(ProfileError):
+            load_profile(str(path) if bad != "nope" else "nope")
+    with pytest.raises(ProfileError, match="KEY=RATE"):
+        PROFILES["ideal"].with_overrides(["colour=0.1"])

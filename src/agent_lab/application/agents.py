@@ -124,6 +124,10 @@ class AgentReply:
     usage: Usage
     result: EventResult | None = None
     """The kernel's result, when an event was dispatched."""
+    message: str = ""
+    """Why it ended so, in words: the kernel's message, or the provider's for a failed request."""
+    model_text: str | None = None
+    """What the model wrote when it called no tool (its question, or why it declined)."""
 
 
 def _with_prefill(resolver: Resolver | None) -> Resolver:
@@ -167,6 +171,7 @@ def _outcome(
         llm_calls=result.llm_calls + extra_calls,
         usage=extra_usage + result.usage if extra_calls else result.usage,
         result=result,
+        message=result.message,
     )
 
 
@@ -218,6 +223,7 @@ class EventAgent:
         """
         routing_calls, routing_usage, routed_by = 0, Usage.zero(), Routing.GIVEN
         chosen: ToolChoice | None = None
+        unchosen: ToolChoice | None = None
         if event is None:
             route = self.plugins.route(text)
             event, routed_by = route.event, Routing.ROUTER
@@ -230,6 +236,8 @@ class EventAgent:
                 if choice.outcome is ChoiceOutcome.CHOSEN:
                     event, routed_by = choice.name, Routing.LLM
                     chosen = choice
+                else:
+                    unchosen = choice
         if event is None:
             return AgentReply(
                 status=Status.UNKNOWN_EVENT,
@@ -239,6 +247,8 @@ class EventAgent:
                 routed_by=Routing.NONE,
                 llm_calls=routing_calls,
                 usage=routing_usage,
+                message=unchosen.message if unchosen is not None else "",
+                model_text=_said(unchosen),
             )
         full_context = dict(context or {})
         if prefill:
@@ -345,6 +355,8 @@ class ToolAgent:
                 routed_by=Routing.LLM,
                 llm_calls=calls,
                 usage=choice.usage,
+                message=choice.message,
+                model_text=_said(choice),
             )
         # Every argument comes from the model: its choice is this message's
         # only fallback reply, whatever it leaves missing.
@@ -355,6 +367,13 @@ class ToolAgent:
                 )
             )
         return _outcome(result, routed_by=Routing.LLM, extra_calls=0, extra_usage=Usage.zero())
+
+
+def _said(choice: ToolChoice | None) -> str | None:
+    # A reply that called no tool: its text is the model's question or refusal.
+    if choice is None or choice.outcome is not ChoiceOutcome.NO_TOOL_CALL:
+        return None
+    return choice.message
 
 
 def _incomplete(event: Event) -> Resolution:

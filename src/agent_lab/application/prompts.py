@@ -137,7 +137,9 @@ def fallback_request(
         context={
             **_context(request.event.name, request.event.text, request.event.context),
             "missing": list(request.missing),
+            "required": list(request.must_fill),
             "resolved": resolved,
+            "payload": payload,
         },
     )
 
@@ -164,7 +166,10 @@ def tool_choice_request(
         max_tokens=max_tokens,
         temperature=temperature,
         seed=seed,
-        context=_context(None, text, context or {}),
+        context={
+            **_context(None, text, context or {}),
+            "payload": thaw_json(payload) if payload else {},
+        },
     )
 
 

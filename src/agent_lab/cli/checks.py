@@ -93,6 +93,19 @@ def latency_pair(text: str) -> tuple[float, float]:
     return median, p95
 
 
+PROVIDER_NAMES = ("local", "openai", "simulated", "oracle", "replay")
+
+
+def provider_name(text: str) -> str:
+    """A built-in provider's name, or ``MODULE:ATTR`` for one of the user's own."""
+    module, sep, attribute = text.partition(":")
+    if text in PROVIDER_NAMES or (sep and module and attribute):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r}: choose from {', '.join(PROVIDER_NAMES)}, or give MODULE:ATTR"
+    )
+
+
 def check_output_folder(folder: Path, what: str) -> None:
     """``folder`` exists as a writable folder, or can be made one: else a one-line usage error."""
     if folder.exists() and not folder.is_dir():

@@ -144,7 +144,7 @@ def demo(options: argparse.Namespace, streams: Streams) -> int:
         plugins=plugins,
         db=db,
         policies=POLICY_NAMES,
-        settings={"limit": limit, "concurrency": concurrency, "seed": options.seed},
+        settings={"limit": limit, "concurrency": concurrency, "seed": options.seed, "warmup": 2},
         resume=False,
         progress=not options.no_progress,
         stderr=streams.err,
@@ -262,8 +262,9 @@ def providers(options: argparse.Namespace, streams: Streams) -> int:
     for line in (
         f"local      embedded CPU model, {local}: {', '.join(LOCAL_MODELS)}",
         f"openai     any OpenAI-compatible endpoint ({endpoint}), {model}",
-        "simulated  ground truth with seeded errors, latency and tokens "
-        "(figures labelled simulated)",
+        "simulated  a sighted simulated model: answers only from what it is sent, asks for "
+        "what it cannot see, errs as its --llm-profile says (figures labelled SIMULATED)",
+        "oracle     reads the answer key: a ceiling, not a model (figures labelled ORACLE)",
         "replay     answers from a recorded cassette (--cassette FILE), offline",
     ):
         print(printable(line), file=streams.out)

@@ -34,7 +34,7 @@ EXAMPLES = """examples:
 exit codes: 0 ok, 1 a failed run, 2 bad usage (bad workload, plugins, database or options)
 """
 DEFAULT_DB = "agent-lab.sqlite"
-PROVIDERS = ("local", "openai", "simulated", "replay")
+PROVIDERS = ("local", "openai", "simulated", "oracle", "replay")
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -63,7 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _provider_options(command: argparse.ArgumentParser, default: str) -> None:
     command.add_argument(
-        "--provider", choices=PROVIDERS, default=default, help=f"the LLM (default {default})"
+        "--provider",
+        type=checks.provider_name,
+        default=default,
+        metavar="|".join(PROVIDERS) + "|MODULE:ATTR",
+        help=f"the LLM (default {default}); simulated answers only from what it is sent, "
+        "oracle reads the answer key (a ceiling, not a model); MODULE:ATTR is a provider "
+        "of your own (an instance, or a factory taking no argument)",
     )
     command.add_argument("--model", help="model name (local: smollm2 or gemma3; openai: any)")
     command.add_argument("--cassette", help="replay: the cassette to answer from")
@@ -75,7 +81,21 @@ def _provider_options(command: argparse.ArgumentParser, default: str) -> None:
         metavar="MEDIAN_MS,P95_MS",
         type=checks.latency_pair,
         default=(600.0, 1500.0),
-        help="simulated: the latency distribution (default 600,1500)",
+        help="simulated/oracle: the latency distribution (default 600,1500)",
+    )
+    command.add_argument(
+        "--llm-profile",
+        metavar="NAME|FILE",
+        default="ideal",
+        help="simulated/oracle: the error profile, built in (ideal, careful, typical, sloppy) "
+        "or a JSON file; printed beside every figure (default ideal: no errors)",
+    )
+    command.add_argument(
+        "--llm-error",
+        action="append",
+        metavar="KEY=RATE",
+        help="simulated/oracle: override one rate of the profile, e.g. wrong_value=0.05 "
+        "(repeatable)",
     )
     command.add_argument(
         "--seed",
@@ -150,8 +170,8 @@ def _run(add_parser: AddParser) -> None:
     run.add_argument(
         "--warmup",
         type=checks.count,
-        default=0,
-        help="warm-up trials per policy, stored but not counted (default 0)",
+        default=2,
+        help="warm-up trials per policy, run first, stored, never counted (default 2)",
     )
     run.add_argument(
         "--rate-limit",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,9 +15,13 @@ from agent_lab.providers import (
     LatencyModel,
     LocalProvider,
     OpenAIProvider,
+    PriceTable,
+    ProfileError,
+    Provider,
     RecordingProvider,
     ReplayProvider,
     SimulatedProvider,
+    load_profile,
     local_available,
 )
 
@@ -24,11 +29,16 @@ if TYPE_CHECKING:
     import argparse
 
     from agent_lab.lab.workload import Workload
-    from agent_lab.providers import Provider, ProviderRequest
+    from agent_lab.providers import ProviderRequest
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["PROVIDERS", "BuiltProvider", "build_provider"]
 
-PROVIDERS = ("local", "openai", "simulated", "replay")
+PROVIDERS = ("local", "openai", "simulated", "oracle", "replay")
+
+
+def _no_settings() -> dict[str, JSONValue]:
+    return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,18 +50,24 @@ class BuiltProvider:
     """The ``--provider`` choice."""
     model: str | None
     simulated: bool
+    settings: dict[str, JSONValue] = field(default_factory=_no_settings)
+    """What else about the provider shapes a figure (profile, latency): stored with the run,
+    and compared by ``--resume``."""
 
 
 def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProvider:
     """The provider ``options`` ask for; every problem is a one-line usage error."""
     name: str = options.provider
     provider: Provider
+    settings: dict[str, JSONValue] = {}
     if name == "local":
         provider = _local(options.model)
     elif name == "openai":
         provider = OpenAIProvider(options.model, keep_alive=True)
         if not provider.model:
             raise UsageError("--provider openai needs --model or OPENAI_MODEL")
+    elif ":" in name:
+        provider = _custom(name)
     elif name == "replay":
         if not options.cassette:
             raise UsageError("--provider replay needs --cassette FILE")
@@ -60,13 +76,57 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
         except (OSError, CassetteError) as err:
             raise UsageError(str(err)) from err
     else:
-        provider = _simulated(options, workload)
+        simulated = _simulated(options, workload)
+        provider = simulated
+        settings = {
+            "profile": simulated.profile.as_json(),
+            "latency_ms": [simulated.latency.median_ms, simulated.latency.p95_ms],
+        }
     if options.record:
         record = Path(options.record)
         # Found before the first request, not after a run of paid-for failures.
         check_output_file(record, "--record")
         provider = RecordingProvider(provider, record)
-    return BuiltProvider(provider, name, provider.model, name == "simulated")
+    _warm(provider)
+    return BuiltProvider(
+        provider,
+        name,
+        provider.model,
+        name in ("simulated", "oracle"),
+        settings,
+    )
+
+
+def _warm(provider: Provider) -> None:
+    # One-time costs (the price table's first load, the model's) before any trial is timed.
+    inner = provider.inner if isinstance(provider, RecordingProvider) else provider
+    if isinstance(inner, LocalProvider):
+        inner.load()
+    prices = getattr(inner, "prices", None)
+    if isinstance(prices, PriceTable):
+        prices.preload()
+
+
+def _custom(reference: str) -> Provider:
+    """A provider of the user's own: ``MODULE:ATTRIBUTE``, an instance or a no-argument factory."""
+    module_name, _, attribute = reference.partition(":")
+    try:
+        found: object = getattr(importlib.import_module(module_name), attribute)
+    except Exception as err:
+        raise UsageError(
+            f"--provider {reference}: cannot load it ({type(err).__name__}: {err})"
+        ) from err
+    if not isinstance(found, Provider) and callable(found):
+        try:
+            found = found()
+        except Exception as err:
+            raise UsageError(f"--provider {reference}: its factory raised {err!r}") from err
+    if not isinstance(found, Provider):
+        raise UsageError(
+            f"--provider {reference}: a {type(found).__name__}, not a provider "
+            "(name, model, async complete(request), async aclose())"
+        )
+    return found
 
 
 def _local(model: str | None) -> LocalProvider:
@@ -90,12 +150,22 @@ def _simulated(options: argparse.Namespace, workload: Workload) -> SimulatedProv
         case = truth.get(str(request.context.get("case_id")))
         if case is None:
             return None
-        return Expected(case.event, dict(case.expected.arguments or {}))
+        return Expected(
+            case.event,
+            dict(case.expected.arguments or {}),
+            None if case.expected.alternatives is None else dict(case.expected.alternatives),
+        )
 
     median, p95 = options.simulated_latency
+    try:
+        profile = load_profile(options.llm_profile).with_overrides(options.llm_error or ())
+    except ProfileError as err:
+        raise UsageError(str(err)) from err
     # The simulated model spends its modelled latency, so wall-clock figures mean something.
     return SimulatedProvider(
         oracle,
+        sighted=options.provider == "simulated",
+        profile=profile,
         latency=LatencyModel(median_ms=median, p95_ms=p95),
         wait=True,
         seed=getattr(options, "seed", 0),

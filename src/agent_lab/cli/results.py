@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.cli.checks import check_output_file
 from agent_lab.errors import StoreError, UsageError
-from agent_lab.lab.metrics import compare, summarize
+from agent_lab.lab.metrics import compare, references, summarize
 from agent_lab.lab.store import Store
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ def write_report(
             f"run {run.run_id} has no policy {baseline!r}; it has {', '.join(policies)}"
         )
     comparisons = compare(trials, baseline) if baseline in policies and len(policies) > 1 else []
-    terminal_tables(run, metrics, comparisons, console=console)
+    baselines = references(trials)
+    terminal_tables(run, metrics, comparisons, console=console, references=baselines)
     if target is not None:
-        return render_html(run, trials, metrics, comparisons, target)
+        return render_html(run, trials, metrics, comparisons, target, references=baselines)
     return None

@@ -51,6 +51,8 @@ def execute(
         policies=tuple(policies),
         provider=built.name,
         model=built.model,
+        provider_settings=built.settings,
+        workload_hash=workload.fingerprint(),
         **settings,
     )
     with open_store(db) as store:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_lab.lab.metrics import Comparison, PolicyMetrics
+    from agent_lab.lab.metrics import Comparison, PolicyMetrics, Reference
 
-__all__ = ["COMPARISON_COLUMNS", "SUMMARY_COLUMNS", "Column"]
+__all__ = ["COMPARISON_COLUMNS", "REFERENCE_COLUMNS", "SUMMARY_COLUMNS", "Column"]
 
 Row = TypeVar("Row")
 
@@ -34,6 +34,11 @@ SUMMARY_COLUMNS: tuple[Column[PolicyMetrics], ...] = (
     Column(name="policy", cell=lambda m: m.policy, align="left"),
     Column(name="trials", cell=lambda m: str(m.trials)),
     Column(name="accuracy", cell=lambda m: m.accuracy.format(1, 100, "%")),
+    Column(
+        name="exact accuracy", cell=lambda m: m.accuracy_exact.format(1, 100, "%"), terminal=False
+    ),
+    Column(name="in domain", cell=lambda m: m.accuracy_in_domain.format(1, 100, "%")),
+    Column(name="out of domain", cell=lambda m: m.accuracy_out_of_domain.format(1, 100, "%")),
     Column(
         name="field precision",
         cell=lambda m: m.field_precision.format(1, 100, "%"),
@@ -64,3 +69,10 @@ COMPARISON_COLUMNS: tuple[Column[Comparison], ...] = (
     Column(name="baseline mean", cell=lambda c: _mean(c.baseline_mean)),
 )
 """Each policy against the baseline, paired by case (L11)."""
+
+REFERENCE_COLUMNS: tuple[Column[Reference], ...] = (
+    Column(name="baseline", cell=lambda r: r.name, align="left"),
+    Column(name="accuracy", cell=lambda r: r.accuracy.format(1, 100, "%")),
+    Column(name="what it is", cell=lambda r: r.description, align="left"),
+)
+"""The baselines computed from the same cases with no LLM (L11, the fair protocol)."""

@@ -1,10 +1,19 @@
-"""Statistics of a run: per-policy metrics with 95% bootstrap intervals; paired ratios (L11)."""
+"""Statistics of a run: per-policy metrics with 95% intervals, paired ratios, baselines (L11).
+
+Intervals resample cases, not trials (a cluster bootstrap): the repeats of a
+case stay together, so ``--repeats 10`` does not narrow an interval by
+sqrt(10) as if the cases were new. A proportion whose estimate is 0% or 100%
+(where every bootstrap draw is the same) gets a Wilson score interval over
+the cases instead, so that it is never of zero width.
+"""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,10 +27,20 @@ if TYPE_CHECKING:
 
     from agent_lab.lab.records import TrialRecord, TrialStatus
 
-__all__ = ["Comparison", "Estimate", "PolicyMetrics", "compare", "summarize"]
+__all__ = [
+    "Comparison",
+    "Estimate",
+    "PolicyMetrics",
+    "Reference",
+    "compare",
+    "references",
+    "summarize",
+    "wilson",
+]
 
 RESAMPLES = 2000
 """Bootstrap resamples per interval."""
+_Z = NormalDist().inv_cdf(0.975)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +72,13 @@ class PolicyMetrics:
     cases: int
     status_counts: dict[TrialStatus, int]
     accuracy: Estimate
+    """By the cases' matching rules (``exact`` unless a workload names its benchmark's)."""
+    accuracy_exact: Estimate
+    """By type-sensitive equality, whatever the rule."""
+    accuracy_in_domain: Estimate
+    """Over the cases some event serves."""
+    accuracy_out_of_domain: Estimate
+    """Over the cases no event serves (the right answer is to decline)."""
     field_precision: Estimate
     field_recall: Estimate
     llm_calls_per_trial: Estimate
@@ -68,6 +94,15 @@ class PolicyMetrics:
     latency_p90_ms: Estimate
     latency_p99_ms: Estimate
     latency_mean_ms: Estimate
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reference:
+    """A baseline computed from the run's cases alone, with no LLM and no agent."""
+
+    name: str
+    accuracy: Estimate
+    description: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -99,13 +134,6 @@ def _mean(sample: NDArray[np.float64]) -> NDArray[np.float64]:
     return sample.mean(axis=1)
 
 
-def _percentile(q: float) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-    def statistic(sample: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.percentile(sample, q, axis=1)
-
-    return statistic
-
-
 def _ratio_interval(
     numerators: NDArray[np.float64], denominators: NDArray[np.float64], rng: np.random.Generator
 ) -> Estimate:
@@ -126,6 +154,73 @@ def _array(values: Sequence[float]) -> NDArray[np.float64]:
     return np.asarray(values, dtype=np.float64)
 
 
+def wilson(successes: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (``successes`` may be fractional)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + _Z**2 / (2 * n)) / (1 + _Z**2 / n)
+    half = _Z * math.sqrt(p * (1 - p) / n + _Z**2 / (4 * n * n)) / (1 + _Z**2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class _Cases:
+    """One policy's trial values grouped by case, resampled by case (cluster bootstrap)."""
+
+    def __init__(self, groups: list[list[float]], rng: np.random.Generator) -> None:
+        self.groups = [g for g in groups if g]
+        self.rng = rng
+
+    def mean(self) -> Estimate:
+        # The mean of case means: each case weighs the same, however often it ran.
+        means = _array([sum(g) / len(g) for g in self.groups])
+        return _interval(means, _mean, self.rng)
+
+    def proportion(self) -> Estimate:
+        """A share in [0, 1]: bootstrap, or Wilson where the estimate is 0% or 100%."""
+        estimate = self.mean()
+        if estimate.value is None or 0.0 < estimate.value < 1.0:
+            return estimate
+        low, high = wilson(estimate.value * estimate.n, estimate.n)
+        return Estimate(estimate.value, low, high, estimate.n)
+
+    def percentile(self, q: float) -> Estimate:
+        if not self.groups:
+            return Estimate(None)
+        flat = _array([v for g in self.groups for v in g])
+        point = float(np.percentile(flat, q))
+        sizes = [len(g) for g in self.groups]
+        count = len(self.groups)
+        draws = np.empty(RESAMPLES)
+        if len(set(sizes)) == 1:
+            # Every case ran as often (the usual run): resample rows of a case x repeat matrix.
+            matrix = flat.reshape(count, sizes[0])
+            rows = self.rng.integers(0, count, size=(RESAMPLES, count))
+            draws = np.percentile(matrix[rows].reshape(RESAMPLES, -1), q, axis=1)
+        else:
+            arrays = [_array(g) for g in self.groups]
+            for index in range(RESAMPLES):
+                picks: list[int] = self.rng.integers(0, count, size=count).tolist()
+                draws[index] = np.percentile(np.concatenate([arrays[i] for i in picks]), q)
+        low, high = np.percentile(draws, [2.5, 97.5])
+        return Estimate(point, float(low), float(high), len(self.groups))
+
+
+def _by_case(
+    rows: Sequence[TrialRecord], read: Callable[[TrialRecord], float | None]
+) -> list[list[float]]:
+    groups: dict[str, list[float]] = {}
+    for row in rows:
+        value = read(row)
+        if value is not None:
+            groups.setdefault(row.case_id, []).append(value)
+    return list(groups.values())
+
+
+def _exact(row: TrialRecord) -> float:
+    return float(row.correct if row.correct_exact is None else row.correct_exact)
+
+
 def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMetrics]:
     """Per-policy metrics of a run's (non-warm-up) trials, policies in first-seen order."""
     rng = np.random.default_rng(seed)
@@ -134,40 +229,77 @@ def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMet
         by_policy.setdefault(trial.policy, []).append(trial)
     out: list[PolicyMetrics] = []
     for policy, rows in by_policy.items():
-        latency = _array([row.latency_ns / 1e6 for row in rows])
-        known_tokens = [
-            row.prompt_tokens + row.completion_tokens
-            for row in rows
-            if row.prompt_tokens is not None and row.completion_tokens is not None
-        ]
+
+        def cases(
+            read: Callable[[TrialRecord], float | None], subset: Sequence[TrialRecord] = rows
+        ) -> _Cases:
+            return _Cases(_by_case(subset, read), rng)
+
         costs = [row.cost for row in rows if row.cost is not None]
         with_fields = [row for row in rows if row.expected_status is Status.SUCCESS]
         tp = _array([row.field_tp for row in with_fields])
         fp = _array([row.field_fp for row in with_fields])
         fn = _array([row.field_fn for row in with_fields])
+        in_domain = [row for row in rows if row.expected_event is not None]
+        out_of_domain = [row for row in rows if row.expected_event is None]
+        latency = cases(lambda row: row.latency_ns / 1e6)
         out.append(
             PolicyMetrics(
                 policy=policy,
                 trials=len(rows),
                 cases=len({row.case_id for row in rows}),
                 status_counts=dict(Counter(row.status for row in rows)),
-                accuracy=_interval(_array([float(row.correct) for row in rows]), _mean, rng),
+                accuracy=cases(lambda row: float(row.correct)).proportion(),
+                accuracy_exact=cases(_exact).proportion(),
+                accuracy_in_domain=cases(lambda row: float(row.correct), in_domain).proportion(),
+                accuracy_out_of_domain=cases(
+                    lambda row: float(row.correct), out_of_domain
+                ).proportion(),
                 field_precision=_ratio_interval(tp, tp + fp, rng),
                 field_recall=_ratio_interval(tp, tp + fn, rng),
-                llm_calls_per_trial=_interval(_array([row.llm_calls for row in rows]), _mean, rng),
-                fallback_rate=_interval(
-                    _array([float(row.llm_calls > 0) for row in rows]), _mean, rng
-                ),
-                tokens_per_trial=_interval(_array(known_tokens), _mean, rng),
-                cost_per_trial=_interval(_array([float(c) for c in costs]), _mean, rng),
+                llm_calls_per_trial=cases(lambda row: float(row.llm_calls)).mean(),
+                fallback_rate=cases(lambda row: float(row.llm_calls > 0)).proportion(),
+                tokens_per_trial=cases(_tokens).mean(),
+                cost_per_trial=cases(
+                    lambda row: None if row.cost is None else float(row.cost)
+                ).mean(),
                 total_cost=sum(costs, Decimal(0)) if len(costs) == len(rows) else None,
-                latency_p50_ms=_interval(latency, _percentile(50), rng),
-                latency_p90_ms=_interval(latency, _percentile(90), rng),
-                latency_p99_ms=_interval(latency, _percentile(99), rng),
-                latency_mean_ms=_interval(latency, _mean, rng),
+                latency_p50_ms=latency.percentile(50),
+                latency_p90_ms=latency.percentile(90),
+                latency_p99_ms=latency.percentile(99),
+                latency_mean_ms=latency.mean(),
             )
         )
     return out
+
+
+def _tokens(row: TrialRecord) -> float | None:
+    if row.prompt_tokens is None or row.completion_tokens is None:
+        return None
+    return float(row.prompt_tokens + row.completion_tokens)
+
+
+DECLINE_RIGHT = frozenset({Status.UNKNOWN_EVENT, Status.MISSING_INFORMATION})
+"""The expected endings a policy that never acts gets right (``lab.scoring``)."""
+
+
+def references(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[Reference]:
+    """Baselines from the run's own cases, with no LLM: what always declining scores."""
+    rng = np.random.default_rng(seed)
+    expected: dict[str, Status] = {}
+    for trial in trials:
+        expected.setdefault(trial.case_id, trial.expected_status)
+    right = _Cases([[float(status in DECLINE_RIGHT)] for status in expected.values()], rng)
+    return [
+        Reference(
+            name="always-decline",
+            accuracy=right.proportion(),
+            description=(
+                "never acts: right exactly where the case expects no action "
+                "(out of domain, or information missing)"
+            ),
+        )
+    ]
 
 
 _METRICS: dict[str, Callable[[TrialRecord], float | None]] = {

@@ -124,3 +124,17 @@ class TrialRecord:
     routed_by: Routing = Routing.NONE
     error: str | None = None
     """Why the policy failed, for ``TrialStatus.ERROR``."""
+    correct_exact: bool | None = None
+    """Right by type-sensitive equality, whatever the case's matching rule
+    (``None`` in rows stored before this column existed)."""
+    alternatives: JSONObject | None = None
+    """The case's acceptable values per argument, when it lists them."""
+    matching: str = "exact"
+    """The case's matching rule (``lab.scoring.Matching``)."""
+    text: str = ""
+    """The case's words, so that a failing case can be read from the store alone."""
+    llm_raw: str | None = None
+    """What the model sent back, as it came: the fallback's raw JSON, the tool
+    call's argument text, or the text of a reply that called no tool."""
+    failure: str | None = None
+    """The provider's message for a failed request (redacted, then cut)."""

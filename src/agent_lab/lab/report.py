@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from rich.table import Table
 
 from agent_lab.lab.charts import CHARTS, charts
-from agent_lab.lab.columns import COMPARISON_COLUMNS, SUMMARY_COLUMNS, Column
+from agent_lab.lab.columns import COMPARISON_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Column
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.terminal import plain, printable
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from agent_lab.lab.metrics import Comparison, PolicyMetrics
+    from agent_lab.lab.metrics import Comparison, PolicyMetrics, Reference
     from agent_lab.lab.records import RunRecord, TrialRecord
 
 __all__ = ["CHARTS", "provenance", "render_html", "terminal_tables"]
@@ -46,10 +46,38 @@ _TEMPLATES = Environment(
 )
 
 
+ORACLE_LABEL = "ORACLE: reads the answer key; a ceiling, not a model"
+SIMULATED_LABEL = "SIMULATED model: answers only from what it is sent"
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+
+
+def profile_of(run: RunRecord) -> str:
+    """The simulated model's error profile as the run stored it, in one line ("" if none)."""
+    settings = _mapping(run.config.get("provider_settings"))
+    profile = _mapping(settings.get("profile"))
+    if not profile:
+        return ""
+    rates = ", ".join(
+        f"{key} {value:g}"
+        for key, value in profile.items()
+        if key not in ("name", "source", "derived_factor")
+        and isinstance(value, int | float)
+        and value
+    )
+    name, source = profile.get("name", "?"), profile.get("source", "")
+    return f"profile {name!r}: {rates or 'no errors'} ({source})"
+
+
 def provenance(run: RunRecord) -> str:
-    """Which model produced the figures, and whether they are simulated."""
-    label = f"provider {run.provider}, model {run.model or 'default'}"
-    return f"SIMULATED figures ({label})" if run.simulated else label
+    """Which model produced the figures: a real one, the sighted simulation, or the oracle."""
+    if run.provider == "oracle":
+        return f"{ORACLE_LABEL}; {profile_of(run)}"
+    if run.provider == "simulated":
+        return f"{SIMULATED_LABEL}; {profile_of(run)}"
+    return f"provider {run.provider}, model {run.model or 'default'}"
 
 
 def _table(title: str, columns: Sequence[Column[Row]], rows: Sequence[Row]) -> Table:
@@ -68,10 +96,13 @@ def terminal_tables(
     comparisons: Sequence[Comparison] = (),
     *,
     console: Console,
+    references: Sequence[Reference] = (),
 ) -> None:
     """Print the run's table (and the comparison against the baseline) to a console."""
     title = f"run {run.run_id}: {run.workload}, {provenance(run)}"
     console.print(_table(title, SUMMARY_COLUMNS, metrics))
+    if references:
+        console.print(_table("baselines (the same cases, no LLM)", REFERENCE_COLUMNS, references))
     statuses = Table(title="status counts", title_justify="left")
     statuses.add_column("policy")
     present = [s for s in TrialStatus if any(s in m.status_counts for m in metrics)]
@@ -92,6 +123,8 @@ def render_html(
     metrics: Sequence[PolicyMetrics],
     comparisons: Sequence[Comparison],
     path: Path,
+    *,
+    references: Sequence[Reference] = (),
 ) -> Path:
     """Write the self-contained HTML report (no scripts, no network) and return its path."""
     document = _TEMPLATES.get_template("report.html.j2").render(
@@ -104,6 +137,8 @@ def render_html(
         metrics=metrics,
         comparison_columns=COMPARISON_COLUMNS,
         comparisons=comparisons,
+        reference_columns=REFERENCE_COLUMNS,
+        references=references,
         baseline=comparisons[0].baseline if comparisons else "-",
         charts=charts(trials, metrics),
     )

@@ -9,11 +9,11 @@ import random
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agent_lab.application.events.models import Timings
+from agent_lab.application.events.models import Status, Timings
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
 from agent_lab.lab.environment import environment
@@ -29,8 +29,51 @@ if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.policies import Policy
     from agent_lab.lab.workload import Case, Workload
+    from agent_lab.strict_json import JSONObject
 
 __all__ = ["ConfigMismatchError", "RunConfig", "Runner", "stratified_sample"]
+
+
+def _no_settings() -> JSONObject:
+    return {}
+
+
+# The option behind each configuration field, to name it when --resume finds a difference.
+_OPTIONS = {
+    "workload": "the workload",
+    "workload_hash": "the workload's cases",
+    "plugins": "--plugins",
+    "policies": "--policy",
+    "provider": "--provider",
+    "model": "--model",
+    "repeats": "--repeats",
+    "seed": "--seed",
+    "limit": "--limit",
+    "warmup": "--warmup",
+    "concurrency": "--concurrency",
+    "rate_limit": "--rate-limit",
+    "timeout": "--timeout",
+    "retries": "retries",
+    "profile": "--llm-profile / --llm-error",
+    "latency_ms": "--simulated-latency",
+}
+
+
+def differences(stored: JSONObject, current: JSONObject) -> list[str]:
+    """Each option whose value differs between a stored run's configuration and this one."""
+    found: list[str] = []
+    for key in sorted(set(stored) | set(current)):
+        old, new = stored.get(key), current.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            found += differences(cast("JSONObject", old), cast("JSONObject", new))
+        elif old != new:
+            found.append(f"{_OPTIONS.get(key, key)} (was {_shown(old)}, now {_shown(new)})")
+    return found
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,6 +98,11 @@ class RunConfig:
     """Seconds allowed for one trial."""
     retries: int = 1
     """Extra tries for a trial whose policy raised (not for statuses)."""
+    provider_settings: JSONObject = field(default_factory=_no_settings)
+    """What else about the provider shapes a figure: a simulated model's profile and latency,
+    a server's structured-output mode, a price file."""
+    workload_hash: str = ""
+    """``Workload.fingerprint()``: the cases' content, not only their file's name."""
 
     def fingerprint(self) -> str:
         """sha256 of the configuration's canonical JSON."""
@@ -192,9 +240,11 @@ class Runner:
             if unfinished is None:
                 raise StoreError(f"{self.store.path} has no unfinished run to resume")
             if unfinished.config_hash != config_hash:
+                changed = differences(unfinished.config, cast("JSONObject", asdict(self.config)))
                 raise ConfigMismatchError(
-                    f"the unfinished run {unfinished.run_id} used another configuration; "
-                    "rerun with the same options, or start a new run without --resume"
+                    f"the unfinished run {unfinished.run_id} used another configuration"
+                    + (f": {'; '.join(changed)}" if changed else "")
+                    + "; rerun with the same options, or start a new run without --resume"
                 )
             return unfinished.run_id
         run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
@@ -328,7 +378,8 @@ class Runner:
             status, arguments = TrialStatus.ERROR, None
         else:
             status, arguments = TrialStatus.of(outcome.status), outcome.arguments
-        correct, tp, fp, fn = score(case, status, arguments)
+        event = None if isinstance(outcome, _Failure) else outcome.event
+        scored = score(case, status, arguments, event)
         common: dict[str, Any] = {
             "case_id": case.id,
             "policy": trial.policy,
@@ -338,12 +389,16 @@ class Runner:
             "expected_event": case.event,
             "status": status,
             "expected_status": case.expected.status,
-            "correct": correct,
+            "correct": scored.correct,
+            "correct_exact": scored.correct_exact,
             "arguments": arguments,
             "expected": case.expected.arguments,
-            "field_tp": tp,
-            "field_fp": fp,
-            "field_fn": fn,
+            "alternatives": case.expected.alternatives,
+            "matching": case.matching,
+            "text": case.text,
+            "field_tp": scored.field_tp,
+            "field_fp": scored.field_fp,
+            "field_fn": scored.field_fn,
             "latency_ns": latency,
         }
         if isinstance(outcome, _Failure):
@@ -357,9 +412,11 @@ class Runner:
                 cost=None,
                 error=outcome.message,
             )
-        timings = outcome.result.timings if outcome.result is not None else Timings()
+        result = outcome.result
+        timings = result.timings if result is not None else Timings()
         # A policy of the user's may hand back any usage; the store takes only plausible figures.
         usage = checked_usage(outcome.usage) or Usage()
+        raw = result.fallback_raw if result is not None else None
         return TrialRecord(
             **common,
             event=outcome.event,
@@ -373,4 +430,6 @@ class Runner:
             fallback_ns=timings.fallback_ns,
             handler_ns=timings.handler_ns,
             routed_by=outcome.routed_by,
+            llm_raw=raw if raw is not None else outcome.model_text,
+            failure=outcome.message or None if outcome.status is Status.FALLBACK_FAILED else None,
         )

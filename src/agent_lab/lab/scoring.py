@@ -1,14 +1,30 @@
-"""Scoring a trial against its case's ground truth: exact, or by acceptable values.
+"""Scoring a trial against its case's ground truth: the event, then exact or acceptable values.
+
+A trial is right only when it did what the case expects (L11, the fair
+protocol): for a request that can succeed, it dispatched the expected event
+with the expected arguments; for a request whose information is missing, or
+that no event serves, it took no action (it asked, or declined); for an
+invalid one, the expected event reported ``invalid_arguments``.
 
 Ground truth may list several acceptable values per argument (BFCL's answer
 format): ``{"unit": ["units", ""], "base": [10]}``: ``base`` must be 10; ``unit`` may
 be ``"units"`` or left out. An object in a list is itself a map of lists,
-at any depth, inside arrays too. Every comparison is type-sensitive
-(``same_json``): ``5`` does not stand for ``5.0``, nor ``true`` for ``1``.
+at any depth, inside arrays too.
+
+Two matching rules, and every trial is scored by both:
+
+* ``exact`` (the default): type-sensitive (``same_json``): ``5`` does not
+  stand for ``5.0``, nor ``true`` for ``1``.
+* ``bfcl``: BFCL's own checker, where it is looser: an integer is accepted
+  for a float (``5`` for ``5.0``, not the other way), and strings compare
+  after its ``standardize_string`` (lowercased; spaces and ``,./-_*^``
+  removed; ``'`` read as ``"``).
 """
 
 from __future__ import annotations
 
+import re
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from agent_lab.application.events.models import Status
@@ -19,10 +35,45 @@ if TYPE_CHECKING:
     from agent_lab.lab.workload import Case
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["OMITTED", "Score", "acceptable", "field_counts", "matches", "score"]
+__all__ = [
+    "OMITTED",
+    "Matching",
+    "Score",
+    "acceptable",
+    "declined",
+    "field_counts",
+    "matches",
+    "score",
+]
 
 OMITTED = ""
 """In a list of acceptable values: the argument may be left out."""
+
+
+class Matching(StrEnum):
+    """How argument values are compared with the truth."""
+
+    EXACT = "exact"
+    """Type-sensitive JSON equality."""
+    BFCL = "bfcl"
+    """BFCL's checker: an int for a float, strings standardised."""
+
+
+_BFCL_STRIP = re.compile(r"[ ,./\-_*^]")
+
+
+def _bfcl_string(text: str) -> str:
+    # BFCL's ast_checker.standardize_string.
+    return _BFCL_STRIP.sub("", text).lower().replace("'", '"')
+
+
+def _equal(value: object, option: object, rules: Matching) -> bool:
+    if rules is Matching.BFCL:
+        if type(option) is float and type(value) is int:
+            return float(value) == option
+        if type(option) is str and type(value) is str:
+            return _bfcl_string(value) == _bfcl_string(option)
+    return same_json(value, option)
 
 
 def _is_map_of_lists(value: object) -> bool:
@@ -31,57 +82,59 @@ def _is_map_of_lists(value: object) -> bool:
     )
 
 
-def acceptable(value: object, options: list[Any]) -> bool:
+def acceptable(value: object, options: list[Any], rules: Matching = Matching.EXACT) -> bool:
     """Whether ``value`` equals one of ``options`` (an option object is a map of lists)."""
     for option in options:
         if _is_map_of_lists(option):
             if isinstance(value, dict) and matches(
-                cast("dict[str, Any]", value), cast("dict[str, list[Any]]", option)
+                cast("dict[str, Any]", value), cast("dict[str, list[Any]]", option), rules
             ):
                 return True
         elif isinstance(option, list) and isinstance(value, list):
             items = cast("list[Any]", value)
             wanted = cast("list[Any]", option)
             pairs: list[tuple[Any, Any]] = list(zip(items, wanted, strict=False))
-            if len(items) == len(wanted) and all(acceptable(i, [w]) for i, w in pairs):
+            if len(items) == len(wanted) and all(acceptable(i, [w], rules) for i, w in pairs):
                 return True
-        elif same_json(cast("object", value), cast("object", option)):
+        elif _equal(cast("object", value), cast("object", option), rules):
             return True
     return False
 
 
-def matches(arguments: dict[str, Any], alternatives: dict[str, list[Any]]) -> bool:
+def matches(
+    arguments: dict[str, Any], alternatives: dict[str, list[Any]], rules: Matching = Matching.EXACT
+) -> bool:
     """Every argument acceptable, none unexpected, none required left out."""
     if any(name not in alternatives for name in arguments):
         return False
     for name, options in alternatives.items():
         if name in arguments:
-            if not acceptable(arguments[name], options):
+            if not acceptable(arguments[name], options, rules):
                 return False
         elif OMITTED not in options:
             return False
     return True
 
 
-def field_counts(arguments: object, alternatives: dict[str, list[Any]]) -> tuple[int, int, int]:
+def field_counts(
+    arguments: object, alternatives: dict[str, list[Any]], rules: Matching = Matching.EXACT
+) -> tuple[int, int, int]:
     """True positives, false positives and false negatives over top-level arguments."""
     given = cast("dict[str, Any]", arguments) if isinstance(arguments, dict) else {}
-    right = sum(1 for k, v in given.items() if k in alternatives and acceptable(v, alternatives[k]))
+    right = sum(
+        1 for k, v in given.items() if k in alternatives and acceptable(v, alternatives[k], rules)
+    )
     needed = sum(1 for k, options in alternatives.items() if k in given or OMITTED not in options)
     return right, len(given) - right, needed - right
 
 
-def _exact_field_counts(arguments: object, expected: object) -> tuple[int, int, int]:
-    actual = cast("dict[str, Any]", arguments) if isinstance(arguments, dict) else {}
-    truth = cast("dict[str, Any]", expected) if isinstance(expected, dict) else {}
-    true_positive = sum(1 for k, v in actual.items() if k in truth and same_json(v, truth[k]))
-    return true_positive, len(actual) - true_positive, len(truth) - true_positive
-
-
 class Score(NamedTuple):
-    """Whether a trial is right, and its field counts."""
+    """Whether a trial is right (by the case's rule and exactly), and its field counts."""
 
     correct: bool
+    """Right by the case's matching rule (``exact`` unless it names another)."""
+    correct_exact: bool
+    """Right by type-sensitive equality, whatever the case's rule."""
     field_tp: int
     """Arguments given and right."""
     field_fp: int
@@ -90,25 +143,60 @@ class Score(NamedTuple):
     """Arguments expected and not given right."""
 
 
-def score(case: Case, status: TrialStatus, arguments: JSONObject | None) -> Score:
-    """Score a trial: right or not, and its field counts.
+def declined(status: TrialStatus, event: str | None) -> bool:
+    """Whether the agent took no action: no event dispatched (it asked, or found none)."""
+    return status == TrialStatus.UNKNOWN_EVENT and event is None
 
-    Right means the expected status and, for ``success``, arguments equal to the
-    expected ones canonically and type-sensitively (or, when the case lists
-    alternatives, each argument one of its acceptable values). Fields are counted only
-    where success was expected.
-    """
+
+def _outcome_right(case: Case, status: TrialStatus, event: str | None) -> bool:
+    """Everything but the arguments: the event, and the kind of ending the case expects."""
+    expected = case.expected.status
+    if expected is Status.SUCCESS:
+        return status == TrialStatus.SUCCESS and event == case.event
+    if expected is Status.MISSING_INFORMATION:
+        # Asking is right: the kernel's missing_information for this event, or a reply
+        # with no tool call (a model's question), or no action at all.
+        asked = status == TrialStatus.MISSING_INFORMATION and event in (case.event, None)
+        return asked or declined(status, event)
+    if expected is Status.UNKNOWN_EVENT:
+        return declined(status, event)
+    return status == expected and event == case.event
+
+
+def _arguments_right(case: Case, arguments: JSONObject | None, rules: Matching) -> bool:
     alternatives = cast("dict[str, list[Any]] | None", case.expected.alternatives)
     if alternatives is not None:
-        right = isinstance(arguments, dict) and matches(arguments, alternatives)
-    else:
-        right = same_json(arguments, case.expected.arguments)
-    succeeded = status == TrialStatus.SUCCESS
-    # Two StrEnums: equal when their strings are (a TrialStatus mirrors each Status).
-    correct = status == case.expected.status and (not succeeded or right)
-    if case.expected.status is not Status.SUCCESS:
-        return Score(correct, 0, 0, 0)
-    given = arguments if succeeded else None
-    if alternatives is not None:
-        return Score(correct, *field_counts(given, alternatives))
-    return Score(correct, *_exact_field_counts(given, case.expected.arguments))
+        return isinstance(arguments, dict) and matches(arguments, alternatives, rules)
+    expected = case.expected.arguments
+    if rules is Matching.EXACT or not isinstance(expected, dict) or not isinstance(arguments, dict):
+        return same_json(arguments, expected)
+    return matches(arguments, {name: [value] for name, value in expected.items()}, rules)
+
+
+def score(
+    case: Case,
+    status: TrialStatus,
+    arguments: JSONObject | None,
+    event: str | None = None,
+) -> Score:
+    """Score a trial: right or not (by the case's rule, and exactly), and its field counts.
+
+    Right means the outcome the case expects (the event it names, see the
+    module docstring) and, for ``success``, arguments matching the truth.
+    Fields are counted only where success was expected, by the case's rule.
+    """
+    rules = Matching(case.matching)
+    outcome = _outcome_right(case, status, event)
+    needs_arguments = case.expected.status is Status.SUCCESS
+    correct = outcome and (not needs_arguments or _arguments_right(case, arguments, rules))
+    correct_exact = outcome and (
+        not needs_arguments or _arguments_right(case, arguments, Matching.EXACT)
+    )
+    if not needs_arguments:
+        return Score(correct, correct_exact, 0, 0, 0)
+    given = arguments if status == TrialStatus.SUCCESS and event == case.event else None
+    alternatives = cast("dict[str, list[Any]] | None", case.expected.alternatives)
+    if alternatives is None:
+        expected = case.expected.arguments or {}
+        alternatives = {name: [value] for name, value in expected.items()}
+    return Score(correct, correct_exact, *field_counts(given, alternatives, rules))

@@ -13,17 +13,24 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from dataclasses import fields
-from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.agents import Routing
-from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
 from agent_lab.lab.export import write_tables
-from agent_lab.lab.records import RunRecord, RunState, TrialRecord, TrialStatus
+from agent_lab.lab.records import RunRecord, RunState, TrialRecord
+from agent_lab.lab.rows import (
+    APPLICATION_ID,
+    CREATE,
+    SCHEMA_VERSION,
+    decode_trial,
+    encode_trial,
+    insert_statement,
+    missing_columns,
+    now,
+    select_columns,
+    storable,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -32,119 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "RunRecord", "Store", "StoreError", "TrialRecord"]
 
-SCHEMA_VERSION = 1
-APPLICATION_ID = 0x41474C42  # "AGLB": marks the file as an agent-lab results database
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs (
-    run_id TEXT PRIMARY KEY,
-    started_at TEXT NOT NULL,
-    finished_at TEXT,
-    state TEXT NOT NULL CHECK (state IN ('running', 'finished')),
-    config TEXT NOT NULL,
-    config_hash TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    workload TEXT NOT NULL,
-    plugins TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    model TEXT,
-    simulated INTEGER NOT NULL
-);
-CREATE TABLE trials (
-    run_id TEXT NOT NULL REFERENCES runs (run_id),
-    case_id TEXT NOT NULL,
-    policy TEXT NOT NULL,
-    repeat INTEGER NOT NULL,
-    warmup INTEGER NOT NULL,
-    category TEXT NOT NULL,
-    expected_event TEXT,
-    event TEXT,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    expected_status TEXT NOT NULL,
-    correct INTEGER NOT NULL,
-    arguments TEXT,
-    expected TEXT,
-    field_tp INTEGER NOT NULL,
-    field_fp INTEGER NOT NULL,
-    field_fn INTEGER NOT NULL,
-    llm_calls INTEGER NOT NULL,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    cost TEXT,
-    latency_ns INTEGER NOT NULL,
-    resolve_ns INTEGER NOT NULL,
-    validate_ns INTEGER NOT NULL,
-    fallback_ns INTEGER NOT NULL,
-    handler_ns INTEGER NOT NULL,
-    routed_by TEXT NOT NULL,
-    error TEXT,
-    finished_at TEXT NOT NULL,
-    PRIMARY KEY (run_id, case_id, policy, repeat)
-);
-"""
-
-
-# The trial columns, in the order of ``TrialRecord``'s fields, so that the two cannot drift.
-_RECORD_COLUMNS = tuple(f.name for f in fields(TrialRecord))
-_TRIAL_COLUMNS = ("run_id", *_RECORD_COLUMNS, "finished_at")
-# Fixed column names; the values are bound as parameters.
-_INSERT = (
-    f"INSERT OR IGNORE INTO trials ({', '.join(_TRIAL_COLUMNS)}) "  # noqa: S608
-    f"VALUES ({', '.join('?' * len(_TRIAL_COLUMNS))})"
-)
-
-
-_INT64 = range(-(2**63), 2**63)
-_NULLABLE = frozenset(
-    i for i, name in enumerate(_TRIAL_COLUMNS) if name in ("prompt_tokens", "completion_tokens")
-)
-
-
-def _storable(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``row`` with every integer SQLite can hold kept, and every other one made storable.
-
-    A nullable count becomes NULL (unknown); a required one is clamped to the
-    column's range. Text columns are kept only as ``str`` (else their repr).
-    """
-    fixed: list[Any] = []
-    for index, value in enumerate(row):
-        if isinstance(value, bool) or value is None or isinstance(value, float):
-            fixed.append(value)
-        elif isinstance(value, int):
-            if value in _INT64:
-                fixed.append(value)
-            elif index in _NULLABLE:
-                fixed.append(None)
-            else:
-                fixed.append(max(min(value, _INT64.stop - 1), _INT64.start))
-        elif isinstance(value, str):
-            fixed.append(value.encode("utf-8", "replace").decode("utf-8"))
-        else:
-            fixed.append(repr(value))
-    return tuple(fixed)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _record(row: Sequence[Any]) -> TrialRecord:
-    """A ``trials`` row (the ``_RECORD_COLUMNS``) decoded: JSON, Decimal, booleans, enums."""
-    values: dict[str, Any] = dict(zip(_RECORD_COLUMNS, row, strict=True))
-    arguments, expected, cost = values["arguments"], values["expected"], values["cost"]
-    values.update(
-        warmup=bool(values["warmup"]),
-        correct=bool(values["correct"]),
-        status=TrialStatus(values["status"]),
-        expected_status=Status(values["expected_status"]),
-        routed_by=Routing(values["routed_by"]),
-        arguments=None if arguments is None else json.loads(arguments),
-        expected=None if expected is None else json.loads(expected),
-        cost=None if cost is None else Decimal(cost),
-    )
-    return TrialRecord(**values)
+_INSERT = insert_statement()
 
 
 class Store:
@@ -179,7 +74,12 @@ class Store:
                     f"{self.path} has schema version {version}; "
                     f"this agent-lab reads up to {SCHEMA_VERSION}"
                 )
+            self._columns = {
+                row[1] for row in self._db.execute("PRAGMA table_info(trials)").fetchall()
+            }
             if not read_only:
+                if version < SCHEMA_VERSION:
+                    self._migrate()
                 # Only after the file is known to be ours: WAL mode rewrites the header.
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
@@ -227,6 +127,22 @@ class Store:
             )
         return int(row[0])
 
+    def _migrate(self) -> None:
+        # An older schema gains the columns it lacks, with their defaults, in one step.
+        statements = missing_columns(self._columns)
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in statements:
+                self._db.execute(statement)
+            self._db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+            )
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        self._columns = {row[1] for row in self._db.execute("PRAGMA table_info(trials)")}
+
     def _close_quietly(self) -> None:
         with contextlib.suppress(sqlite3.Error, AttributeError):
             self._db.close()
@@ -236,9 +152,9 @@ class Store:
             raise StoreError(f"{self.path} is not an agent-lab results database")
         # One transaction: the schema, the application id (page 1 of the file is
         # written inside the transaction too) and the meta rows, all or nothing.
-        meta = f"('schema_version', '{SCHEMA_VERSION}'), ('created_at', '{_now()}')"
+        meta = f"('schema_version', '{SCHEMA_VERSION}'), ('created_at', '{now()}')"
         # Our own constants and timestamp: executescript() cannot bind parameters.
-        script = f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA application_id = {APPLICATION_ID};"
+        script = f"BEGIN IMMEDIATE;{CREATE}PRAGMA application_id = {APPLICATION_ID};"
         self._db.executescript(f"{script}INSERT INTO meta VALUES {meta};COMMIT;")  # noqa: S608
 
     def close(self) -> None:
@@ -273,7 +189,7 @@ class Store:
             "INSERT INTO runs VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
-                _now(),
+                now(),
                 RunState.RUNNING,
                 json.dumps(config, sort_keys=True),
                 config_hash,
@@ -290,7 +206,7 @@ class Store:
         """Mark a run finished."""
         self._db.execute(
             "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?",
-            (RunState.FINISHED, _now(), run_id),
+            (RunState.FINISHED, now(), run_id),
         )
 
     @staticmethod
@@ -340,49 +256,16 @@ class Store:
 
     def add_trials(self, run_id: str, trials: Iterable[TrialRecord]) -> int:
         """Write trials in one transaction; a trial already stored is never written twice."""
-        stamp = _now()
+        stamp = now()
         # str() of the enums: sqlite3 binds an exact str at once, a subclass only after
         # looking for an adapter (twice the cost of the whole column).
-        rows = [
-            (
-                run_id,
-                t.case_id,
-                t.policy,
-                t.repeat,
-                int(t.warmup),
-                t.category,
-                t.expected_event,
-                t.event,
-                str(t.status),
-                str(t.reason),
-                str(t.expected_status),
-                int(t.correct),
-                None if t.arguments is None else json.dumps(t.arguments, sort_keys=True),
-                None if t.expected is None else json.dumps(t.expected, sort_keys=True),
-                t.field_tp,
-                t.field_fp,
-                t.field_fn,
-                t.llm_calls,
-                t.prompt_tokens,
-                t.completion_tokens,
-                None if t.cost is None else str(t.cost),
-                t.latency_ns,
-                t.resolve_ns,
-                t.validate_ns,
-                t.fallback_ns,
-                t.handler_ns,
-                str(t.routed_by),
-                t.error,
-                stamp,
-            )
-            for t in trials
-        ]
+        rows = [encode_trial(run_id, t, stamp) for t in trials]
         try:
             return self._insert(rows)
         except (OverflowError, ValueError, TypeError, sqlite3.InterfaceError):
             # A figure no column can hold (a token count of 10**30 from a server):
             # such rows are stored with the figure unknown, never lost with the batch.
-            return self._insert([_storable(row) for row in rows])
+            return self._insert([storable(row) for row in rows])
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> int:
         self._db.execute("BEGIN IMMEDIATE")
@@ -406,12 +289,12 @@ class Store:
     def trials(self, run_id: str, *, include_warmup: bool = False) -> list[TrialRecord]:
         """A run's trials, ordered by (case, policy, repeat)."""
         cursor = self._db.execute(
-            f"SELECT {', '.join(_RECORD_COLUMNS)} FROM trials WHERE run_id = ?"  # noqa: S608
+            f"SELECT {select_columns(self._columns)} FROM trials WHERE run_id = ?"  # noqa: S608
             + ("" if include_warmup else " AND warmup = 0")
             + " ORDER BY case_id, policy, repeat",
             (run_id,),
         )
-        return [_record(row) for row in cursor]
+        return [decode_trial(row) for row in cursor]
 
     def count(self, run_id: str) -> int:
         """How many trials a run has recorded (warm-up included)."""

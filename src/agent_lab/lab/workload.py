@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent_lab.application.events.models import Status
 from agent_lab.errors import StrictJSONError, WorkloadError
-from agent_lab.strict_json import loads
+from agent_lab.strict_json import canonical_dumps, loads
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -21,6 +23,7 @@ __all__ = ["Case", "Expectation", "Workload", "WorkloadError", "load_workload"]
 
 BUILT_IN = {"demo": "agent_lab.demo"}
 _STATUSES = {status.value for status in Status}
+_MATCHING = {"exact", "bfcl"}  # the values of lab.scoring.Matching
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,8 @@ class Case:
     """The agent is told the event (a structured event whose name is known), as in SGD."""
     candidates: tuple[str, ...] | None = None
     """The only events this request may go to (BFCL's functions offered per question)."""
+    matching: str = "exact"
+    """How argument values are compared with the truth: ``exact`` or ``bfcl`` (``lab.scoring``)."""
     line: int = 0
 
     @property
@@ -71,6 +76,15 @@ class Workload:
     cases: tuple[Case, ...]
     skipped: tuple[WorkloadError, ...] = ()
 
+    def fingerprint(self) -> str:
+        """sha256 over every case's content: equal workloads, equal fingerprints (``--resume``)."""
+        digest = hashlib.sha256()
+        for case in self.cases:
+            data = dataclasses.asdict(case)
+            data.pop("line")
+            digest.update(canonical_dumps(_jsonable(data)).encode("utf-8") + b"\n")
+        return digest.hexdigest()
+
     def check_events(self, plugins: PluginSet) -> list[WorkloadError]:
         """Cases naming an event the plugin set does not define."""
         known = {definition.name for definition in plugins.definitions}
@@ -82,6 +96,16 @@ class Workload:
             )
             if name not in known
         ]
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in cast("dict[object, object]", value).items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in cast("list[object]", value)]
+    if isinstance(value, str):
+        return str(value)  # a StrEnum (the expected Status) as its plain value
+    return value
 
 
 def _case(data: object, source: str, line: int) -> Case:
@@ -126,6 +150,9 @@ def _case(data: object, source: str, line: int) -> Case:
         not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates)  # pyright: ignore[reportUnknownVariableType]
     ):
         raise WorkloadError(source, line, "'candidates' must be a list of event names")
+    matching = row.get("matching", "exact")
+    if matching not in _MATCHING:
+        raise WorkloadError(source, line, f"'matching' must be one of {sorted(_MATCHING)}")
     tags = row.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):  # pyright: ignore[reportUnknownVariableType]
         raise WorkloadError(source, line, "'tags' must be a list of strings")
@@ -139,6 +166,7 @@ def _case(data: object, source: str, line: int) -> Case:
         tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
         event_given=event_given,
         candidates=None if candidates is None else tuple(candidates),  # pyright: ignore[reportUnknownArgumentType]
+        matching=matching,
         line=line,
     )
 

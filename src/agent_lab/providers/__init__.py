@@ -27,13 +27,9 @@ if TYPE_CHECKING:
     from agent_lab.providers.local import LOCAL_MODELS, LocalProvider, local_available
     from agent_lab.providers.openai_compat import OpenAIProvider
     from agent_lab.providers.pricing import FREE, Price, PriceTable
+    from agent_lab.providers.profiles import PROFILES, ErrorProfile, ProfileError, load_profile
     from agent_lab.providers.replay import CassetteError, RecordingProvider, ReplayProvider
-    from agent_lab.providers.simulated import (
-        ErrorRates,
-        Expected,
-        LatencyModel,
-        SimulatedProvider,
-    )
+    from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
 
 _LAZY = {
     "LOCAL_MODELS": "local",
@@ -46,7 +42,10 @@ _LAZY = {
     "CassetteError": "replay",
     "RecordingProvider": "replay",
     "ReplayProvider": "replay",
-    "ErrorRates": "simulated",
+    "PROFILES": "profiles",
+    "ErrorProfile": "profiles",
+    "ProfileError": "profiles",
+    "load_profile": "profiles",
     "Expected": "simulated",
     "LatencyModel": "simulated",
     "SimulatedProvider": "simulated",
@@ -66,8 +65,9 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "FREE",
     "LOCAL_MODELS",
+    "PROFILES",
     "CassetteError",
-    "ErrorRates",
+    "ErrorProfile",
     "Expected",
     "FailureReason",
     "LatencyModel",
@@ -76,6 +76,7 @@ __all__ = [
     "OpenAIProvider",
     "Price",
     "PriceTable",
+    "ProfileError",
     "Provider",
     "ProviderFailure",
     "ProviderReply",
@@ -84,5 +85,6 @@ __all__ = [
     "ReplayProvider",
     "SimulatedProvider",
     "ToolCall",
+    "load_profile",
     "local_available",
 ]

@@ -82,6 +82,10 @@ class PriceTable:
                 ) from err
         return cls(overrides, provider_id=provider_id)
 
+    def preload(self) -> None:
+        """Load genai-prices' data now (its first lookup takes about 1.5 s), before any timing."""
+        _genai_cost("gpt-4o-mini", self._provider_id, 1, 1)
+
     def price(self, model: str | None) -> Price | None:
         """The override for ``model``, if any (genai-prices is consulted by ``cost``)."""
         return self._overrides.get(model) if model else None

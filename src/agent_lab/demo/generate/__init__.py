@@ -57,7 +57,7 @@ class _EventCases(Protocol):
 
     EVENT: str
     MISSING: tuple[str, ...]
-    INVALID: tuple[str, ...]
+    INVALID: tuple[tuple[str, dict[str, Any]], ...]
 
     def stated(self, rng: random.Random) -> list[Case]: ...
 
@@ -81,8 +81,8 @@ def _of(event: _EventCases, rng: random.Random) -> Iterator[Case]:
     yield from event.stated(rng)
     for text in event.MISSING:
         yield "missing", text, None
-    for text in event.INVALID:
-        yield "invalid", text, None
+    for text, stated in event.INVALID:
+        yield "invalid", text, stated
 
 
 _STATUS = {"complete": "success", "paraphrase": "success", "missing": "missing_information",
@@ -98,7 +98,9 @@ def _row(
         "text": text,
         "payload": {},
         "context": {"now": NOW.isoformat(timespec="minutes")},
-        "expected": {"status": status, "arguments": arguments if status == "success" else None},
+        # An invalid case keeps the values its words state: what a model would call the tool
+        # with (and the kernel refuse); scoring reads only its status.
+        "expected": {"status": status, "arguments": arguments},
         "tags": tags,
     }
 

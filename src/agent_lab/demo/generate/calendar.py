@@ -24,13 +24,14 @@ MISSING: tuple[str, ...] = (
     "schedule a review on friday",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = (
-    "schedule a workshop tomorrow at 9am for 10 hours",
-    "book a quick sync tomorrow at 10am for 2 minutes",
-    "schedule an offsite on friday at 8am for 12 hours",
-    "book a call tomorrow at 4pm for 3 minutes",
-)
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("schedule a workshop tomorrow at 9am for 10 hours", {"title": "workshop", "date": "2026-12-02", "time": "09:00", "duration_minutes": 600}),
+    ("book a quick sync tomorrow at 10am for 2 minutes", {"title": "quick sync", "date": "2026-12-02", "time": "10:00", "duration_minutes": 2}),
+    ("schedule an offsite on friday at 8am for 12 hours", {"title": "offsite", "date": "2026-12-04", "time": "08:00", "duration_minutes": 720}),
+    ("book a call tomorrow at 4pm for 3 minutes", {"title": "call", "date": "2026-12-02", "time": "16:00", "duration_minutes": 3}),
+)  # fmt: skip
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 def stated(rng: random.Random) -> list[Case]:

@@ -24,13 +24,14 @@ MISSING: tuple[str, ...] = (
     "switch it on",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = (
-    "set the thermostat to 95",
-    "set the thermostat to 5",
-    "set the fan to 150",
-    "set the heating to 40",
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("set the thermostat to 95", {"device": "thermostat", "action": "set", "value": 95}),
+    ("set the thermostat to 5", {"device": "thermostat", "action": "set", "value": 5}),
+    ("set the fan to 150", {"device": "fan", "action": "set", "value": 150}),
+    ("set the heating to 40", {"device": "thermostat", "action": "set", "value": 40}),
 )
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 def stated(rng: random.Random) -> list[Case]:

@@ -20,13 +20,14 @@ MISSING: tuple[str, ...] = (
     "send a text",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = (
-    "fax Carla that the contract is signed",
-    "whatsapp Bob that I'm outside",
-    "fax Eve that the forms are ready",
-    "whatsapp Anna that dinner is ready",
-)
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("fax Carla that the contract is signed", {"to": "Carla", "body": "the contract is signed", "channel": "fax"}),
+    ("whatsapp Bob that I'm outside", {"to": "Bob", "body": "I'm outside", "channel": "whatsapp"}),
+    ("fax Eve that the forms are ready", {"to": "Eve", "body": "the forms are ready", "channel": "fax"}),
+    ("whatsapp Anna that dinner is ready", {"to": "Anna", "body": "dinner is ready", "channel": "whatsapp"}),
+)  # fmt: skip
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 def stated(rng: random.Random) -> list[Case]:

@@ -21,8 +21,9 @@ MISSING: tuple[str, ...] = (
     "play my playlist",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = ()
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = ()
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 def stated(rng: random.Random) -> list[Case]:

@@ -23,14 +23,15 @@ MISSING: tuple[str, ...] = (
     "start a countdown for the bread",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = (
-    "set a timer for 2 days",
-    "set a timer for 3 days for the dough",
-    "set a timer for 25 hours",
-    "set a timer for 0 seconds",
-    "start a timer for 48 hours",
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("set a timer for 2 days", {"duration_seconds": 172800}),
+    ("set a timer for 3 days for the dough", {"duration_seconds": 259200, "label": "dough"}),
+    ("set a timer for 25 hours", {"duration_seconds": 90000}),
+    ("set a timer for 0 seconds", {"duration_seconds": 0}),
+    ("start a timer for 48 hours", {"duration_seconds": 172800}),
 )
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 def stated(rng: random.Random) -> list[Case]:

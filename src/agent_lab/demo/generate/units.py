@@ -20,13 +20,14 @@ MISSING: tuple[str, ...] = (
     "can you convert some units for me",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = (
-    "convert 5 km to kg",
-    "convert 10 pounds to celsius",
-    "convert 3 miles to grams",
-    "convert 20 fahrenheit to feet",
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("convert 5 km to kg", {"value": 5, "from_unit": "km", "to_unit": "kg"}),
+    ("convert 10 pounds to celsius", {"value": 10, "from_unit": "lb", "to_unit": "c"}),
+    ("convert 3 miles to grams", {"value": 3, "from_unit": "mi", "to_unit": "g"}),
+    ("convert 20 fahrenheit to feet", {"value": 20, "from_unit": "f", "to_unit": "ft"}),
 )
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 def stated(rng: random.Random) -> list[Case]:

@@ -23,13 +23,14 @@ MISSING: tuple[str, ...] = (
     "is it going to be sunny on friday",
 )
 """Utterances that leave a required value unsaid: expected ``missing_information``."""
-INVALID: tuple[str, ...] = (
-    "weather forecast for Paris in 10 days",
-    "what's the weather in Oslo in 14 days",
-    "will it rain in Berlin in 9 days",
-    "forecast for Tokyo in twelve days",
+INVALID: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("weather forecast for Paris in 10 days", {"city": "Paris", "day_offset": 10}),
+    ("what's the weather in Oslo in 14 days", {"city": "Oslo", "day_offset": 14}),
+    ("will it rain in Berlin in 9 days", {"city": "Berlin", "day_offset": 9}),
+    ("forecast for Tokyo in twelve days", {"city": "Tokyo", "day_offset": 12}),
 )
-"""Readable utterances the schema refuses: expected ``invalid_arguments``."""
+"""Readable utterances the schema refuses, with the values they state: expected
+``invalid_arguments`` (the values let a simulated model call the tool as a real one would)."""
 
 
 CITIES = ["Oslo", "Paris", "Tokyo", "Berlin", "Madrid", "New York", "Lisbon", "Rome", "Bergen", "Cairo", "Sydney", "Chicago"]  # fmt: skip
