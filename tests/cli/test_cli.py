@@ -348,6 +348,15 @@ def test_import_sgd_then_precision_then_run(tmp_path: Path) -> None:
     assert code == 0
     assert "deterministic precision over" in shown
     assert "│ all " in shown
+    code, shown, _ = cli(
+        "precision", str(out / "workload-payload.jsonl"), "--plugins", str(out), "--json"
+    )
+    figures = json.loads(shown)
+    assert code == 0
+    for figure in (figures["overall"], *figures["by_kind"].values()):
+        assert set(figure) >= {"filled", "right", "precision", "low", "high"}
+        assert figure["low"] <= figure["precision"] <= figure["high"]
+    assert figures["overall"]["filled"] == sum(f["filled"] for f in figures["by_kind"].values())
     sample = tmp_path / "sample.jsonl"
     lines = (out / "workload-payload.jsonl").read_text(encoding="utf-8").splitlines()
     sample.write_text("\n".join(lines[:: len(lines) // 20]) + "\n", encoding="utf-8")

@@ -200,10 +200,15 @@ def report(options: argparse.Namespace, streams: Streams) -> int:
     from agent_lab.cli.results import write_report  # noqa: PLC0415 (numpy)
 
     written = write_report(
-        Path(options.db), options.run, options.html, options.baseline, streams.console
+        Path(options.db),
+        options.run,
+        options.html,
+        options.baseline,
+        streams.console,
+        as_json=options.json,
     )
     if written is not None:
-        print(f"report: {written.resolve()}", file=streams.out)
+        print(f"report: {written.resolve()}", file=streams.err if options.json else streams.out)
     return 0
 
 
@@ -218,6 +223,7 @@ def compare(options: argparse.Namespace, streams: Streams) -> int:
         options.baseline,
         streams.console,
         baseline_required=True,
+        as_json=options.json,
     )
     return 0
 
@@ -294,6 +300,9 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
     plugin_registry(plugins, options.plugins)
     workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
     result = measure_precision(workload, plugins, examples=options.examples)
+    if options.json:
+        print(json.dumps(result.as_json(), indent=2, sort_keys=True), file=streams.out)
+        return 0
     table = Table(
         title=f"deterministic precision over {result.cases} cases expected to succeed "
         f"({result.resolver_errors} resolver errors)"

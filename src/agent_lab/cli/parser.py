@@ -198,13 +198,17 @@ def _results(add_parser: AddParser) -> None:
     report.add_argument("db")
     report.add_argument("--run", help="run id (default: the most recent)")
     report.add_argument("--html", help="write the HTML report here")
-    report.add_argument("--baseline", default="llm-always", help="policy to compare against")
+    report.add_argument(
+        "--baseline", default="llm-always", help="policy to compare against (default llm-always)"
+    )
+    report.add_argument("--json", action="store_true", help="print the figures as JSON")
     report.set_defaults(handler=commands.report)
 
     compare = add_parser("compare", help="each policy against a baseline, paired by case")
     compare.add_argument("db")
     compare.add_argument("--baseline", required=True)
     compare.add_argument("--run")
+    compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     compare.set_defaults(handler=commands.compare)
 
     export = add_parser("export", help="export runs and trials")
@@ -238,5 +242,10 @@ def _plugins(add_parser: AddParser) -> None:
     precision.add_argument("--plugins", required=True)
     precision.add_argument(
         "--examples", type=checks.count, default=10, help="wrong values to show (default 10)"
+    )
+    precision.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"overall": F, "by_kind": {KIND: F}} (F: filled, right, precision, low, high)',
     )
     precision.set_defaults(handler=commands.precision)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.checks import check_output_file
 from agent_lab.errors import StoreError, UsageError
+from agent_lab.lab.figures import report_json
 from agent_lab.lab.metrics import compare, references, summarize
 from agent_lab.lab.store import Store
 
@@ -41,10 +43,11 @@ def write_report(
     console: Console,
     *,
     baseline_required: bool = False,
+    as_json: bool = False,
 ) -> Path | None:
-    """Print the run's tables; write the HTML report to ``html`` when given."""
+    """Print the run's tables (or, ``as_json``, its figures); write the HTML report to ``html``."""
     # The report module draws with matplotlib (about 1.5 s to import): only here.
-    from agent_lab.lab.report import render_html, terminal_tables  # noqa: PLC0415
+    from agent_lab.lab.report import provenance, render_html, terminal_tables  # noqa: PLC0415
 
     target = Path(html) if html else None
     if target is not None:
@@ -58,7 +61,17 @@ def write_report(
         )
     comparisons = compare(trials, baseline) if baseline in policies and len(policies) > 1 else []
     baselines = references(trials)
-    terminal_tables(run, metrics, comparisons, console=console, references=baselines)
+    if as_json:
+        figures = report_json(
+            run,
+            metrics,
+            provenance=provenance(run),
+            references=baselines,
+            comparisons=comparisons,
+        )
+        console.file.write(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    else:
+        terminal_tables(run, metrics, comparisons, console=console, references=baselines)
     if target is not None:
         return render_html(run, trials, metrics, comparisons, target, references=baselines)
     return None

@@ -9,16 +9,15 @@ the cases instead, so that it is never of zero width.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
-from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent_lab.application.events.models import Status
+from agent_lab.lab.intervals import wilson
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -40,7 +39,6 @@ __all__ = [
 
 RESAMPLES = 2000
 """Bootstrap resamples per interval."""
-_Z = NormalDist().inv_cdf(0.975)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,16 +150,6 @@ def _ratio_interval(
 
 def _array(values: Sequence[float]) -> NDArray[np.float64]:
     return np.asarray(values, dtype=np.float64)
-
-
-def wilson(successes: float, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion (``successes`` may be fractional)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + _Z**2 / (2 * n)) / (1 + _Z**2 / n)
-    half = _Z * math.sqrt(p * (1 - p) / n + _Z**2 / (4 * n * n)) / (1 + _Z**2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class _Cases:

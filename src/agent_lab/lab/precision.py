@@ -10,36 +10,22 @@ where the value came from (the structured ``payload`` or the ``text``).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution, Status
+from agent_lab.lab.intervals import wilson
 from agent_lab.lab.scoring import acceptable
 from agent_lab.resolvers.schema import kind_of
 
 if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.workload import Workload
+    from agent_lab.strict_json import JSONObject
 
 __all__ = ["KindPrecision", "PrecisionReport", "WrongValue", "measure_precision", "wilson"]
-
-_Z_TWO_SIDED_95 = NormalDist().inv_cdf(0.975)
-"""The standard normal quantile that leaves 2.5% in each tail (about 1.96)."""
-
-
-def wilson(right: int, total: int) -> tuple[float, float]:
-    """The Wilson score 95% interval of a proportion (sound near 0% and 100%, unlike Wald)."""
-    if total == 0:
-        return 0.0, 1.0
-    p, z = right / total, _Z_TWO_SIDED_95
-    denominator = 1 + z**2 / total
-    centre = (p + z**2 / (2 * total)) / denominator
-    half = z * math.sqrt(p * (1 - p) / total + z**2 / (4 * total**2)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +79,43 @@ class PrecisionReport:
             sum(r.filled for r in self.rows),
             sum(r.right for r in self.rows),
         )
+
+    def by_kind(self) -> dict[str, KindPrecision]:
+        """Each kind over both sources."""
+        kinds = sorted({row.kind for row in self.rows})
+        return {
+            kind: KindPrecision(
+                kind,
+                "all",
+                sum(r.filled for r in self.rows if r.kind == kind),
+                sum(r.right for r in self.rows if r.kind == kind),
+            )
+            for kind in kinds
+        }
+
+    def as_json(self) -> JSONObject:
+        """The figures as JSON data: ``overall``, ``by_kind``, ``by_kind_and_source``, counts."""
+        return {
+            "overall": _figure(self.overall),
+            "by_kind": {kind: _figure(row) for kind, row in self.by_kind().items()},
+            "by_kind_and_source": [
+                {"kind": row.kind, "source": row.source, **_figure(row)} for row in self.rows
+            ],
+            "cases": self.cases,
+            "resolver_errors": self.resolver_errors,
+            "interval": "Wilson score, 95%",
+        }
+
+
+def _figure(row: KindPrecision) -> JSONObject:
+    low, high = row.interval
+    return {
+        "filled": row.filled,
+        "right": row.right,
+        "precision": row.precision,
+        "low": low,
+        "high": high,
+    }
 
 
 def measure_precision(
