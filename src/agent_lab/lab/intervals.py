@@ -19,4 +19,6 @@ def wilson(successes: float, n: int) -> tuple[float, float]:
     denominator = 1 + z**2 / n
     centre = (p + z**2 / (2 * n)) / denominator
     half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z**2 / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    # At 0% or 100% the bound is the estimate itself: say it exactly, not 0.9999999999999999.
+    return (0.0 if successes <= 0 else low), (1.0 if successes >= n else high)
