@@ -88,3 +88,46 @@ def test_the_report_renders_every_chart_offline_without_console_errors(tmp_path:
             browser.close()
     assert problems == []
     assert all(url.startswith(("file://", "data:")) for url in requests), requests
+
+
+def test_the_sweep_page_shows_its_chart_and_break_even(tmp_path: Path) -> None:
+    """agent-lab sweep's page: the accuracy/calls chart drawn, the break-even stated, offline."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is not installed: .ci/run installs Debian's chromium", pytrace=False)
+    db, html = tmp_path / "s.sqlite", tmp_path / "sweep.html"
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "30", "--db", str(db),
+        "--vary", "wrong_value=0,0.3", "--no-progress", "--warmup", "0", "--html", str(html),
+    ]  # fmt: skip
+    assert run(argv, stdout=out, stderr=err) == 0, err.getvalue()
+    problems: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on(
+                "console",
+                lambda message: problems.append(message.text) if message.type == "error" else None,
+            )
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(html.as_uri())
+            page.wait_for_load_state("load")
+            svg = page.locator('section.chart[data-chart="sweep"] svg')
+            assert svg.count() == 1
+            box = svg.bounding_box()
+            assert box is not None
+            assert box["width"] > 400
+            assert page.locator('section.chart[data-chart="sweep"] svg path').count() > 10
+            assert "break-even wrong_value" in page.locator("#break-even").inner_text()
+            assert page.locator("#points tbody tr").count() == 2
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "sweep-test.png"), full_page=True)
+        finally:
+            browser.close()
+    assert problems == []
+    assert all(url.startswith(("file://", "data:")) for url in requests), requests

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_lab.cli.commands import Streams
+from agent_lab.cli.loading import Streams
 from agent_lab.cli.parser import build_parser
 from agent_lab.errors import UsageError
 from agent_lab.lab.terminal import printable

@@ -11,48 +11,38 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from agent_lab.cli.checks import check_output_file, check_output_folder
+from agent_lab.cli.loading import (
+    DEMO_PLUGINS,
+    POLICY_NAMES,
+    Streams,
+    load_cases,
+    load_plugin_set,
+    plugin_registry,
+)
 from agent_lab.errors import (
     DatasetImportError,
-    DefinitionError,
-    PluginLoadError,
     StoreError,
     UsageError,
-    WorkloadError,
 )
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
 from agent_lab.lab.precision import measure_precision
-from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.store import Store
 from agent_lab.lab.terminal import plain, printable
-from agent_lab.lab.workload import load_workload
 from agent_lab.providers.redaction import split_credentials
 from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
-    from typing import TextIO
 
-    from rich.console import Console
-
-    from agent_lab.application.events.registry import EventRegistry
-    from agent_lab.application.plugins import PluginSet
-    from agent_lab.lab.workload import Workload
 
 __all__ = [
-    "DEMO_PLUGINS",
-    "DEMO_SAMPLE",
-    "POLICY_NAMES",
-    "Handler",
-    "Streams",
     "compare",
     "demo",
     "events",
@@ -62,58 +52,8 @@ __all__ = [
     "providers",
     "report",
     "run",
+    "sweep",
 ]
-
-POLICY_NAMES = ("deterministic-first", "llm-always", "deterministic-only")
-DEMO_PLUGINS = "agent_lab.demo:plugins"
-DEMO_SAMPLE = 100
-
-
-@dataclass(frozen=True, slots=True)
-class Streams:
-    """Where a command writes: its output, its errors, and a rich console over the output."""
-
-    out: TextIO
-    err: TextIO
-    console: Console
-
-
-if TYPE_CHECKING:
-    Handler = Callable[[argparse.Namespace, Streams], int]
-
-
-def load_plugin_set(reference: str) -> PluginSet:
-    """The plugin set at ``MODULE:ATTRIBUTE`` or in an imported folder; else a usage error."""
-    try:
-        return load_plugins(reference)
-    except PluginLoadError as err:
-        raise UsageError(str(err)) from err
-
-
-def plugin_registry(plugins: PluginSet, reference: str) -> EventRegistry:
-    """The plugin set's registry; a broken definition is a one-line usage error."""
-    try:
-        return plugins.registry()
-    except DefinitionError as err:
-        raise UsageError(f"{reference}: a broken event definition: {err}") from err
-
-
-def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: TextIO) -> Workload:
-    """A workload whose every event the plugin set knows, with at least one case."""
-    try:
-        workload = load_workload(reference, on_error="skip" if skip_bad else "fail")
-    except (WorkloadError, FileNotFoundError) as err:
-        raise UsageError(str(err)) from err
-    for problem in workload.skipped:
-        print(printable(f"skipped {problem}"), file=stderr)
-    unknown = workload.check_events(plugins)
-    if unknown:
-        raise UsageError(
-            f"{unknown[0]} (and {len(unknown) - 1} more)" if len(unknown) > 1 else str(unknown[0])
-        )
-    if not workload.cases:
-        raise UsageError(f"{reference}: no cases")
-    return workload
 
 
 def demo(options: argparse.Namespace, streams: Streams) -> int:
@@ -193,6 +133,13 @@ def run(options: argparse.Namespace, streams: Streams) -> int:
         file=streams.out,
     )
     return failed_trials(db, run_id, streams.err)
+
+
+def sweep(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab sweep``: the policies at each setting of the rates, and the break-even."""
+    from agent_lab.cli.sweeping import sweep as run_sweep  # noqa: PLC0415 (the OpenAI SDK)
+
+    return run_sweep(options, streams)
 
 
 def report(options: argparse.Namespace, streams: Streams) -> int:

@@ -6,7 +6,7 @@ import argparse
 import typing
 from typing import TYPE_CHECKING
 
-from agent_lab.cli import checks, commands
+from agent_lab.cli import checks, commands, loading
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,12 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=OneLineErrors
     )
-    for add_commands in (_demo, _run, _results, _plugins):
+    for add_commands in (_demo, _run, _sweep, _results, _plugins):
         add_commands(subparsers.add_parser)
     return parser
 
 
-def _provider_options(command: argparse.ArgumentParser, default: str) -> None:
+def _provider_options(
+    command: argparse.ArgumentParser,
+    default: str,
+    *,
+    latency: tuple[float, float] = (600.0, 1500.0),
+) -> None:
     command.add_argument(
         "--provider",
         type=checks.provider_name,
@@ -80,8 +85,8 @@ def _provider_options(command: argparse.ArgumentParser, default: str) -> None:
         "--simulated-latency",
         metavar="MEDIAN_MS,P95_MS",
         type=checks.latency_pair,
-        default=(600.0, 1500.0),
-        help="simulated/oracle: the latency distribution (default 600,1500)",
+        default=latency,
+        help=f"simulated/oracle: the latency distribution (default {latency[0]:g},{latency[1]:g})",
     )
     command.add_argument(
         "--llm-profile",
@@ -120,9 +125,9 @@ def _demo(add_parser: AddParser) -> None:
     size.add_argument(
         "--limit",
         type=checks.positive_count,
-        default=commands.DEMO_SAMPLE,
+        default=loading.DEMO_SAMPLE,
         metavar="N",
-        help=f"a stratified sample of about N cases (default {commands.DEMO_SAMPLE})",
+        help=f"a stratified sample of about N cases (default {loading.DEMO_SAMPLE})",
     )
     demo.add_argument(
         "--out", default="agent-lab-demo", help="folder for the database and the report"
@@ -148,7 +153,7 @@ def _run(add_parser: AddParser) -> None:
     run.add_argument(
         "--policy",
         action="append",
-        choices=commands.POLICY_NAMES,
+        choices=loading.POLICY_NAMES,
         help="repeatable; default: all three",
     )
     run.add_argument("--db", default=DEFAULT_DB, help=f"results database (default {DEFAULT_DB})")
@@ -191,6 +196,46 @@ def _run(add_parser: AddParser) -> None:
     )
     _provider_options(run, "simulated")
     run.set_defaults(handler=commands.run)
+
+
+def _sweep(add_parser: AddParser) -> None:
+    sweep = add_parser(
+        "sweep",
+        help="the policies at each setting of the simulated model's rates; the break-even",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sweep.add_argument("workload", help="a JSONL file, or a built-in workload name (demo)")
+    sweep.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder")
+    sweep.add_argument(
+        "--vary",
+        action="append",
+        required=True,
+        metavar="KEY=V1,V2,...",
+        help="a rate and its values, e.g. wrong_value=0,0.01,0.02,0.05,0.1 (repeatable: a grid; "
+        "the break-even is found along the first)",
+    )
+    sweep.add_argument(
+        "--policy", action="append", choices=loading.POLICY_NAMES, help="default: all three"
+    )
+    sweep.add_argument("--db", default=DEFAULT_DB, help=f"results database (default {DEFAULT_DB})")
+    sweep.add_argument(
+        "--concurrency", type=checks.concurrency, default=32, help="trials at once (default 32)"
+    )
+    sweep.add_argument(
+        "--repeats", type=checks.positive_count, default=1, help="trials per case (default 1)"
+    )
+    sweep.add_argument(
+        "--limit",
+        type=checks.positive_count,
+        metavar="N",
+        help="a stratified sample of about N cases",
+    )
+    sweep.add_argument("--warmup", type=checks.count, default=2, help="warm-up trials (default 2)")
+    sweep.add_argument("--html", metavar="FILE", help="write the sweep's page here")
+    sweep.add_argument("--json", action="store_true", help="print the sweep's figures as JSON")
+    _provider_options(sweep, "simulated", latency=(5.0, 10.0))
+    sweep.set_defaults(handler=commands.sweep)
 
 
 def _results(add_parser: AddParser) -> None:

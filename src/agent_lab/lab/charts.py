@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
     from agent_lab.lab.metrics import Estimate, PolicyMetrics
     from agent_lab.lab.records import TrialRecord
+    from agent_lab.lab.sweep import SweepSummary
 
-__all__ = ["CHARTS", "charts"]
+__all__ = ["CHARTS", "charts", "sweep_charts"]
 
 CHARTS = ("latency-cdf", "llm-calls-and-cost", "accuracy-vs-cost", "status-breakdown")
 """Every chart's name, in the report's order."""
@@ -109,6 +110,44 @@ def _status_breakdown(metrics: Sequence[PolicyMetrics]) -> str:
     axis.set_xlabel("share of trials (%)")
     axis.legend(fontsize=7, loc="lower right")
     return _svg(figure)
+
+
+def sweep_charts(summary: SweepSummary) -> dict[str, tuple[str, str]]:
+    """The sweep's charts: accuracy and LLM calls per policy against the first varied rate."""
+    key = summary.varied[0][0]
+    figure, (accuracy, calls) = _subplots(1, 2, figsize=(10, 3.8))
+    for index, policy in enumerate(summary.policies):
+        color = COLORS[index % len(COLORS)]
+        rates = [point.setting[key] for point in summary.points]
+        for axis, estimates, scale in (
+            (accuracy, [point.accuracy[policy] for point in summary.points], 100.0),
+            (calls, [point.llm_calls[policy] for point in summary.points], 1.0),
+        ):
+            axis.errorbar(
+                rates, [(e.value or 0.0) * scale for e in estimates],
+                yerr=_error_bars(estimates, scale), fmt="o-", color=color, label=policy, capsize=3,
+            )  # fmt: skip
+    if summary.decline.value is not None:
+        accuracy.axhline(
+            summary.decline.value * 100, color="#57606a", linestyle=":", label="always-decline"
+        )
+    for even in summary.break_evens:
+        if even.value is not None and not even.fixed:
+            accuracy.axvline(
+                even.value, color="#9a6700", linestyle="--", label=f"break-even {even.value:.3g}"
+            )
+    accuracy.set_ylabel("accuracy (%)")
+    calls.set_ylabel("LLM calls per trial")
+    for axis in (accuracy, calls):
+        axis.set_xlabel(key)
+        axis.grid(alpha=0.3)
+    # Below the plots, never over the data.
+    handles, labels = accuracy.get_legend_handles_labels()
+    figure.legend(
+        handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, -0.12)
+    )
+    figure.tight_layout()
+    return {"sweep": (f"Accuracy and LLM calls against {key}", _svg(figure))}
 
 
 def charts(

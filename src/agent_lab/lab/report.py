@@ -8,7 +8,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from rich.table import Table
 
-from agent_lab.lab.charts import CHARTS, charts
+from agent_lab.lab.charts import CHARTS, charts, sweep_charts
 from agent_lab.lab.columns import COMPARISON_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Column
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.terminal import plain, printable
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
     from agent_lab.lab.metrics import Comparison, PolicyMetrics, Reference
     from agent_lab.lab.records import RunRecord, TrialRecord
+    from agent_lab.lab.sweep import SweepSummary
 
-__all__ = ["CHARTS", "provenance", "render_html", "terminal_tables"]
+__all__ = ["CHARTS", "provenance", "render_html", "render_sweep_html", "terminal_tables"]
 
 Row = TypeVar("Row")
 
@@ -141,6 +142,19 @@ def render_html(
         references=references,
         baseline=comparisons[0].baseline if comparisons else "-",
         charts=charts(trials, metrics),
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(document, encoding="utf-8")
+    return path
+
+
+def render_sweep_html(summary: SweepSummary, path: Path, *, label: str = "SIMULATED") -> Path:
+    """Write the sweep's self-contained page (no scripts, no network) and return its path."""
+    document = _TEMPLATES.get_template("sweep.html.j2").render(
+        summary=summary,
+        label=label,
+        profile="the policies on the same cases at each setting of the simulated model's rates",
+        charts=sweep_charts(summary),
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document, encoding="utf-8")

@@ -103,6 +103,8 @@ class RunConfig:
     a server's structured-output mode, a price file."""
     workload_hash: str = ""
     """``Workload.fingerprint()``: the cases' content, not only their file's name."""
+    sweep: JSONObject = field(default_factory=_no_settings)
+    """For a run that is one point of a sweep: the sweep's id and the point's rates."""
 
     def fingerprint(self) -> str:
         """sha256 of the configuration's canonical JSON."""

@@ -244,6 +244,11 @@ class Store:
             raise StoreError(absent)
         return self._run(row)
 
+    def runs(self) -> list[RunRecord]:
+        """Every run, oldest first."""
+        rows = self._db.execute("SELECT * FROM runs ORDER BY started_at, rowid").fetchall()
+        return [self._run(row) for row in rows]
+
     def unfinished_run(self) -> RunRecord | None:
         """The most recent run still ``running``, if any."""
         row = self._db.execute(

@@ -1,0 +1,84 @@
+"""What every command shares: its streams, and plugin sets and workloads loaded as usage errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.errors import DefinitionError, PluginLoadError, UsageError, WorkloadError
+from agent_lab.lab.setup import load_plugins
+from agent_lab.lab.terminal import printable
+from agent_lab.lab.workload import load_workload
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import TextIO
+
+    from rich.console import Console
+
+    from agent_lab.application.events.registry import EventRegistry
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.lab.workload import Workload
+
+__all__ = [
+    "DEMO_PLUGINS",
+    "DEMO_SAMPLE",
+    "POLICY_NAMES",
+    "Handler",
+    "Streams",
+    "load_cases",
+    "load_plugin_set",
+    "plugin_registry",
+]
+
+POLICY_NAMES = ("deterministic-first", "llm-always", "deterministic-only")
+DEMO_PLUGINS = "agent_lab.demo:plugins"
+DEMO_SAMPLE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Streams:
+    """Where a command writes: its output, its errors, and a rich console over the output."""
+
+    out: TextIO
+    err: TextIO
+    console: Console
+
+
+if TYPE_CHECKING:
+    Handler = Callable[[argparse.Namespace, Streams], int]
+
+
+def load_plugin_set(reference: str) -> PluginSet:
+    """The plugin set at ``MODULE:ATTRIBUTE`` or in an imported folder; else a usage error."""
+    try:
+        return load_plugins(reference)
+    except PluginLoadError as err:
+        raise UsageError(str(err)) from err
+
+
+def plugin_registry(plugins: PluginSet, reference: str) -> EventRegistry:
+    """The plugin set's registry; a broken definition is a one-line usage error."""
+    try:
+        return plugins.registry()
+    except DefinitionError as err:
+        raise UsageError(f"{reference}: a broken event definition: {err}") from err
+
+
+def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: TextIO) -> Workload:
+    """A workload whose every event the plugin set knows, with at least one case."""
+    try:
+        workload = load_workload(reference, on_error="skip" if skip_bad else "fail")
+    except (WorkloadError, FileNotFoundError) as err:
+        raise UsageError(str(err)) from err
+    for problem in workload.skipped:
+        print(printable(f"skipped {problem}"), file=stderr)
+    unknown = workload.check_events(plugins)
+    if unknown:
+        raise UsageError(
+            f"{unknown[0]} (and {len(unknown) - 1} more)" if len(unknown) > 1 else str(unknown[0])
+        )
+    if not workload.cases:
+        raise UsageError(f"{reference}: no cases")
+    return workload

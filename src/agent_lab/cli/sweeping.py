@@ -1,0 +1,141 @@
+"""``agent-lab sweep``: the policies at each setting of the simulated model's error rates."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.loading import POLICY_NAMES, load_cases, load_plugin_set, plugin_registry
+from agent_lab.cli.providers import build_provider
+from agent_lab.cli.trials import execute
+from agent_lab.errors import StoreError, UsageError
+from agent_lab.lab.store import Store
+from agent_lab.lab.sweep import SweepSummary, grid, parse_vary, summarize_sweep
+from agent_lab.lab.terminal import plain
+
+if TYPE_CHECKING:
+    from agent_lab.cli.loading import Streams
+    from agent_lab.lab.records import RunRecord
+
+__all__ = ["read_sweep", "sweep"]
+
+
+def sweep(options: argparse.Namespace, streams: Streams) -> int:
+    """Run the grid of ``--vary`` settings on the same cases, then print (and draw) the sweep."""
+    if options.provider not in ("simulated", "oracle"):
+        raise UsageError("a sweep varies a simulated model: use --provider simulated or oracle")
+    try:
+        varied = parse_vary(options.vary or [])
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    db = Path(options.db)
+    check_output_file(db, "--db")
+    if options.html:
+        check_output_file(Path(options.html), "--html")
+    plugins = load_plugin_set(options.plugins)
+    plugin_registry(plugins, options.plugins)
+    workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
+    sweep_id = f"sweep-{uuid.uuid4().hex[:8]}"
+    base = list(options.llm_error or [])
+    settings = grid(varied)
+    for index, setting in enumerate(settings, start=1):
+        overrides = [*base, *(f"{key}={value}" for key, value in setting.items())]
+        built = build_provider(
+            argparse.Namespace(**{**vars(options), "llm_error": overrides}), workload
+        )
+        shown = ", ".join(f"{k}={v:g}" for k, v in setting.items())
+        print(f"[{index}/{len(settings)}] {shown}", file=streams.err)
+        execute(
+            built,
+            workload=workload,
+            plugins_ref=options.plugins,
+            plugins=plugins,
+            db=db,
+            policies=options.policy or POLICY_NAMES,
+            settings={
+                "repeats": options.repeats,
+                "seed": options.seed,
+                "limit": options.limit,
+                "warmup": options.warmup,
+                "concurrency": options.concurrency,
+                "sweep": {"id": sweep_id, "setting": dict(setting)},
+            },
+            resume=False,
+            progress=not options.no_progress,
+            stderr=streams.err,
+        )
+    summary = read_sweep(db, sweep_id)
+    show_sweep(summary, streams, as_json=options.json, html=options.html)
+    return 0
+
+
+def _point(run: RunRecord) -> tuple[str, dict[str, float]] | None:
+    """A run's sweep id and rates, when it is a point of a sweep."""
+    found: Any = run.config.get("sweep")
+    if not isinstance(found, dict) or "id" not in found:
+        return None
+    info = cast("dict[str, Any]", found)
+    setting = cast("dict[str, Any]", info.get("setting") or {})
+    return str(info["id"]), {str(k): float(v) for k, v in setting.items()}
+
+
+def read_sweep(db: Path, sweep_id: str | None) -> SweepSummary:
+    """A sweep's summary from the store (the most recent sweep when ``sweep_id`` is None)."""
+    try:
+        with Store(db, read_only=True) as store:
+            runs = [(run, point) for run in store.runs() if (point := _point(run)) is not None]
+            ids = [point[0] for _, point in runs]
+            if not ids:
+                raise UsageError(f"{db} holds no sweep")
+            wanted = sweep_id or ids[-1]
+            if wanted not in ids:
+                known = ", ".join(sorted(set(ids)))
+                raise UsageError(f"{db} has no sweep {wanted!r}; it has {known}")
+            points = [
+                (setting, run.run_id, store.trials(run.run_id))
+                for run, (point_id, setting) in runs
+                if point_id == wanted
+            ]
+    except StoreError as err:
+        raise UsageError(str(err)) from err
+    keys = list(points[0][0])
+    varied = [(key, sorted({p[0][key] for p in points})) for key in keys]
+    return summarize_sweep(wanted, varied, points)
+
+
+def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: str | None) -> None:
+    """Print the sweep's table and break-evens (or its JSON); write its HTML page."""
+    if as_json:
+        print(json.dumps(summary.as_json(), indent=2, sort_keys=True), file=streams.out)
+    else:
+        from rich.table import Table  # noqa: PLC0415
+
+        key = summary.varied[0][0]
+        title = plain(f"sweep {summary.sweep_id}: accuracy and LLM calls by {key}")
+        table = Table(title=title, title_justify="left")
+        columns = [
+            *(k for k, _ in summary.varied),
+            *(f"{p} accuracy" for p in summary.policies),
+            *(f"{p} LLM calls" for p in summary.policies),
+        ]
+        for column in columns:
+            table.add_column(column, justify="right")
+        for point in summary.points:
+            table.add_row(
+                *(f"{point.setting[k]:g}" for k, _ in summary.varied),
+                *(plain(point.accuracy[p].format(1, 100, "%")) for p in summary.policies),
+                *(plain(point.llm_calls[p].format(2)) for p in summary.policies),
+            )
+        streams.console.print(table)
+        print(f"always-decline: {summary.decline.format(1, 100, '%')}", file=streams.out)
+        for even in summary.break_evens:
+            print(even.sentence(), file=streams.out)
+    if html:
+        from agent_lab.lab.report import render_sweep_html  # noqa: PLC0415 (matplotlib)
+
+        written = render_sweep_html(summary, Path(html))
+        print(f"report: {written.resolve()}", file=streams.err if as_json else streams.out)

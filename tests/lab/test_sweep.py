@@ -1,0 +1,94 @@
+"""The break-even sweep: its grid, its crossing, its interval, and the command end to end."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_lab.cli import run
+from agent_lab.lab.records import TrialRecord
+from agent_lab.lab.sweep import grid, parse_vary, summarize_sweep
+from tests.lab.factories import trial
+
+
+def test_vary_parses_and_grids_with_the_first_key_fastest() -> None:
+    varied = parse_vary(["wrong_value=0,0.1,0.05", "no_call=0,0.5"])
+    assert varied == [("wrong_value", [0.0, 0.05, 0.1]), ("no_call", [0.0, 0.5])]
+    assert grid(varied)[:4] == [
+        {"wrong_value": 0.0, "no_call": 0.0},
+        {"wrong_value": 0.05, "no_call": 0.0},
+        {"wrong_value": 0.1, "no_call": 0.0},
+        {"wrong_value": 0.0, "no_call": 0.5},
+    ]
+
+
+@pytest.mark.parametrize(
+    "items", [["colour=0,1"], ["wrong_value=0"], ["wrong_value=0,2"], ["wrong_value=a,b"], []]
+)
+def test_a_bad_vary_is_refused(items: list[str]) -> None:
+    with pytest.raises(ValueError):  # noqa: PT011 - each message is shown to the user as it is
+        parse_vary(items)
+
+
+def curve(first: float, always: float, cases: int = 200) -> list[TrialRecord]:
+    """det-first right on the first ``first`` of the cases, llm-always on the last ``always``."""
+    rows: list[TrialRecord] = []
+    for index in range(cases):
+        rows.append(trial(f"c{index}", "deterministic-first", correct=index < first * cases))
+        rows.append(trial(f"c{index}", "llm-always", correct=index >= (1 - always) * cases))
+    return rows
+
+
+def test_the_break_even_is_where_the_curves_cross_with_an_interval() -> None:
+    """det-first holds 0.8; llm-always falls from 0.9 by 1 point per 0.01: they meet at 0.1."""
+    rates = [0.0, 0.05, 0.1, 0.15, 0.2]
+    runs = [({"wrong_value": r}, f"r{r}", curve(0.8, 0.9 - r)) for r in rates]
+    (even,) = summarize_sweep("s", [("wrong_value", rates)], runs).break_evens
+    assert even.value == pytest.approx(0.1, abs=0.01)
+    assert even.value is not None
+    assert even.low is not None
+    assert even.high is not None
+    assert even.low < even.value < even.high
+    # About 200 cases: the gap is known to about 4 points, the crossing to about 0.08 either way.
+    assert even.high - even.low < 0.2
+    assert even.above == "deterministic-first"
+    assert "deterministic-first is also the more accurate policy" in even.sentence()
+
+
+def test_no_crossing_in_range_is_said_so() -> None:
+    runs = [({"wrong_value": r}, f"r{r}", curve(0.5, 0.9)) for r in (0.0, 0.1)]
+    (even,) = summarize_sweep("s", [("wrong_value", [0.0, 0.1])], runs).break_evens
+    assert even.value is None
+    assert "none in range" in even.sentence()
+
+
+def test_sweep_end_to_end_prints_json_with_the_break_even(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "30",
+        "--db", str(tmp_path / "s.sqlite"), "--vary", "wrong_value=0,0.2,0.5",
+        "--no-progress", "--warmup", "0", "--json",
+    ]  # fmt: skip
+    assert run(argv, stdout=out, stderr=err) == 0, err.getvalue()
+    figures = json.loads(out.getvalue())
+    assert [p["setting"] for p in figures["points"]] == [
+        {"wrong_value": 0.0},
+        {"wrong_value": 0.2},
+        {"wrong_value": 0.5},
+    ]
+    first = figures["points"][0]["accuracy"]["llm-always"]["value"]
+    last = figures["points"][-1]["accuracy"]["llm-always"]["value"]
+    assert last < first  # the varied rate reaches the model
+    assert set(figures["break_even"][0]) >= {"key", "value", "low", "high", "above"}
+    assert figures["always_decline"]["value"] is not None
+
+
+def test_a_sweep_refuses_a_real_model() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--vary", "nan=0,1",
+            "--provider", "local"]  # fmt: skip
+    assert run(argv, stdout=out, stderr=err) == 2
+    assert "simulated model" in err.getvalue()
