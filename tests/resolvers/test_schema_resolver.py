@@ -242,3 +242,52 @@ def test_a_number_at_the_end_of_a_sentence_is_still_a_number() -> None:
     }
     assert resolve("I need 3 rooms.", schema=schema).arguments == {"rooms": 3}
     assert resolve("I need 3.", schema=schema).complete is False
+
+
+@pytest.mark.parametrize("spoken", ["1", "2", "3", "three"])
+def test_a_spoken_member_of_an_integer_enum_is_read_whichever_it_is(spoken: str) -> None:
+    """An integer enum read through the spoken number raised KeyError past its first member."""
+    schema = {
+        "type": "object",
+        "properties": {"seats": {"type": "string", "enum": ["1", "2", "3"]}},
+    }
+    found = resolve(f"a table for {spoken} people", schema=schema)
+    assert found.arguments.get("seats") in (None, "3" if spoken == "three" else spoken)
+
+
+@pytest.fixture(scope="module")
+def imported_schemas(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    from agent_lab.lab.importers.bfcl import import_bfcl
+    from agent_lab.lab.importers.sgd import import_sgd
+    from agent_lab.lab.setup import load_plugins
+    from tests.conftest import corpus
+
+    root = tmp_path_factory.mktemp("imported")
+    import_sgd(corpus("sgd", "dev"), root / "sgd")
+    import_bfcl(corpus("bfcl"), root / "bfcl")
+    return [
+        dict(definition.parameters)  # type: ignore[arg-type]
+        for name in ("sgd", "bfcl")
+        for definition in load_plugins(str(root / name)).definitions
+    ]
+
+
+TEXTS = st.text(max_size=120) | st.lists(
+    st.sampled_from(
+        ["3", "three", "at", "5pm", "tomorrow", "on", "the", "12", "with", "no", "for", "2 people",
+         "March 3rd", "$20", "%", "-", "10:30", "Economy", "true", "next friday", "x=4", "."]
+    ),
+    max_size=14,
+).map(" ".join)  # fmt: skip
+
+
+@given(data=st.data(), text=TEXTS)
+@settings(max_examples=300, deadline=None)
+def test_the_schema_resolver_never_raises_on_any_imported_schema_and_any_text(
+    imported_schemas: list[dict[str, Any]], data: st.DataObject, text: str
+) -> None:
+    schema = data.draw(st.sampled_from(imported_schemas))
+    payload = data.draw(
+        st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=3)
+    )
+    SchemaResolver(schema, reference=NOW)(Event("e", text=text, payload=payload))

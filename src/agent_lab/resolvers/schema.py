@@ -255,7 +255,9 @@ class SchemaResolver:
                 )
                 matches = spoken & {str(v) for v in values}
                 if len(matches) == 1:
-                    return next(v for v in values if str(v) == matches.pop())
+                    # Taken once: popping inside the generator emptied the set at its second value.
+                    (wanted,) = matches
+                    return next(v for v in values if str(v) == wanted)
             return None
         if prop.kind == "boolean":
             flag = boolean_phrase(prop.name, text)
