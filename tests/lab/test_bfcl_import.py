@@ -168,3 +168,50 @@ def test_the_report_file_is_the_typed_report_as_json(imported: tuple[Path, BFCLR
     typed: ImportReport = report
     assert "simple" in typed.first_workload
     assert (out / typed.first_workload).is_file()
+
+
+def test_a_truth_its_own_schema_rejects_is_skipped_with_that_reason(tmp_path: Path) -> None:
+    """The check once dispatched with no resolver, so the truth never met the schema."""
+    folder = tmp_path / "bfcl"
+    (folder / "possible_answer").mkdir(parents=True)
+    function = {
+        "name": "area",
+        "description": "Area of a square.",
+        "parameters": {
+            "type": "dict",
+            "properties": {"side": {"type": "integer"}},
+            "required": ["side"],
+        },
+    }
+    questions = [
+        {
+            "id": "good",
+            "question": [[{"role": "user", "content": "side 3"}]],
+            "function": [function],
+        },
+        {
+            "id": "null",
+            "question": [[{"role": "user", "content": "side ?"}]],
+            "function": [function],
+        },
+        {
+            "id": "text",
+            "question": [[{"role": "user", "content": "side x"}]],
+            "function": [function],
+        },
+    ]
+    answers = [
+        {"id": "good", "ground_truth": [{"area": {"side": [3]}}]},
+        {"id": "null", "ground_truth": [{"area": {"side": [None]}}]},
+        {"id": "text", "ground_truth": [{"area": {"side": ["three"]}}]},
+    ]
+    name = "BFCL_v4_simple_python.json"
+    (folder / name).write_text("\n".join(json.dumps(q) for q in questions))
+    (folder / "possible_answer" / name).write_text("\n".join(json.dumps(a) for a in answers))
+    report = import_bfcl(folder, tmp_path / "out")
+    skipped = {s.case: s.reason for s in report.skipped_cases}
+    assert set(skipped) == {"null", "text"}
+    assert all(
+        reason.startswith("ground truth its own schema rejects") for reason in skipped.values()
+    )
+    assert report.counts.cases == 1

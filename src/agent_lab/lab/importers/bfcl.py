@@ -34,10 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from agent_lab.application.events.kernel import EventKernel
-from agent_lab.application.events.models import Event, EventDefinition, Status
+from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import EventRegistry
-from agent_lab.errors import DefinitionError
+from agent_lab.errors import DefinitionError, SchemaInfrastructureError, StrictJSONError
 from agent_lab.lab.importers.common import (
     DatasetImportError,
     SkippedFile,
@@ -50,6 +49,7 @@ from agent_lab.lab.importers.common import (
     write_report,
     write_workload,
 )
+from agent_lab.strict_json import ensure_json_data
 
 __all__ = ["ATTRIBUTION", "BFCLCounts", "BFCLReport", "convert_schema", "import_bfcl", "tool_name"]
 
@@ -260,7 +260,6 @@ class _Events:
     def __init__(self, notes: Counter[str]) -> None:
         self.notes = notes
         self.registry = EventRegistry()
-        self.kernel = EventKernel(self.registry, allow_fallback=False)
         self.written: list[dict[str, Any]] = []
         self._by_content: dict[str, str] = {}
 
@@ -294,8 +293,20 @@ class _Events:
         return name
 
     def accepts(self, name: str, arguments: dict[str, Any]) -> bool:
-        result = self.kernel.dispatch(Event(name, payload=arguments))
-        return result.status is Status.SUCCESS or result.status is Status.MISSING_INFORMATION
+        """Whether the event's schema takes these arguments as they are: nothing invalid or missing.
+
+        (It once dispatched an event with no resolver, so the arguments never reached the
+        schema and every truth passed.)
+        """
+        entry = self.registry.lookup(name)
+        validator = entry.validator() if entry is not None else None
+        if validator is None or isinstance(validator, DefinitionError):
+            return False
+        try:
+            check = validator.check(ensure_json_data(arguments))  # type: ignore[arg-type]
+        except (StrictJSONError, SchemaInfrastructureError):
+            return False
+        return not check.invalid and not check.missing
 
 
 def import_bfcl(folder: str | Path, out: str | Path) -> BFCLReport:
