@@ -110,8 +110,27 @@ def test_cases_accept_any_listed_value_and_irrelevance_expects_no_call(
                 continue
             assert case.event in case.candidates
             assert case.event_given is (len(case.candidates) == 1)
-            alternatives: Any = case.expected.alternatives
-            assert matches(dict(case.expected.arguments or {}), alternatives)
+            for call in case.expected.calls or ():
+                assert call.event in case.candidates
+                assert matches(dict(call.arguments), dict(call.alternatives or {}))  # type: ignore[arg-type]
+            if case.expected.calls is None:
+                alternatives: Any = case.expected.alternatives
+                assert matches(dict(case.expected.arguments or {}), alternatives)
+
+
+def test_parallel_questions_become_cases_wanting_every_call(
+    imported: tuple[Path, BFCLReport],
+) -> None:
+    """A question expecting several calls is one case, scored call by call, not a skip."""
+    out, report = imported
+    assert not [s for s in report.skipped_cases if s.reason.startswith("several calls")]
+    several = [
+        case
+        for path in sorted(out.glob("workload-parallel*.jsonl"))
+        for case in load_workload(path).cases
+    ]
+    assert several
+    assert all(len(case.expected.calls or ()) >= 2 for case in several)
 
 
 @pytest.mark.slow

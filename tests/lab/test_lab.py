@@ -356,13 +356,14 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path: Path) -> No
 
 
 def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Path) -> None:
-    """Schema 2 added six trial columns: read-only reads their defaults, writing adds them."""
+    """Schema 2 added eight trial columns: read-only reads their defaults, writing adds them."""
     path = tmp_path / "old.sqlite"
     with Store(path) as store:
         new_run(store)
         store.add_trials("r1", [trial("a")])
     connection = sqlite3.connect(path, isolation_level=None)
-    for column in ("correct_exact", "alternatives", "matching", "text", "llm_raw", "failure"):
+    added = ("correct_exact", "alternatives", "matching", "text", "llm_raw", "failure")
+    for column in (*added, "calls", "expected_calls"):
         connection.execute(f"ALTER TABLE trials DROP COLUMN {column}")
     connection.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     connection.close()

@@ -146,3 +146,30 @@ def test_bfcl_matching_accepts_an_int_for_a_float_and_standardises_strings() -> 
     )
     scored = score(case, TrialStatus.SUCCESS, {"x": 5}, "f")
     assert (scored.correct, scored.correct_exact) == (True, False)
+
+
+def test_several_calls_are_scored_call_by_call_in_any_order() -> None:
+    from agent_lab.lab.workload import ExpectedCall
+
+    calls = (
+        ExpectedCall("area", {"side": 3}, {"side": [3]}),
+        ExpectedCall("area", {"side": 5}, {"side": [5, 5.0]}),
+    )
+    case = Case(
+        id="p",
+        event="area",
+        text="areas of squares of side 3 and 5",
+        matching="bfcl",
+        expected=Expectation(Status.SUCCESS, arguments={"side": 3}, calls=calls),
+    )
+    ok = S.SUCCESS
+    both = [("area", ok, {"side": 5}), ("area", ok, {"side": 3})]
+    assert score(case, ok, {"side": 5}, "area", both) == (True, True, 2, 0, 0)
+    one = [("area", ok, {"side": 3})]
+    assert score(case, ok, {"side": 3}, "area", one) == (False, False, 1, 0, 1)
+    extra = [*both, ("area", ok, {"side": 7})]
+    assert score(case, ok, {"side": 5}, "area", extra).correct is False
+    wrong_event = [("volume", ok, {"side": 5}), ("area", ok, {"side": 3})]
+    assert score(case, ok, {"side": 5}, "volume", wrong_event) == (False, False, 1, 1, 1)
+    # A single call, given the classic way, is one of the calls made.
+    assert score(case, ok, {"side": 3}, "area") == (False, False, 1, 0, 1)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.application._dispatching import (
+    answers_with_several,
+    dispatch_calls,
+    installed,
+    message_fallback,
+    model_kernel,
+    reply_from,
+    said,
+)
 from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.models import (
     Event,
@@ -21,11 +27,12 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.application.llm import ChoiceOutcome, ToolChoice, ToolChooser
+from agent_lab.application.replies import AgentReply, DispatchedCall, Routing
 from agent_lab.strict_json import has_pointer
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Collection, Generator, Mapping
+    from collections.abc import Awaitable, Collection, Mapping
 
     from agent_lab.application.events.models import Fallback, Resolver
     from agent_lab.application.plugins import PluginSet
@@ -33,40 +40,11 @@ if TYPE_CHECKING:
     from agent_lab.providers.base import Provider
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["AgentReply", "Conversation", "EventAgent", "Routing", "ToolAgent"]
+__all__ = ["AgentReply", "Conversation", "DispatchedCall", "EventAgent", "Routing", "ToolAgent"]
 
 # The conversation's values from earlier turns reach the resolver in the
 # event's context, as any caller-supplied facts do.
 _PREFILL = "agent_lab.prefill"
-
-# Each agent builds its kernel once, with one fallback callable, but what the
-# fallback should answer belongs to one message: the model's tool choice made
-# while routing it. So ``respond`` installs the message's own fallback here for
-# the length of its dispatch, and the kernel's fallback (``_message_fallback``)
-# calls whatever is installed. A ContextVar is task-local (asyncio gives every
-# task a copy of the context), so concurrent messages on one agent never see
-# each other's fallback, and nothing of the agent's travels in, or is written
-# back through, ``Event.context``, which resolvers and handlers see too.
-_FALLBACK: ContextVar[Fallback] = ContextVar("agent_lab.message_fallback")
-
-
-async def _message_fallback(request: FallbackRequest) -> FallbackReply:
-    """The kernel's fallback for both agents: the one the message being handled installed."""
-    reply = _FALLBACK.get()(request)
-    return await reply if inspect.isawaitable(reply) else reply
-
-
-@contextmanager
-def _installed(fallback: Fallback | None) -> Generator[None]:
-    """Make ``fallback`` the kernel's fallback for the message being handled."""
-    if fallback is None:  # the kernel was built without one and never asks
-        yield
-        return
-    token = _FALLBACK.set(fallback)
-    try:
-        yield
-    finally:
-        _FALLBACK.reset(token)
 
 
 @dataclass(slots=True)
@@ -87,47 +65,13 @@ class _ChoiceFirst:
     def __call__(self, request: FallbackRequest) -> FallbackReply | Awaitable[FallbackReply]:
         if _covers(self.choice.arguments, request.must_fill):
             self.served = True
-            return _reply_from(self.choice)
+            return reply_from(self.choice)
         return self.fallback(request)
 
 
 def _covers(arguments: object, pointers: tuple[str, ...]) -> bool:
     """Whether every JSON pointer names a value present in ``arguments``."""
     return all(has_pointer(arguments, pointer) for pointer in pointers)
-
-
-class Routing(StrEnum):
-    """Who picked the event a message went to."""
-
-    ROUTER = "router"
-    """Plain code: the plugin set's routes."""
-    LLM = "llm"
-    """The model, by tool calling."""
-    GIVEN = "given"
-    """The caller named the event."""
-    NONE = "none"
-    """Nobody: no event was found."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgentReply:
-    """What an agent did with one message."""
-
-    status: Status
-    reason: str
-    event: str | None
-    """The event it dispatched, or ``None`` when it found none."""
-    arguments: JSONObject | None
-    routed_by: Routing
-    llm_calls: int
-    """Every LLM request: routing and fallback or tool choice, retries included."""
-    usage: Usage
-    result: EventResult | None = None
-    """The kernel's result, when an event was dispatched."""
-    message: str = ""
-    """Why it ended so, in words: the kernel's message, or the provider's for a failed request."""
-    model_text: str | None = None
-    """What the model wrote when it called no tool (its question, or why it declined)."""
 
 
 def _with_prefill(resolver: Resolver | None) -> Resolver:
@@ -203,8 +147,9 @@ class EventAgent:
             )
         self._fallback = fallback
         self.kernel = EventKernel(
-            registry, None if fallback is None else _message_fallback, clock=clock
+            registry, None if fallback is None else message_fallback, clock=clock
         )
+        self._calls_kernel = model_kernel(plugins, clock)
 
     async def respond(
         self,
@@ -236,6 +181,12 @@ class EventAgent:
                 if choice.outcome is ChoiceOutcome.CHOSEN:
                     event, routed_by = choice.name, Routing.LLM
                     chosen = choice
+                elif answers_with_several(choice, chooser.names):
+                    # Several calls: the model's own arguments for each, under the kernel's
+                    # rules; one message's words cannot be read for several calls at once.
+                    return await dispatch_calls(
+                        self._calls_kernel, choice, text=text, payload=payload, context=context
+                    )
                 else:
                     unchosen = choice
         if event is None:
@@ -248,7 +199,7 @@ class EventAgent:
                 llm_calls=routing_calls,
                 usage=routing_usage,
                 message=unchosen.message if unchosen is not None else "",
-                model_text=_said(unchosen),
+                model_text=said(unchosen),
             )
         full_context = dict(context or {})
         if prefill:
@@ -257,7 +208,7 @@ class EventAgent:
         fallback: Fallback | None = self._fallback
         if chosen is not None and fallback is not None:
             fallback = choice_first = _ChoiceFirst(chosen, fallback)
-        with _installed(fallback):
+        with installed(fallback):
             result = await self.kernel.adispatch(
                 Event(event, text=text, payload=dict(payload or {}), context=full_context)
             )
@@ -315,10 +266,7 @@ class ToolAgent:
     ) -> None:
         self.plugins = plugins
         self.chooser = ToolChooser(provider, plugins.definitions)
-        registry = EventRegistry()
-        for definition in plugins.definitions:
-            registry.register(dataclasses.replace(definition, resolver=_incomplete))
-        self.kernel = EventKernel(registry, _message_fallback, clock=clock, max_attempts=1)
+        self.kernel = model_kernel(plugins, clock)
 
     async def respond(
         self,
@@ -341,6 +289,10 @@ class ToolAgent:
             chooser = chooser.narrowed(candidates)
         choice = await chooser.choose(text, payload=payload, context=context)
         calls = choice.usage.requests
+        if answers_with_several(choice, chooser.names):
+            return await dispatch_calls(
+                self.kernel, choice, text=text, payload=payload, context=context
+            )
         if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:
             status = (
                 Status.UNKNOWN_EVENT
@@ -356,37 +308,14 @@ class ToolAgent:
                 llm_calls=calls,
                 usage=choice.usage,
                 message=choice.message,
-                model_text=_said(choice),
+                model_text=said(choice),
             )
         # Every argument comes from the model: its choice is this message's
         # only fallback reply, whatever it leaves missing.
-        with _installed(lambda request: _reply_from(choice)):
+        with installed(lambda request: reply_from(choice)):
             result = await self.kernel.adispatch(
                 Event(
                     choice.name, text=text, payload=dict(payload or {}), context=dict(context or {})
                 )
             )
         return _outcome(result, routed_by=Routing.LLM, extra_calls=0, extra_usage=Usage.zero())
-
-
-def _said(choice: ToolChoice | None) -> str | None:
-    # A reply that called no tool: its text is the model's question or refusal.
-    if choice is None or choice.outcome is not ChoiceOutcome.NO_TOOL_CALL:
-        return None
-    return choice.message
-
-
-def _incomplete(event: Event) -> Resolution:
-    # The tool agent resolves nothing itself: every argument comes from the model.
-    return Resolution({}, complete=False)
-
-
-def _reply_from(choice: ToolChoice) -> FallbackReply:
-    """A tool call's arguments as a fallback reply, for the kernel's parse and audit."""
-    return FallbackReply(
-        choice.arguments_raw or "", arguments=_as_mapping(choice.arguments), usage=choice.usage
-    )
-
-
-def _as_mapping(value: object) -> Mapping[str, object] | None:
-    return value if isinstance(value, dict) else None  # pyright: ignore[reportUnknownVariableType]

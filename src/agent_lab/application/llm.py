@@ -10,7 +10,7 @@ from agent_lab.application.events.models import FallbackReply, FallbackRequest, 
 from agent_lab.application.prompts import fallback_request, tool_choice_request
 from agent_lab.application.tools import openai_tool
 from agent_lab.errors import ProviderError
-from agent_lab.providers.base import FailureReason, Provider, ProviderReply
+from agent_lab.providers.base import FailureReason, Provider, ProviderReply, ToolCall
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -139,6 +139,8 @@ class ToolChoice:
     """The adapter's parse of ``arguments_raw``."""
     reason: str | None = None
     """For ``FAILED``: the provider's reason code."""
+    calls: tuple[ToolCall, ...] = ()
+    """Every call the model made (several for ``MULTIPLE_TOOL_CALLS``)."""
     message: str = ""
     usage: Usage
     latency_ns: int = 0
@@ -232,6 +234,7 @@ class ToolChooser:
             return ToolChoice(
                 outcome=ChoiceOutcome.MULTIPLE_TOOL_CALLS,
                 message="called " + ", ".join(call.name for call in calls),
+                calls=tuple(calls),
                 usage=usage,
                 latency_ns=latency,
             )

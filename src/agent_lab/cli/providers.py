@@ -150,10 +150,19 @@ def _simulated(options: argparse.Namespace, workload: Workload) -> SimulatedProv
         case = truth.get(str(request.context.get("case_id")))
         if case is None:
             return None
+        calls = tuple(
+            Expected(
+                call.event,
+                dict(call.arguments),
+                None if call.alternatives is None else dict(call.alternatives),
+            )
+            for call in case.expected.calls or ()
+        )
         return Expected(
             case.event,
             dict(case.expected.arguments or {}),
             None if case.expected.alternatives is None else dict(case.expected.alternatives),
+            calls,
         )
 
     median, p95 = options.simulated_latency

@@ -138,3 +138,7 @@ class TrialRecord:
     call's argument text, or the text of a reply that called no tool."""
     failure: str | None = None
     """The provider's message for a failed request (redacted, then cut)."""
+    calls: list[JSONObject] | None = None
+    """When the agent made several calls: each ``{"event", "status", "arguments"}``."""
+    expected_calls: list[JSONObject] | None = None
+    """When the case wants several calls: each ``{"event", "arguments", "alternatives"}``."""

@@ -36,7 +36,8 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 2
-"""2 added correct_exact, alternatives, matching, text, llm_raw and failure to trials."""
+"""2 added correct_exact, alternatives, matching, text, llm_raw, failure, calls and
+expected_calls to trials."""
 APPLICATION_ID = 0x41474C42  # "AGLB": marks the file as an agent-lab results database
 
 
@@ -103,6 +104,8 @@ _TRIALS = (
     _Column("text", "TEXT NOT NULL DEFAULT ''", "''"),
     _Column("llm_raw", "TEXT"),
     _Column("failure", "TEXT"),
+    _Column("calls", "TEXT"),
+    _Column("expected_calls", "TEXT"),
 )
 
 CREATE = (
@@ -196,6 +199,8 @@ def encode_trial(run_id: str, t: TrialRecord, stamp: str) -> tuple[Any, ...]:
         t.text,
         t.llm_raw,
         t.failure,
+        _json(t.calls),
+        _json(t.expected_calls),
         stamp,
     )
 
@@ -214,6 +219,8 @@ def decode_trial(row: Sequence[Any]) -> TrialRecord:
         arguments=_loads(values["arguments"]),
         expected=_loads(values["expected"]),
         alternatives=_loads(values["alternatives"]),
+        calls=_loads(values["calls"]),
+        expected_calls=_loads(values["expected_calls"]),
         cost=None if cost is None else Decimal(cost),
     )
     return TrialRecord(**values)

@@ -381,7 +381,14 @@ class Runner:
         else:
             status, arguments = TrialStatus.of(outcome.status), outcome.arguments
         event = None if isinstance(outcome, _Failure) else outcome.event
-        scored = score(case, status, arguments, event)
+        made = () if isinstance(outcome, _Failure) else outcome.calls
+        scored = score(
+            case,
+            status,
+            arguments,
+            event,
+            [(c.event, TrialStatus.of(c.status), c.arguments) for c in made] or None,
+        )
         common: dict[str, Any] = {
             "case_id": case.id,
             "policy": trial.policy,
@@ -398,6 +405,12 @@ class Runner:
             "alternatives": case.expected.alternatives,
             "matching": case.matching,
             "text": case.text,
+            "expected_calls": None
+            if case.expected.calls is None
+            else [
+                {"event": c.event, "arguments": c.arguments, "alternatives": c.alternatives}
+                for c in case.expected.calls
+            ],
             "field_tp": scored.field_tp,
             "field_fp": scored.field_fp,
             "field_fn": scored.field_fn,
@@ -433,5 +446,10 @@ class Runner:
             handler_ns=timings.handler_ns,
             routed_by=outcome.routed_by,
             llm_raw=raw if raw is not None else outcome.model_text,
+            calls=[
+                {"event": c.event, "status": str(c.status), "arguments": c.arguments}
+                for c in outcome.calls
+            ]
+            or None,
             failure=outcome.message or None if outcome.status is Status.FALLBACK_FAILED else None,
         )

@@ -32,12 +32,15 @@ from agent_lab.lab.records import TrialStatus
 from agent_lab.strict_json import same_json
 
 if TYPE_CHECKING:
-    from agent_lab.lab.workload import Case
+    from collections.abc import Sequence
+
+    from agent_lab.lab.workload import Case, ExpectedCall
     from agent_lab.strict_json import JSONObject
 
 __all__ = [
     "OMITTED",
     "Matching",
+    "Produced",
     "Score",
     "acceptable",
     "declined",
@@ -173,18 +176,69 @@ def _arguments_right(case: Case, arguments: JSONObject | None, rules: Matching) 
     return matches(arguments, {name: [value] for name, value in expected.items()}, rules)
 
 
+Produced = tuple[str, TrialStatus, "JSONObject | None"]
+"""One call an agent made: its event, how it ended, its arguments."""
+
+
+def _call_right(call: Produced, wanted: ExpectedCall, rules: Matching) -> bool:
+    event, status, arguments = call
+    if event != wanted.event or status != TrialStatus.SUCCESS or not isinstance(arguments, dict):
+        return False
+    alternatives = cast("dict[str, list[Any]] | None", wanted.alternatives)
+    if alternatives is None:
+        alternatives = {name: [value] for name, value in wanted.arguments.items()}
+    return matches(arguments, alternatives, rules)
+
+
+def _calls_matched(
+    produced: Sequence[Produced], wanted: Sequence[ExpectedCall], rules: Matching
+) -> int:
+    """How many wanted calls a distinct produced call matches (in any order)."""
+    left = list(produced)
+    matched = 0
+    for call in wanted:
+        hit = next((p for p in left if _call_right(p, call, rules)), None)
+        if hit is not None:
+            left.remove(hit)
+            matched += 1
+    return matched
+
+
+def _score_calls(case: Case, produced: Sequence[Produced]) -> Score:
+    # Scored call by call: right when every wanted call is made, and nothing else; the field
+    # counts count calls (made and right, made and wrong, wanted and missed).
+    wanted = case.expected.calls or ()
+    rules = Matching(case.matching)
+    matched = _calls_matched(produced, wanted, rules)
+    exact = _calls_matched(produced, wanted, Matching.EXACT)
+    extra = len(produced) - matched
+    return Score(
+        matched == len(wanted) and extra == 0,
+        exact == len(wanted) and len(produced) == exact,
+        matched,
+        extra,
+        len(wanted) - matched,
+    )
+
+
 def score(
     case: Case,
     status: TrialStatus,
     arguments: JSONObject | None,
     event: str | None = None,
+    calls: Sequence[Produced] | None = None,
 ) -> Score:
     """Score a trial: right or not (by the case's rule, and exactly), and its field counts.
 
     Right means the outcome the case expects (the event it names, see the
     module docstring) and, for ``success``, arguments matching the truth.
     Fields are counted only where success was expected, by the case's rule.
+    A case that wants several calls is scored call by call (``calls``: what the
+    agent made; one call, ``event`` with ``arguments``, when it made one).
     """
+    if case.expected.calls:
+        made = list(calls) if calls else ([(event, status, arguments)] if event else [])
+        return _score_calls(case, made)
     rules = Matching(case.matching)
     outcome = _outcome_right(case, status, event)
     needs_arguments = case.expected.status is Status.SUCCESS

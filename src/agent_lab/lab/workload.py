@@ -19,11 +19,20 @@ if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["Case", "Expectation", "Workload", "WorkloadError", "load_workload"]
+__all__ = ["Case", "Expectation", "ExpectedCall", "Workload", "WorkloadError", "load_workload"]
 
 BUILT_IN = {"demo": "agent_lab.demo"}
 _STATUSES = {status.value for status in Status}
 _MATCHING = {"exact", "bfcl"}  # the values of lab.scoring.Matching
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedCall:
+    """One of several calls a message needs (BFCL's parallel questions)."""
+
+    event: str
+    arguments: JSONObject
+    alternatives: JSONObject | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +45,8 @@ class Expectation:
     """Per argument, every acceptable value (BFCL style): ``""`` in a list means
     the argument may be left out, and an object in a list holds, per key, its
     own list of acceptable values. When set, it is what accuracy checks."""
+    calls: tuple[ExpectedCall, ...] | None = None
+    """For a message that needs several calls: every one, in any order (scored call by call)."""
 
 
 def _empty() -> JSONObject:
@@ -92,7 +103,9 @@ class Workload:
             WorkloadError(self.name, case.line, f"case {case.id!r}: unknown event {name!r}")
             for case in self.cases
             for name in dict.fromkeys(
-                ([case.event] if case.event is not None else []) + list(case.candidates or ())
+                ([case.event] if case.event is not None else [])
+                + list(case.candidates or ())
+                + [call.event for call in case.expected.calls or ()]
             )
             if name not in known
         ]
@@ -106,6 +119,37 @@ def _jsonable(value: object) -> object:
     if isinstance(value, str):
         return str(value)  # a StrEnum (the expected Status) as its plain value
     return value
+
+
+def _calls(
+    value: object, status: object, source: str, line: int
+) -> tuple[ExpectedCall, ...] | None:
+    if value is None:
+        return None
+    if status != Status.SUCCESS or not isinstance(value, list) or not value:
+        raise WorkloadError(source, line, "expected calls must be a non-empty list, on success")
+    calls: list[ExpectedCall] = []
+    for item in cast("list[Any]", value):
+        if not isinstance(item, dict):
+            raise WorkloadError(source, line, "each expected call must be an object")
+        call = cast("dict[str, Any]", item)
+        event, arguments, alternatives = (
+            call.get("event"),
+            call.get("arguments"),
+            call.get("alternatives"),
+        )
+        if not isinstance(event, str) or not isinstance(arguments, dict):
+            raise WorkloadError(source, line, "each expected call needs an event and arguments")
+        if alternatives is not None and not isinstance(alternatives, dict):
+            raise WorkloadError(source, line, "a call's alternatives must be an object")
+        calls.append(
+            ExpectedCall(
+                event,
+                cast("JSONObject", arguments),
+                None if alternatives is None else cast("JSONObject", alternatives),
+            )
+        )
+    return tuple(calls)
 
 
 def _case(data: object, source: str, line: int) -> Case:
@@ -141,6 +185,7 @@ def _case(data: object, source: str, line: int) -> Case:
         or not all(isinstance(v, list) for v in alternatives.values())  # pyright: ignore[reportUnknownVariableType]
     ):
         raise WorkloadError(source, line, "expected alternatives must map names to lists")
+    calls = _calls(truth.get("calls"), status, source, line)
     event_given = row.get("event_given", False)
     if type(event_given) is not bool:
         # bool("false") is True: a string here would silently mean the opposite.
@@ -162,7 +207,12 @@ def _case(data: object, source: str, line: int) -> Case:
         text=row["text"],
         payload=row.get("payload", {}),
         context=row.get("context", {}),
-        expected=Expectation(status=Status(status), arguments=arguments, alternatives=alternatives),  # pyright: ignore[reportUnknownArgumentType]
+        expected=Expectation(
+            status=Status(status),
+            arguments=arguments,  # pyright: ignore[reportUnknownArgumentType]
+            alternatives=alternatives,  # pyright: ignore[reportUnknownArgumentType]
+            calls=calls,
+        ),
         tags=tuple(tags),  # pyright: ignore[reportUnknownArgumentType]
         event_given=event_given,
         candidates=None if candidates is None else tuple(candidates),  # pyright: ignore[reportUnknownArgumentType]

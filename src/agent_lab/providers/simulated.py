@@ -61,6 +61,8 @@ class Expected:
     """The values the request states (for a missing-information case: those it does state)."""
     alternatives: JSONObject | None = None
     """Per argument, every acceptable value (BFCL style), when the workload lists them."""
+    calls: tuple[Expected, ...] = ()
+    """When the request needs several calls: each one (``event`` is then the first's)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -233,20 +235,23 @@ class SimulatedProvider:
             return ProviderReply(text="None of the functions fits this request.")
         if rng.random() < profile.no_call:
             return ProviderReply(text="I am not sure which function to use for this.")
-        schema = tools[expected.event]
         seen = visible_text(
             str(request.context.get("text") or ""), request.context.get("payload"), None
         )
-        answer = self._arguments(expected, schema, seen, rng)
-        if answer.question is not None:
-            return ProviderReply(text=answer.question)
-        tool = expected.event
-        others = sorted(name for name in tools if name != tool)
-        if others and rng.random() < profile.wrong_tool:
-            tool = rng.choice(others)
-        arguments = self._value_errors(answer.arguments, seen, schema, rng)
-        raw, parsed = self._reply_errors(arguments, rng)
-        return ProviderReply(tool_calls=(ToolCall(name=tool, arguments_raw=raw, arguments=parsed),))
+        made: list[ToolCall] = []
+        for wanted in expected.calls or (expected,):
+            schema = tools.get(wanted.event or "", {})
+            answer = self._arguments(wanted, schema, seen, rng)
+            if answer.question is not None:
+                return ProviderReply(text=answer.question)
+            tool = wanted.event or expected.event
+            others = sorted(name for name in tools if name != tool)
+            if others and rng.random() < profile.wrong_tool:
+                tool = rng.choice(others)
+            arguments = self._value_errors(answer.arguments, seen, schema, rng)
+            raw, parsed = self._reply_errors(arguments, rng)
+            made.append(ToolCall(name=tool, arguments_raw=raw, arguments=parsed))
+        return ProviderReply(tool_calls=tuple(made))
 
     # What the model reads -------------------------------------------------------------
 

@@ -20,9 +20,10 @@ Mapping rules (also written into the output's ``import-report.json``):
   (named outright with ``event_given`` when there is just one). Its truth
   lists the acceptable values per argument (``""``: may be left out) as
   ``expected.alternatives``; ``expected.arguments`` holds the first of each.
-  Questions expecting several calls (parallel categories) are skipped: the
-  agents make one call per message. Truth that its own schema rejects is
-  skipped and listed.
+  A question expecting several calls (the parallel categories) becomes one
+  case wanting every call, in any order, scored call by call
+  (``expected.calls``). Truth that its own schema rejects is skipped and
+  listed.
 """
 
 from __future__ import annotations
@@ -369,6 +370,27 @@ def import_bfcl(folder: str | Path, out: str | Path) -> BFCLReport:
     return report
 
 
+def _call(
+    call: object, names: dict[str, str], events: _Events
+) -> tuple[str, dict[str, Any], dict[str, Any]] | str:
+    """One ``{function: {argument: [options]}}`` truth: (event, first values, all), or why not."""
+    if not isinstance(call, dict) or len(cast("dict[str, Any]", call)) != 1:
+        return "ground truth is not one {function: arguments} object"
+    ((function_name, alternatives),) = cast("dict[str, Any]", call).items()
+    event = names.get(function_name)
+    if event is None:
+        return f"answer names a function not offered: {function_name}"
+    if not isinstance(alternatives, dict):
+        return "answer arguments are not an object"
+    options = cast("dict[str, Any]", alternatives)
+    if not all(isinstance(v, list) for v in options.values()):
+        return "answer arguments are not lists of acceptable values"
+    arguments = cast("dict[str, Any]", _first(options))
+    if not events.accepts(event, arguments):
+        return f"ground truth its own schema rejects: {json.dumps(arguments)[:200]}"
+    return event, arguments, options
+
+
 def _case(
     row: dict[str, Any],
     answers: dict[str, Any] | None,
@@ -401,7 +423,14 @@ def _case(
     ]
     text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
     candidates = sorted(set(names.values()))
-    common: dict[str, Any] = {"id": case_id, "text": text, "tags": [category], "payload": {}}
+    # BFCL's own checker is looser than exact JSON: scored by its rules, and exactly beside.
+    common: dict[str, Any] = {
+        "id": case_id,
+        "text": text,
+        "tags": [category],
+        "payload": {},
+        "matching": "bfcl",
+    }
     if answers is None:
         return {**common, "event": None, "candidates": candidates,
                 "expected": {"status": "unknown_event"}}  # fmt: skip
@@ -409,30 +438,27 @@ def _case(
     if not isinstance(truth, list) or not truth:
         skip("no ground truth for this question")
         return None
-    calls = cast("list[Any]", truth)
-    if len(calls) != 1:
-        skip(f"several calls expected: {len(calls)} (the agents make one call per message)")
-        return None
-    call = calls[0]
-    if not isinstance(call, dict) or len(cast("dict[str, Any]", call)) != 1:
-        skip("ground truth is not one {function: arguments} object")
-        return None
-    ((function_name, alternatives),) = cast("dict[str, Any]", call).items()
-    event = names.get(function_name)
-    if event is None:
-        skip(f"answer names a function not offered: {function_name}")
-        return None
-    if not isinstance(alternatives, dict):
-        skip("answer arguments are not an object")
-        return None
-    alternatives = cast("dict[str, Any]", alternatives)
-    if not all(isinstance(v, list) for v in alternatives.values()):
-        skip("answer arguments are not lists of acceptable values")
-        return None
-    arguments = cast("dict[str, Any]", _first(alternatives))
-    if not events.accepts(event, arguments):
-        skip(f"ground truth its own schema rejects: {json.dumps(arguments)[:200]}")
-        return None
+    calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    for call in cast("list[Any]", truth):
+        read = _call(call, names, events)
+        if isinstance(read, str):
+            skip(read)
+            return None
+        calls.append(read)
+    event, arguments, alternatives = calls[0]
+    if len(calls) > 1:
+        # A parallel question: every call is wanted, in any order, scored call by call.
+        return {
+            **common,
+            "event": event,
+            "event_given": len(candidates) == 1,
+            "candidates": candidates,
+            "expected": {
+                "status": "success",
+                "arguments": arguments,
+                "calls": [{"event": e, "arguments": a, "alternatives": alt} for e, a, alt in calls],
+            },
+        }
     return {
         **common,
         "event": event,

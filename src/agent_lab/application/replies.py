@@ -1,0 +1,59 @@
+"""What an agent did with one message: who routed it, how it ended, the calls it made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_lab.application.events.models import EventResult, Status
+    from agent_lab.strict_json import JSONObject
+    from agent_lab.usage import Usage
+
+__all__ = ["AgentReply", "DispatchedCall", "Routing"]
+
+
+class Routing(StrEnum):
+    """Who picked the event a message went to."""
+
+    ROUTER = "router"
+    """Plain code: the plugin set's routes."""
+    LLM = "llm"
+    """The model, by tool calling."""
+    GIVEN = "given"
+    """The caller named the event."""
+    NONE = "none"
+    """Nobody: no event was found."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DispatchedCall:
+    """One of several calls a message was answered with: the event, how it ended, its arguments."""
+
+    event: str
+    status: Status
+    arguments: JSONObject | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentReply:
+    """What an agent did with one message."""
+
+    status: Status
+    reason: str
+    event: str | None
+    """The event it dispatched, or ``None`` when it found none."""
+    arguments: JSONObject | None
+    routed_by: Routing
+    llm_calls: int
+    """Every LLM request: routing and fallback or tool choice, retries included."""
+    usage: Usage
+    result: EventResult | None = None
+    """The kernel's result, when an event was dispatched."""
+    message: str = ""
+    """Why it ended so, in words: the kernel's message, or the provider's for a failed request."""
+    model_text: str | None = None
+    """What the model wrote when it called no tool (its question, or why it declined)."""
+    calls: tuple[DispatchedCall, ...] = ()
+    """When the model answered with several calls: each one, dispatched in turn."""
