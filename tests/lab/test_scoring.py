@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from agent_lab.application.events.models import Status
 from agent_lab.lab.records import TrialStatus
-from agent_lab.lab.scoring import Matching, acceptable, field_counts, matches, score
+from agent_lab.lab.scoring import Matching, Produced, acceptable, field_counts, matches, score
 from agent_lab.lab.workload import Case, Expectation
 from agent_lab.strict_json import same_json
 
@@ -163,13 +163,13 @@ def test_several_calls_are_scored_call_by_call_in_any_order() -> None:
         expected=Expectation(Status.SUCCESS, arguments={"side": 3}, calls=calls),
     )
     ok = S.SUCCESS
-    both = [("area", ok, {"side": 5}), ("area", ok, {"side": 3})]
+    both: list[Produced] = [("area", ok, {"side": 5}), ("area", ok, {"side": 3})]
     assert score(case, ok, {"side": 5}, "area", both) == (True, True, 2, 0, 0)
-    one = [("area", ok, {"side": 3})]
+    one: list[Produced] = [("area", ok, {"side": 3})]
     assert score(case, ok, {"side": 3}, "area", one) == (False, False, 1, 0, 1)
     extra = [*both, ("area", ok, {"side": 7})]
     assert score(case, ok, {"side": 5}, "area", extra).correct is False
-    wrong_event = [("volume", ok, {"side": 5}), ("area", ok, {"side": 3})]
+    wrong_event: list[Produced] = [("volume", ok, {"side": 5}), ("area", ok, {"side": 3})]
     assert score(case, ok, {"side": 5}, "volume", wrong_event) == (False, False, 1, 1, 1)
     # A single call, given the classic way, is one of the calls made.
     assert score(case, ok, {"side": 3}, "area") == (False, False, 1, 0, 1)
