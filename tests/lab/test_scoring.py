@@ -167,7 +167,7 @@ def test_several_calls_are_scored_call_by_call_in_any_order() -> None:
     assert score(case, ok, {"side": 5}, "area", both) == (True, True, 2, 0, 0)
     one: list[Produced] = [("area", ok, {"side": 3})]
     assert score(case, ok, {"side": 3}, "area", one) == (False, False, 1, 0, 1)
-    extra = [*both, ("area", ok, {"side": 7})]
+    extra: list[Produced] = [*both, ("area", ok, {"side": 7})]
     assert score(case, ok, {"side": 5}, "area", extra).correct is False
     wrong_event: list[Produced] = [("volume", ok, {"side": 5}), ("area", ok, {"side": 3})]
     assert score(case, ok, {"side": 5}, "volume", wrong_event) == (False, False, 1, 1, 1)
