@@ -291,3 +291,18 @@ def test_the_schema_resolver_never_raises_on_any_imported_schema_and_any_text(
         st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=3)
     )
     SchemaResolver(schema, reference=NOW)(Event("e", text=text, payload=payload))
+
+
+def test_a_bare_ordinal_day_is_a_date_and_two_dates_fill_nothing() -> None:
+    """'the 6th' names a day of this month; with 'March 12th' beside it, the date is unsure."""
+    schema = {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}}
+    assert resolve("a table on the 6th", schema=schema).arguments == {"day": "2019-03-06"}
+    assert "day" not in resolve("out on the 6th, back on March 12th", schema=schema).arguments
+    assert resolve("the 12th of March", schema=schema).arguments == {"day": "2019-03-12"}
+
+
+def test_a_time_the_user_then_accepts_something_after_is_left_to_the_fallback() -> None:
+    schema = {"type": "object", "properties": {"at": {"type": "string", "format": "time"}}}
+    assert resolve("book it at 4:15 pm please", schema=schema).arguments == {"at": "16:15"}
+    accepted = resolve("book it at 4:15 pm. Yes, that works for me.", schema=schema)
+    assert "at" not in accepted.arguments

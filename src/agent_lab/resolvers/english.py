@@ -213,6 +213,8 @@ _MONTH_DAY = re.compile(
     re.IGNORECASE,
 )
 _YEAR_AFTER = re.compile(r",?\s+(\d{4})\b")
+_ORDINAL_DAY = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_MONTH_AFTER = re.compile(r"\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
 def find_date(text: str, now: datetime) -> date | None:
@@ -232,6 +234,19 @@ def find_date(text: str, now: datetime) -> date | None:
         except ValueError:
             continue
         found.add(candidate)
+    # "the 6th" with no month names a day of this month (or of the next, once passed): it
+    # is one more date, so "on the 6th ... return on March 12th" is two and fills nothing.
+    for match in _ORDINAL_DAY.finditer(text):
+        if _MONTH_DAY.match(text, match.start()) or _MONTH_AFTER.match(text, match.end()):
+            continue  # "the 12th of March" was read above
+        day = int(match.group(1))
+        month, year = now.month, now.year
+        if day < now.day:
+            month, year = (1, year + 1) if month == 12 else (month + 1, year)
+        try:
+            found.add(date(year, month, day))
+        except ValueError:
+            continue
     return found.pop() if len(found) == 1 else None
 
 

@@ -52,6 +52,24 @@ if TYPE_CHECKING:
 __all__ = ["KINDS", "SchemaResolver", "kind_of"]
 
 KINDS = ("enum", "number", "boolean", "date", "time", "free-form")
+_TIME_MENTION = re.compile(
+    r"\d(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b|o'clock|\bnoon\b|"
+    r"\b(?:morning|afternoon|evening|night)\b",
+    re.IGNORECASE,
+)
+_ACCEPTANCE = re.compile(
+    r"[.!?]\s*(?:yes|yeah|yep|sure|ok|okay|that works|that's (?:fine|great|good|perfect)|"
+    r"sounds good|perfect|great)\b",
+    re.IGNORECASE,
+)
+
+
+def _accepted_after_time(text: str) -> bool:
+    """Whether the user accepts something after the last time said: two linear scans."""
+    last = None
+    for last in _TIME_MENTION.finditer(text):  # noqa: B007 - only the last one is wanted
+        pass
+    return last is not None and _ACCEPTANCE.search(text, last.end()) is not None
 HINT = "x-agent-lab"
 
 
@@ -286,5 +304,10 @@ class SchemaResolver:
             day = find_date(text, now)
             return day.isoformat() if day else None
         if prop.kind == "time" and same_kind_left == 1:
-            return find_clock(text)
+            clock = find_clock(text)
+            # "at 4:15 pm. Yes, that's great": the other side proposed a time and the user took
+            # it (measured on SGD train: most wrong times are this); leave it to the fallback.
+            if clock is not None and _accepted_after_time(text):
+                return None
+            return clock
         return None
