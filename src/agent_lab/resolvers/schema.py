@@ -70,6 +70,8 @@ def _accepted_after_time(text: str) -> bool:
     for last in _TIME_MENTION.finditer(text):  # noqa: B007 - only the last one is wanted
         pass
     return last is not None and _ACCEPTANCE.search(text, last.end()) is not None
+
+
 HINT = "x-agent-lab"
 
 
