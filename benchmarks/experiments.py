@@ -1,147 +1,249 @@
-"""The published experiment on public benchmarks: SGD dev (both variants), BFCL.
+"""The published experiment on public benchmarks: SGD (train and dev), BFCL, and the demo.
 
 One command reproduces every table of docs/experiments.md:
 
     uv run python benchmarks/experiments.py CORPORA_DIR [--out experiments] [--local-sample N]
 
-CORPORA_DIR holds ``sgd/dev`` and ``bfcl`` (the shared corpora). For each
-workload it imports the benchmark, measures the deterministic precision per
-kind of value (no LLM), runs the three policies under the simulated provider
-on every case, and, with ``--local-sample N`` (default 60, 0 to skip), under
-the embedded local model on a stratified sample of N cases. Each run is saved
-in its own database with an HTML report; a summary table in Markdown is
-printed and written to ``OUT/summary.md``.
+CORPORA_DIR holds ``sgd/train``, ``sgd/dev`` and ``bfcl`` (the shared corpora).
+For each workload it imports the benchmark and then, through the
+``agent-lab`` command only (each command is printed as it runs, so every
+step can be rerun by hand):
 
-Everything goes through the ``agent-lab`` command, so each step can also be
-run by hand (the commands are printed as they run).
+* measures the deterministic precision per kind of value, no LLM, on SGD
+  train (where the resolver's rules were tuned) and on dev (held out);
+* runs the three policies on every case under the sighted simulated model,
+  once per error profile in ``--profiles`` (default ``ideal`` and
+  ``typical``), and once under the oracle (the answer key: a ceiling);
+* sweeps the simulated model's ``wrong_value`` rate and states the
+  break-even (``--sweep-limit`` cases, at a 1 ms simulated latency, since a
+  sweep measures accuracy and requests, not time);
+* with ``--local-sample N`` (default 40, 0 to skip), runs the embedded local
+  model on a stratified sample of N cases, and ``agent-lab demo`` itself.
+
+Each figure comes from ``agent-lab report --json``, ``precision --json`` or
+``sweep --json``, the same numbers the reports print. The tables are written,
+in Markdown, to ``OUT/summary.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
-import sqlite3
-import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-WORKLOADS = {
-    "sgd-payload": ("sgd", "sgd/dev", "workload-payload.jsonl"),
-    "sgd-utterance": ("sgd", "sgd/dev", "workload-utterance.jsonl"),
-    "bfcl-simple": ("bfcl", "bfcl", "workload-simple_python.jsonl"),
-    "bfcl-multiple": ("bfcl", "bfcl", "workload-multiple.jsonl"),
-    "bfcl-irrelevance": ("bfcl", "bfcl", "workload-irrelevance.jsonl"),
+SGD = {"sgd-payload": "workload-payload.jsonl", "sgd-utterance": "workload-utterance.jsonl"}
+BFCL = {
+    "bfcl-simple": "workload-simple_python.jsonl",
+    "bfcl-multiple": "workload-multiple.jsonl",
+    "bfcl-parallel": "workload-parallel.jsonl",
+    "bfcl-parallel-multiple": "workload-parallel_multiple.jsonl",
+    "bfcl-irrelevance": "workload-irrelevance.jsonl",
 }
+WORKLOADS = {**{k: ("sgd", v) for k, v in SGD.items()}, **{k: ("bfcl", v) for k, v in BFCL.items()}}
+RATES = "0,0.01,0.02,0.05,0.1,0.2"
 
 
-HEADER = (
-    "| workload | provider | policy | trials | accuracy | LLM calls/trial | no LLM call "
-    "| p50 ms | tokens/trial |",
-    "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+class Lab:
+    """Runs ``agent-lab`` commands, logging each with its output."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.log = out / "commands.log"
+
+    def __call__(self, *argv: str) -> str:
+        command = ["agent-lab", *argv]
+        print("$ " + shlex.join(command), flush=True)
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        with self.log.open("a", encoding="utf-8") as handle:
+            handle.write("$ " + shlex.join(command) + "\n" + done.stdout + done.stderr + "\n")
+        if done.returncode != 0:
+            sys.exit(f"failed ({done.returncode}): {done.stderr.strip()}")
+        return done.stdout
+
+    def json(self, *argv: str) -> Any:
+        return json.loads(self(*argv, "--json"))
+
+
+def pct(estimate: dict[str, Any]) -> str:
+    """``98.5% [98.1, 98.8]``, or ``n/a`` when unknown."""
+    if estimate.get("value") is None:
+        return "n/a"
+    value, low, high = estimate["value"], estimate["low"], estimate["high"]
+    return f"{value:.1%} [{low:.1%}, {high:.1%}]".replace("%,", ",").replace("%]", "]")
+
+
+def number(estimate: dict[str, Any], digits: int = 2) -> str:
+    value = estimate.get("value")
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+PRECISION_HEADER: tuple[str, ...] = (
+    "| split | workload | values filled | precision | "
+    "boolean | date | enum | free-form | number | time |",
+    "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
 )
 
 
-def agent_lab(*argv: str, log: Path) -> str:
-    command = ["agent-lab", *argv]
-    print("$ " + shlex.join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    with log.open("a", encoding="utf-8") as handle:
-        handle.write("$ " + shlex.join(command) + "\n" + done.stdout + done.stderr + "\n")
-    if done.returncode != 0:
-        sys.exit(f"failed ({done.returncode}): {done.stderr.strip()}")
-    return done.stdout
+def precision_row(split: str, name: str, figures: dict[str, Any]) -> str:
+    overall = figures["overall"]
+    kinds = figures["by_kind"]
+
+    def kind(name: str) -> str:
+        if name not in kinds or not kinds[name]["filled"]:
+            return "-"
+        k = kinds[name]
+        return f"{k['precision']:.2%} ({k['filled']})"
+
+    cells = [kind(k) for k in ("boolean", "date", "enum", "free-form", "number", "time")]
+    precision = pct({"value": overall["precision"], "low": overall["low"], "high": overall["high"]})
+    return f"| {split} | {name} | {overall['filled']} | {precision} | " + " | ".join(cells) + " |"
 
 
-def summary(db: Path) -> list[tuple[str, int, float, float, float, float, float]]:
-    """policy, trials, accuracy, LLM calls/trial, share with no LLM call, p50 ms, tokens/trial."""
-    with sqlite3.connect(db) as connection:
-        rows = connection.execute(
-            """
-            SELECT policy, COUNT(*), AVG(correct), AVG(llm_calls), AVG(llm_calls = 0),
-                   AVG(COALESCE(prompt_tokens, 0) + COALESCE(completion_tokens, 0))
-            FROM trials WHERE warmup = 0 GROUP BY policy ORDER BY policy
-            """
-        ).fetchall()
-        latencies = {
-            policy: [
-                ns for (ns,) in connection.execute(
-                    "SELECT latency_ns FROM trials WHERE warmup = 0 AND policy = ?", (policy,)
-                )
-            ]
-            for policy, *_ in rows
-        }  # fmt: skip
+POLICY_HEADER: tuple[str, ...] = (
+    "| workload | model | policy | trials | accuracy (95% CI) | in domain | out of domain "
+    "| exact | LLM calls/trial | tokens/trial | p50 ms |",
+    "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+)
+
+
+def policy_rows(
+    name: str, model: str, report: dict[str, Any], *, references: bool = True
+) -> list[str]:
+    rows = [
+        f"| {name} | {model} | {p['policy']} | {p['trials']} | {pct(p['accuracy'])} "
+        f"| {number(p['accuracy_in_domain'], 3)} | {number(p['accuracy_out_of_domain'], 3)} "
+        f"| {number(p['accuracy_exact'], 3)} | {number(p['llm_calls_per_trial'])} "
+        f"| {number(p['tokens_per_trial'], 0)} | {number(p['latency_p50_ms'], 1)} |"
+        for p in report["policies"]
+    ]
+    rows += [
+        f"| {name} | (no LLM) | *{r['name']}* | | {pct(r['accuracy'])} | | | | 0 | 0 | |"
+        for r in report["references"]
+        if references
+    ]
+    return rows
+
+
+SWEEP_HEADER: tuple[str, ...] = (
+    "| workload | wrong_value | deterministic-first | llm-always | always-decline "
+    "| det-first LLM calls/trial |",
+    "| --- | ---: | --- | --- | --- | ---: |",
+)
+
+
+def sweep_rows(name: str, sweep: dict[str, Any]) -> list[str]:
+    decline = pct(sweep["always_decline"])
     return [
-        (policy, n, acc, calls, free, statistics.median(latencies[policy]) / 1e6, tokens)
-        for policy, n, acc, calls, free, tokens in rows
+        f"| {name} | {point['setting']['wrong_value']:g} "
+        f"| {pct(point['accuracy']['deterministic-first'])} "
+        f"| {pct(point['accuracy']['llm-always'])} | {decline} "
+        f"| {number(point['llm_calls_per_trial']['deterministic-first'])} |"
+        for point in sweep["points"]
     ]
 
 
-def table_row(name: str, provider: str, db: Path) -> list[str]:
-    return [
-        f"| {name} | {provider} | {policy} | {n} | {acc:.1%} | {calls:.2f} "
-        f"| {free:.1%} | {p50:.1f} | {tokens:.0f} |"
-        for policy, n, acc, calls, free, p50, tokens in summary(db)
-    ]
+def break_even_line(name: str, sweep: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for b in sweep["break_even"]:
+        if b["value"] is None:
+            lines.append(f"* {name}: none in range ({RATES})")
+            continue
+        low = "below range" if b["low"] is None else f"{b['low']:.3g}"
+        high = "above range" if b["high"] is None else f"{b['high']:.3g}"
+        lines.append(f"* {name}: {b['value']:.3g} [{low}, {high}]; above it, {b['above']} wins")
+    return "\n".join(lines)
+
+
+def section(title: str, lines: list[str]) -> str:
+    return f"### {title}\n\n" + "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("corpora", type=Path)
     parser.add_argument("--out", type=Path, default=Path("experiments"))
-    parser.add_argument("--local-sample", type=int, default=60)
     parser.add_argument("--only", choices=sorted(WORKLOADS), action="append")
-    parser.add_argument("--no-simulated", action="store_true", help="only the local-model runs")
-    parser.add_argument(
-        "--summary-only", action="store_true", help="print the table of the databases in --out"
-    )
+    parser.add_argument("--profiles", default="ideal,typical")
+    parser.add_argument("--concurrency", default="128")
+    parser.add_argument("--sweep-limit", type=int, default=1000)
+    parser.add_argument("--local-sample", type=int, default=40)
+    parser.add_argument("--no-demo", action="store_true", help="skip agent-lab demo")
     options = parser.parse_args()
     out: Path = options.out
     out.mkdir(parents=True, exist_ok=True)
-    if options.summary_only:
-        rows = [
-            row
-            for name in WORKLOADS
-            for provider in ("simulated", "local")
-            if (out / f"{name}-{provider}.sqlite").is_file()
-            for row in table_row(name, provider, out / f"{name}-{provider}.sqlite")
-        ]
-        print("\n".join([*HEADER, *rows]))
-        return
-    log = out / "commands.log"
-    imported: set[str] = set()
-    lines = list(HEADER)
-    for name in options.only or WORKLOADS:
-        source, folder, workload = WORKLOADS[name]
-        data = out / source
-        if source not in imported:
-            agent_lab("import", source, str(options.corpora / folder), "--out", str(data), log=log)
-            imported.add(source)
+    lab = Lab(out)
+    names = options.only or list(WORKLOADS)
+
+    sgd_train, sgd_dev, bfcl = out / "sgd-train", out / "sgd", out / "bfcl"
+    if any(WORKLOADS[n][0] == "sgd" for n in names):
+        lab("import", "sgd", str(options.corpora / "sgd/dev"), "--out", str(sgd_dev))
+        lab("import", "sgd", str(options.corpora / "sgd/train"), "--out", str(sgd_train))
+    if any(WORKLOADS[n][0] == "bfcl" for n in names):
+        lab("import", "bfcl", str(options.corpora / "bfcl"), "--out", str(bfcl))
+
+    precision = list(PRECISION_HEADER)
+    policies = list(POLICY_HEADER)
+    sweeps = list(SWEEP_HEADER)
+    break_evens: list[str] = []
+    local = list(POLICY_HEADER)
+    for name in names:
+        source, workload = WORKLOADS[name]
+        data = sgd_dev if source == "sgd" else bfcl
         cases = str(data / workload)
-        precision = agent_lab(
-            "precision", cases, "--plugins", str(data), "--examples", "5", log=log
-        )
-        (out / f"{name}-precision.txt").write_text(precision, encoding="utf-8")
-        runs: list[tuple[str, list[str]]] = []
-        if not options.no_simulated:
-            runs.append(("simulated", ["--provider", "simulated", "--concurrency", "64"]))
-        if options.local_sample:
-            runs.append(("local", ["--provider", "local", "--limit", str(options.local_sample)]))
-        for provider, extra in runs:
-            db = out / f"{name}-{provider}.sqlite"
+        plugins = ("--plugins", str(data))
+        splits = [("train", sgd_train), ("dev", sgd_dev)] if source == "sgd" else [("", bfcl)]
+        if "parallel" not in name and "irrelevance" not in name:
+            for split, folder in splits:
+                figures = lab.json("precision", str(folder / workload), "--plugins", str(folder))
+                precision.append(precision_row(split or "-", name, figures))
+        common = (*plugins, "--no-progress", "--concurrency", options.concurrency)
+        models: list[tuple[str, tuple[str, ...]]] = [
+            (f"simulated, {p}", ("--provider", "simulated", "--llm-profile", p))
+            for p in options.profiles.split(",")
+        ]
+        models.append(("ORACLE (a ceiling, not a model)", ("--provider", "oracle")))
+        for index, (label, provider) in enumerate(models):
+            db = out / f"{name}-{label.split(',')[-1].strip().split()[0].lower()}.sqlite"
             db.unlink(missing_ok=True)
-            agent_lab(
-                "run", cases, "--plugins", str(data), "--db", str(db), "--no-progress", *extra,
-                log=log,
-            )  # fmt: skip
-            report = agent_lab("report", str(db), "--html", str(out / f"{name}-{provider}.html"),
-                               log=log)  # fmt: skip
-            (out / f"{name}-{provider}.txt").write_text(report, encoding="utf-8")
-            lines += table_row(name, provider, db)
-    table = "\n".join(lines) + "\n"
-    summary_file = out / ("summary-local.md" if options.no_simulated else "summary.md")
-    summary_file.write_text(table, encoding="utf-8")
-    print(table)
+            lab("run", cases, *common, *provider, "--db", str(db))
+            lab("report", str(db), "--html", str(db.with_suffix(".html")))
+            report = lab.json("report", str(db))
+            policies += policy_rows(name, label, report, references=index == 0)
+        db = out / f"{name}-sweep.sqlite"
+        db.unlink(missing_ok=True)
+        sweep = lab.json(
+            "sweep", cases, *common, "--db", str(db), "--limit", str(options.sweep_limit),
+            "--simulated-latency", "1,2", "--vary", f"wrong_value={RATES}",
+            "--html", str(db.with_suffix(".html")),
+        )  # fmt: skip
+        sweeps += sweep_rows(name, sweep)
+        break_evens.append(break_even_line(name, sweep))
+        if options.local_sample:
+            db = out / f"{name}-local.sqlite"
+            db.unlink(missing_ok=True)
+            lab("run", cases, *plugins, "--no-progress", "--provider", "local",
+                "--limit", str(options.local_sample), "--db", str(db))  # fmt: skip
+            local += policy_rows(name, "local SmolLM2-135M", lab.json("report", str(db)))
+    if options.local_sample and not options.no_demo:
+        lab("demo", "--out", str(out / "demo"), "--no-progress")
+        report = lab.json("report", str(out / "demo" / "results.sqlite"))
+        local += policy_rows("demo", "local SmolLM2-135M", report)
+
+    text = "\n".join(
+        [
+            section("Deterministic precision (no LLM; rules tuned on train)", precision),
+            section("Policies, every case", policies),
+            section(f"Break-even sweep of wrong_value ({options.sweep_limit} cases)", sweeps),
+            section("Break-even wrong_value (95% CI)", break_evens),
+            section(f"Local model ({options.local_sample}-case samples; the demo)", local),
+        ]
+    )
+    (out / "summary.md").write_text(text, encoding="utf-8")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,16 @@ def test_the_break_even_is_where_the_curves_cross_with_an_interval() -> None:
     assert "deterministic-first is also the more accurate policy" in even.sentence()
 
 
+def test_a_tie_at_the_first_rate_then_a_reversal_is_not_the_break_even() -> None:
+    """Tied at 0, det-first ahead at 0.05, behind from 0.15: the break-even lies in between."""
+    rates = [0.0, 0.05, 0.1, 0.15, 0.2]
+    always = {0.0: 0.8, 0.05: 0.7, 0.1: 0.8, 0.15: 0.9, 0.2: 0.95}
+    runs = [({"wrong_value": r}, f"r{r}", curve(0.8, always[r])) for r in rates]
+    (even,) = summarize_sweep("s", [("wrong_value", rates)], runs).break_evens
+    assert even.value == pytest.approx(0.1, abs=0.001)
+    assert even.above == "llm-always"
+
+
 def test_no_crossing_in_range_is_said_so() -> None:
     runs = [({"wrong_value": r}, f"r{r}", curve(0.5, 0.9)) for r in (0.0, 0.1)]
     (even,) = summarize_sweep("s", [("wrong_value", [0.0, 0.1])], runs).break_evens

@@ -231,15 +231,23 @@ def _case_matrix(
 
 
 def _crossing(rates: np.ndarray, gap: np.ndarray) -> float | None:
-    """The first rate where ``gap`` (challenger minus baseline) changes sign, interpolated."""
-    for index in range(len(rates) - 1):
+    """The last rate where ``gap`` (challenger minus baseline) reaches zero or changes sign.
+
+    The last, not the first: above it one policy leads all the way to the end of the
+    range, which is what "above the break-even, X is the more accurate" must mean. A
+    tie at the first rate followed by a lead that later reverses is not a break-even.
+    """
+    signs = np.sign(gap)
+    final = signs[-1] if len(signs) else 0
+    if len(signs) == 0 or final == 0:
+        return float(rates[-1]) if len(signs) else None
+    for index in range(len(rates) - 2, -1, -1):
+        if signs[index] == final:
+            continue
         left, right = gap[index], gap[index + 1]
         if left == 0:
             return float(rates[index])
-        if left * right < 0:
-            return float(rates[index] + (rates[index + 1] - rates[index]) * left / (left - right))
-    if len(gap) and gap[-1] == 0:
-        return float(rates[-1])
+        return float(rates[index] + (rates[index + 1] - rates[index]) * left / (left - right))
     return None
 
 
@@ -264,20 +272,19 @@ def _break_even(
     rng = np.random.default_rng(seed)
     crossings: list[float] = []
     below = beyond = 0
-    # The side the measured curve starts on: a resample that stays on it never reaches
-    # the crossing within the range (it lies beyond the last rate); one that stays on
-    # the other side crossed before the first rate.
-    start = np.sign(gap[0]) or -np.sign(gap[-1])
+    # A resample that never crosses stays on one side: on the side the measured curve
+    # ends on, the crossing lies below the first rate; on the other, beyond the last.
+    final = np.sign(gap[-1]) or -np.sign(gap[0])
     for _ in range(RESAMPLES):
         picks = rng.integers(0, len(shared), size=len(shared))
         drawn = a[picks].mean(axis=0) - b[picks].mean(axis=0)
         found = _crossing(rates, drawn)
         if found is not None:
             crossings.append(found)
-        elif np.sign(drawn[0]) == start:
-            beyond += 1
-        else:
+        elif np.sign(drawn[-1]) == final:
             below += 1
+        else:
+            beyond += 1
     no_crossing = (below + beyond) / RESAMPLES
     low = high = None
     if value is not None and crossings:
