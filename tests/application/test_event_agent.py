@@ -32,21 +32,24 @@ def test_routes_and_resolves_with_plain_code_and_no_llm() -> None:
 
 
 def test_asks_the_llm_to_choose_only_when_no_route_matches_and_counts_it() -> None:
-    """No route: the provider picks the event (one request), then the kernel runs as usual."""
+    """No route: the provider picks the event (one request), and never a second one.
+
+    The choice came with no arguments; LLM-always would stop there, so the
+    event agent does too (no regret): what the choice lacks stays missing.
+    """
     choose = ProviderReply(
         tool_calls=(ToolCall(name="play_music", arguments_raw="{}", arguments={}),)
     )
-    fill = ProviderReply(text='{"query": "Coldplay", "kind": "artist"}')
-    provider = ScriptedProvider([choose, fill])
+    provider = ScriptedProvider([choose])
     agent = EventAgent(
         plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
     )
     reply = asyncio.run(agent.respond("I'd like to hear something from Coldplay", context=NOW))
     assert reply.routed_by == "llm"
-    assert reply.status is Status.SUCCESS
-    assert reply.arguments == {"query": "Coldplay", "kind": "artist"}
-    assert reply.llm_calls == 2
-    assert [r.purpose for r in provider.requests] == ["tool_choice", "fallback"]
+    assert reply.event == "play_music"
+    assert reply.status is Status.MISSING_INFORMATION
+    assert (reply.llm_calls, reply.path) == (1, "choice")
+    assert [r.purpose for r in provider.requests] == ["tool_choice"]
 
 
 def test_the_choices_own_arguments_fill_the_gap_with_no_second_request() -> None:

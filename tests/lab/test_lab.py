@@ -356,14 +356,14 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path: Path) -> No
 
 
 def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Path) -> None:
-    """Schema 2 added eight trial columns: read-only reads their defaults, writing adds them."""
+    """Schemas 2 and 3 added nine trial columns: read-only reads their defaults, writing adds."""
     path = tmp_path / "old.sqlite"
     with Store(path) as store:
         new_run(store)
         store.add_trials("r1", [trial("a")])
     connection = sqlite3.connect(path, isolation_level=None)
     added = ("correct_exact", "alternatives", "matching", "text", "llm_raw", "failure")
-    for column in (*added, "calls", "expected_calls"):
+    for column in (*added, "calls", "expected_calls", "path"):
         connection.execute(f"ALTER TABLE trials DROP COLUMN {column}")
     connection.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     connection.close()
@@ -371,6 +371,7 @@ def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Pa
     with Store(path, read_only=True) as reader:
         (row,) = reader.trials("r1")
     assert (row.correct_exact, row.matching, row.text, row.llm_raw) == (None, "exact", "", None)
+    assert row.path == "none"
     assert path.read_bytes() == before
     with Store(path) as writer:
         writer.add_trials("r1", [trial("b", text="hello", correct_exact=True)])
@@ -378,4 +379,4 @@ def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Pa
     assert rows["b"].text == "hello"
     assert rows["b"].correct_exact is True
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
-    assert version.fetchone() == ("2",)
+    assert version.fetchone() == ("3",)

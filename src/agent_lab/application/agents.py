@@ -26,13 +26,13 @@ from agent_lab.application.events.models import (
     Status,
 )
 from agent_lab.application.events.registry import EventRegistry
-from agent_lab.application.llm import ChoiceOutcome, ToolChoice, ToolChooser
-from agent_lab.application.replies import AgentReply, DispatchedCall, Routing
-from agent_lab.strict_json import has_pointer
+from agent_lab.application.fallback_paths import CheaperPath
+from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChoice, ToolChooser
+from agent_lab.application.replies import AgentReply, DispatchedCall, FallbackPath, Routing
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Collection, Mapping
+    from collections.abc import Collection, Mapping
 
     from agent_lab.application.events.models import Fallback, Resolver
     from agent_lab.application.plugins import PluginSet
@@ -49,29 +49,22 @@ _PREFILL = "agent_lab.prefill"
 
 @dataclass(slots=True)
 class _ChoiceFirst:
-    """One message's fallback: the model's tool choice when it covers the gap, else ``fallback``.
+    """One message's fallback when the model chose its event: that tool call's arguments.
 
     The model that chose the event by tool calling already sent arguments for
-    it; when they hold everything missing, asking again would pay a second
-    request for the same answer. They go through the same strict parse and
-    raw/parsed audit as any fallback reply, and resolved values still win (K19).
+    it; asking again would pay a second request where LLM-always pays one, so
+    they serve as the fallback reply whatever they cover (what they leave out
+    stays missing). They go through the same strict parse and raw/parsed
+    audit as any fallback reply, and resolved values still win (K19).
     """
 
     choice: ToolChoice
-    fallback: Fallback
     served: bool = False
     """Whether the choice served as the reply: then the kernel counted its request."""
 
-    def __call__(self, request: FallbackRequest) -> FallbackReply | Awaitable[FallbackReply]:
-        if _covers(self.choice.arguments, request.must_fill):
-            self.served = True
-            return reply_from(self.choice)
-        return self.fallback(request)
-
-
-def _covers(arguments: object, pointers: tuple[str, ...]) -> bool:
-    """Whether every JSON pointer names a value present in ``arguments``."""
-    return all(has_pointer(arguments, pointer) for pointer in pointers)
+    def __call__(self, request: FallbackRequest) -> FallbackReply:
+        self.served = True
+        return reply_from(self.choice)
 
 
 def _with_prefill(resolver: Resolver | None) -> Resolver:
@@ -104,7 +97,13 @@ def _with_prefill(resolver: Resolver | None) -> Resolver:
 
 
 def _outcome(
-    result: EventResult, *, routed_by: Routing, extra_calls: int, extra_usage: Usage
+    result: EventResult,
+    *,
+    routed_by: Routing,
+    extra_calls: int,
+    extra_usage: Usage,
+    path: FallbackPath,
+    model_text: str | None = None,
 ) -> AgentReply:
     return AgentReply(
         status=result.status,
@@ -116,6 +115,8 @@ def _outcome(
         usage=extra_usage + result.usage if extra_calls else result.usage,
         result=result,
         message=result.message,
+        model_text=model_text,
+        path=path,
     )
 
 
@@ -204,21 +205,63 @@ class EventAgent:
         full_context = dict(context or {})
         if prefill:
             full_context[_PREFILL] = dict(prefill)
-        choice_first = None
-        fallback: Fallback | None = self._fallback
-        if chosen is not None and fallback is not None:
-            fallback = choice_first = _ChoiceFirst(chosen, fallback)
+        fallback, choice_first, cheaper = self._message_fallback(
+            event, chosen, text=text, payload=payload, context=context
+        )
         with installed(fallback):
             result = await self.kernel.adispatch(
                 Event(event, text=text, payload=dict(payload or {}), context=full_context)
             )
+        path = FallbackPath.NONE
         if choice_first is not None and choice_first.served:
             # The choice's own arguments served as the fallback reply: the
             # kernel counted that request already.
-            routing_calls, routing_usage = 0, Usage.zero()
+            routing_calls, routing_usage, path = 0, Usage.zero(), FallbackPath.CHOICE
+        elif cheaper is not None:
+            path = cheaper.path
+            if cheaper.several is not None:
+                # The plain request was answered with several calls of the event: each
+                # goes through the kernel's rules, as LLM-always's would (one request).
+                several = await dispatch_calls(
+                    self._calls_kernel, cheaper.several, text=text, payload=payload, context=context
+                )
+                return dataclasses.replace(several, routed_by=routed_by, path=path)
+        elif result.llm_calls:
+            path = FallbackPath.CUSTOM
         return _outcome(
-            result, routed_by=routed_by, extra_calls=routing_calls, extra_usage=routing_usage
+            result,
+            routed_by=routed_by,
+            extra_calls=routing_calls,
+            extra_usage=routing_usage,
+            path=path,
+            model_text=None if cheaper is None else cheaper.question,
         )
+
+    def _message_fallback(
+        self,
+        event: str,
+        chosen: ToolChoice | None,
+        *,
+        text: str,
+        payload: Mapping[str, JSONValue] | None,
+        context: Mapping[str, object] | None,
+    ) -> tuple[Fallback | None, _ChoiceFirst | None, CheaperPath | None]:
+        """The fallback this message installs, and the handle that says what it did."""
+        if self._fallback is None:
+            return None, None, None
+        if chosen is not None:
+            choice_first = _ChoiceFirst(chosen)
+            return choice_first, choice_first, None
+        if isinstance(self._fallback, LLMFallback) and self.chooser is not None:
+            cheaper = CheaperPath(
+                projected=self._fallback,
+                plain=self.chooser.narrowed((event,)),
+                text=text,
+                payload=payload,
+                context=context,
+            )
+            return cheaper, None, cheaper
+        return self._fallback, None, None
 
 
 class Conversation:
@@ -318,4 +361,10 @@ class ToolAgent:
                     choice.name, text=text, payload=dict(payload or {}), context=dict(context or {})
                 )
             )
-        return _outcome(result, routed_by=Routing.LLM, extra_calls=0, extra_usage=Usage.zero())
+        return _outcome(
+            result,
+            routed_by=Routing.LLM,
+            extra_calls=0,
+            extra_usage=Usage.zero(),
+            path=FallbackPath.TOOL,
+        )

@@ -10,7 +10,13 @@ from agent_lab.application.events.models import FallbackReply, FallbackRequest, 
 from agent_lab.application.prompts import fallback_request, tool_choice_request
 from agent_lab.application.tools import openai_tool
 from agent_lab.errors import ProviderError
-from agent_lab.providers.base import FailureReason, Provider, ProviderReply, ToolCall
+from agent_lab.providers.base import (
+    FailureReason,
+    Provider,
+    ProviderReply,
+    ProviderRequest,
+    ToolCall,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -59,6 +65,10 @@ class LLMFallback:
         Raises:
             ProviderError: The provider failed or replied with nothing usable.
         """
+        return await self.send(self.request_for(request))
+
+    def request_for(self, request: FallbackRequest) -> ProviderRequest:
+        """The provider request this fallback would send for ``request`` (nothing is sent)."""
         provider_request = fallback_request(
             request,
             model=self.model,
@@ -81,6 +91,14 @@ class LLMFallback:
                 tool_choice=request.definition.name,
                 response_schema=None,
             )
+        return provider_request
+
+    async def send(self, provider_request: ProviderRequest) -> FallbackReply:
+        """Send a request built by ``request_for``; the reply as the kernel takes it.
+
+        Raises:
+            ProviderError: The provider failed or replied with nothing usable.
+        """
         reply = await self.provider.complete(provider_request)
         _raise_for_failure(reply)
         if self.mode == "tool":
@@ -202,7 +220,17 @@ class ToolChooser:
         context: Mapping[str, object] | None = None,
     ) -> ToolChoice:
         """Ask the model which event the user means, with which arguments. Never raises."""
-        request = tool_choice_request(
+        return await self.send(self.request_for(text, payload=payload, context=context))
+
+    def request_for(
+        self,
+        text: str,
+        *,
+        payload: Mapping[str, JSONValue] | None = None,
+        context: Mapping[str, object] | None = None,
+    ) -> ProviderRequest:
+        """The tool-calling request ``choose`` would send (nothing is sent)."""
+        return tool_choice_request(
             text,
             self.tools,  # one tuple for every request: its canonical JSON is cached
             payload=payload,
@@ -212,6 +240,9 @@ class ToolChooser:
             temperature=self.temperature,
             seed=self.seed,
         )
+
+    async def send(self, request: ProviderRequest) -> ToolChoice:
+        """Send a request built by ``request_for``; the model's choice. Never raises."""
         reply = await self.provider.complete(request)
         usage, latency = reply.usage, reply.latency_ns
         if reply.failure is not None:

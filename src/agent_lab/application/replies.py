@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject
     from agent_lab.usage import Usage
 
-__all__ = ["AgentReply", "DispatchedCall", "Routing"]
+__all__ = ["AgentReply", "DispatchedCall", "FallbackPath", "Routing"]
 
 
 class Routing(StrEnum):
@@ -25,6 +25,23 @@ class Routing(StrEnum):
     """The caller named the event."""
     NONE = "none"
     """Nobody: no event was found."""
+
+
+class FallbackPath(StrEnum):
+    """Which request filled what the resolver left missing."""
+
+    NONE = "none"
+    """No request: the resolver filled everything, or nothing was dispatched."""
+    PROJECTED = "projected"
+    """The kernel's fallback prompt: the missing fields only, the resolved values fixed."""
+    PLAIN = "plain"
+    """LLM-always's own tool-calling request, when it was the smaller."""
+    CHOICE = "choice"
+    """The arguments of the tool call that chose the event (no second request)."""
+    TOOL = "tool"
+    """LLM-always: its one tool call supplied every argument."""
+    CUSTOM = "custom"
+    """A fallback of the caller's own."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,3 +74,5 @@ class AgentReply:
     """What the model wrote when it called no tool (its question, or why it declined)."""
     calls: tuple[DispatchedCall, ...] = ()
     """When the model answered with several calls: each one, dispatched in turn."""
+    path: FallbackPath = FallbackPath.NONE
+    """Which request filled the gaps, if one was sent."""

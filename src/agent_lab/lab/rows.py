@@ -35,9 +35,9 @@ __all__ = [
     "storable",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """2 added correct_exact, alternatives, matching, text, llm_raw, failure, calls and
-expected_calls to trials."""
+expected_calls to trials; 3 added path."""
 APPLICATION_ID = 0x41474C42  # "AGLB": marks the file as an agent-lab results database
 
 
@@ -106,6 +106,8 @@ _TRIALS = (
     _Column("failure", "TEXT"),
     _Column("calls", "TEXT"),
     _Column("expected_calls", "TEXT"),
+    # Schema 3
+    _Column("path", "TEXT NOT NULL DEFAULT 'none'", "'none'"),
 )
 
 CREATE = (
@@ -201,6 +203,7 @@ def encode_trial(run_id: str, t: TrialRecord, stamp: str) -> tuple[Any, ...]:
         t.failure,
         _json(t.calls),
         _json(t.expected_calls),
+        t.path,
         stamp,
     )
 

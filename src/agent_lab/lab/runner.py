@@ -350,6 +350,7 @@ class Runner:
             fallback_ns=timings.fallback_ns,
             handler_ns=timings.handler_ns,
             routed_by=outcome.routed_by,
+            path=str(outcome.path),
             llm_raw=raw if raw is not None else outcome.model_text,
             calls=[
                 {"event": c.event, "status": str(c.status), "arguments": c.arguments}
