@@ -201,13 +201,13 @@ def main() -> None:
                 figures = lab.json("precision", str(folder / workload), "--plugins", str(folder))
                 precision.append(precision_row(split or "-", name, figures))
         common = (*plugins, "--no-progress", "--concurrency", options.concurrency)
-        models: list[tuple[str, tuple[str, ...]]] = [
-            (f"simulated, {p}", ("--provider", "simulated", "--llm-profile", p))
+        models: list[tuple[str, str, tuple[str, ...]]] = [
+            (p, f"simulated, {p}", ("--provider", "simulated", "--llm-profile", p))
             for p in options.profiles.split(",")
         ]
-        models.append(("ORACLE (a ceiling, not a model)", ("--provider", "oracle")))
-        for index, (label, provider) in enumerate(models):
-            db = out / f"{name}-{label.split(',')[-1].strip().split()[0].lower()}.sqlite"
+        models.append(("oracle", "ORACLE (a ceiling, not a model)", ("--provider", "oracle")))
+        for index, (short, label, provider) in enumerate(models):
+            db = out / f"{name}-{short}.sqlite"
             db.unlink(missing_ok=True)
             lab("run", cases, *common, *provider, "--db", str(db))
             lab("report", str(db), "--html", str(db.with_suffix(".html")))

@@ -27,6 +27,7 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.application.fallback_paths import CheaperPath
+from agent_lab.application.lexical_router import LexicalRouter
 from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChoice, ToolChooser
 from agent_lab.application.replies import AgentReply, DispatchedCall, FallbackPath, Routing
 from agent_lab.usage import Usage
@@ -129,6 +130,8 @@ class EventAgent:
         chooser: Asked to pick the event only when no route matches or the
             best routes tie (``None``: such messages are ``unknown_event``).
         clock: The kernel's clock.
+        lexical: Route a plugin set that has no routes with ``LexicalRouter``
+            (``False``: such messages go to the chooser, as before).
     """
 
     def __init__(
@@ -138,6 +141,7 @@ class EventAgent:
         fallback: Fallback | None = None,
         chooser: ToolChooser | None = None,
         clock: Clock | None = None,
+        lexical: bool = True,
     ) -> None:
         self.plugins = plugins
         self.chooser = chooser
@@ -151,6 +155,11 @@ class EventAgent:
             registry, None if fallback is None else message_fallback, clock=clock
         )
         self._calls_kernel = model_kernel(plugins, clock)
+        # Plugin sets with routes keep them; one without any (imported, or a user's
+        # that lists none) is routed by its events' own words, on a measured margin.
+        self.lexical = (
+            LexicalRouter(plugins.definitions) if lexical and not plugins.routes else None
+        )
 
     async def respond(
         self,
@@ -175,6 +184,8 @@ class EventAgent:
             event, routed_by = route.event, Routing.ROUTER
             if candidates is not None and event not in candidates:
                 event = None
+            if event is None and self.lexical is not None:
+                event, routed_by = self.lexical.rank(text, candidates).best, Routing.LEXICAL
             if event is None and self.chooser is not None:
                 chooser = self.chooser if candidates is None else self.chooser.narrowed(candidates)
                 choice = await chooser.choose(text, payload=payload, context=context)

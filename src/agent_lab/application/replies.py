@@ -19,6 +19,8 @@ class Routing(StrEnum):
 
     ROUTER = "router"
     """Plain code: the plugin set's routes."""
+    LEXICAL = "lexical"
+    """Plain code: the lexical router, for a plugin set with no routes."""
     LLM = "llm"
     """The model, by tool calling."""
     GIVEN = "given"

@@ -16,6 +16,7 @@ __all__ = [
     "concurrency",
     "count",
     "latency_pair",
+    "margins",
     "positive_count",
     "positive_rate",
     "positive_seconds",
@@ -80,6 +81,14 @@ def positive_rate(text: str) -> float:
     if value < 1 / 86_400:
         raise argparse.ArgumentTypeError(f"{text!r} is below one trial a day")
     return value
+
+
+def margins(text: str) -> list[float]:
+    """``M1,M2,...``: relative margins, each in [0, 1] (``agent-lab routing --margins``)."""
+    values = [_finite(part) for part in text.split(",") if part.strip()]
+    if not values or any(not 0.0 <= value <= 1.0 for value in values):
+        raise argparse.ArgumentTypeError(f"{text!r}: give one or more margins, each in [0, 1]")
+    return values
 
 
 def latency_pair(text: str) -> tuple[float, float]:

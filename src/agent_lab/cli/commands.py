@@ -33,6 +33,7 @@ from agent_lab.errors import (
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
 from agent_lab.lab.precision import measure_precision
+from agent_lab.lab.routing import measure_routing
 from agent_lab.lab.store import Store
 from agent_lab.lab.terminal import plain, printable
 from agent_lab.providers.redaction import split_credentials
@@ -51,6 +52,7 @@ __all__ = [
     "precision",
     "providers",
     "report",
+    "routing",
     "run",
     "sweep",
 ]
@@ -276,4 +278,38 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
                 f"{wrong.text[:100]}"
             )
         )
+    return 0
+
+
+def routing(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab routing``: the lexical router's precision and coverage, without an LLM."""
+    plugins = load_plugin_set(options.plugins)
+    plugin_registry(plugins, options.plugins)
+    workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
+    figures = measure_routing(
+        workload, plugins, options.margins, min_terms=options.min_terms, split=options.split
+    )
+    if options.json:
+        rows = [f.as_json() for f in figures]
+        print(json.dumps({"split": options.split, "margins": rows}, indent=2), file=streams.out)
+        return 0
+    cases = figures[0].cases if figures else 0
+    table = Table(
+        title=f"lexical routing over {cases} cases whose event is not given "
+        f"(split {options.split}, at least {options.min_terms} shared words)"
+    )
+    for column in ("margin", "routed", "right", "precision", "95% CI", "coverage"):
+        table.add_column(column, justify="right")
+    for row in figures:
+        found = row.as_json()
+        precision = "n/a" if row.precision is None else f"{row.precision:.1%}"
+        table.add_row(
+            f"{row.margin:g}",
+            str(row.routed),
+            str(row.right),
+            precision,
+            f"[{found['low']:.1%}, {found['high']:.1%}]",
+            f"{row.coverage:.1%}",
+        )
+    streams.console.print(table)
     return 0

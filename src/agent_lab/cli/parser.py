@@ -6,6 +6,7 @@ import argparse
 import typing
 from typing import TYPE_CHECKING
 
+from agent_lab.application.lexical_router import DEFAULT_MARGIN, DEFAULT_MIN_TERMS
 from agent_lab.cli import checks, commands, loading
 
 if TYPE_CHECKING:
@@ -294,3 +295,29 @@ def _plugins(add_parser: AddParser) -> None:
         help='print {"overall": F, "by_kind": {KIND: F}} (F: filled, right, precision, low, high)',
     )
     precision.set_defaults(handler=commands.precision)
+
+    routing = add_parser(
+        "routing", help="how often the lexical router routes, and how often rightly (no LLM)"
+    )
+    routing.add_argument("workload", help="a JSONL file, or a built-in workload name")
+    routing.add_argument("--plugins", required=True)
+    routing.add_argument(
+        "--margins",
+        type=checks.margins,
+        default=[DEFAULT_MARGIN],
+        help=f"relative leads to measure, e.g. 0,0.1,0.2 (default {DEFAULT_MARGIN})",
+    )
+    routing.add_argument(
+        "--min-terms",
+        type=checks.positive_count,
+        default=DEFAULT_MIN_TERMS,
+        help=f"words shared with the best event's description (default {DEFAULT_MIN_TERMS})",
+    )
+    routing.add_argument(
+        "--split",
+        choices=("all", "even", "odd"),
+        default="all",
+        help="the cases whose id ends in an even or odd number (tune on one, report the other)",
+    )
+    routing.add_argument("--json", action="store_true", help="print the figures as JSON")
+    routing.set_defaults(handler=commands.routing)

@@ -1,0 +1,172 @@
+"""A deterministic router for plugin sets with no routes: BM25 over what each event says of itself.
+
+Imported plugin sets (BFCL, SGD) and many user plugin sets carry no route
+patterns, so every message whose event is not named would cost a request
+only to choose it. Each event is described by its words: its name split
+into words (twice, as the strongest evidence), its description, its
+parameters' names, descriptions and enum values. A message is scored against
+those descriptions with BM25 (``bm25s``; scores are IDF-weighted over the
+whole plugin set, so words every event shares count for little), and routed
+without the LLM only when the best candidate leads the next by a relative
+margin whose precision was measured (docs/experiments.md). Otherwise the
+ranking still helps: the LLM is offered the best few candidates only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable, Iterator
+
+    from agent_lab.application.events.models import EventDefinition
+
+__all__ = ["DEFAULT_MARGIN", "DEFAULT_MIN_TERMS", "LexicalRouter", "Ranking", "describe"]
+
+DEFAULT_MARGIN = 0.1
+"""The relative lead (``(best - second) / best``) needed to route without the LLM.
+
+Chosen on the tuning half of BFCL multiple (even case numbers), with
+``min_terms`` 2, as the margin of highest coverage with no wrong route
+there; reported on the other half and on the demo (docs/experiments.md,
+"The lexical router").
+"""
+
+DEFAULT_MIN_TERMS = 2
+"""Distinct words the message must share with the best event's description to route.
+
+One shared word ("minutes", "days") is weak evidence whatever the margin says.
+"""
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[_.\-/]+")
+
+
+def _words(identifier: str) -> str:
+    """``math.factorial`` -> ``math factorial``; ``getUserName`` -> ``get User Name``."""
+    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", identifier))
+
+
+def _schema_words(node: object, depth: int = 0) -> Iterator[str]:
+    # Bounded, like every walk over a schema a plugin or an importer supplies.
+    if depth > 32 or not isinstance(node, dict):
+        return
+    schema = cast("dict[str, Any]", node)
+    description = schema.get("description")
+    if isinstance(description, str):
+        yield description
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        yield " ".join(str(v) for v in cast("list[object]", enum) if isinstance(v, str))
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, sub in cast("dict[str, object]", properties).items():
+            yield _words(name)
+            yield from _schema_words(sub, depth + 1)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield from _schema_words(cast("object", items), depth + 1)
+
+
+def describe(definition: EventDefinition) -> str:
+    """The words an event is known by: name (twice), description, parameters."""
+    name = _words(definition.name)
+    # A Pydantic model class is converted at registration; unregistered, its words are the name's.
+    parameters: object = definition.parameters
+    schema: object = parameters if isinstance(parameters, Mapping) else {}
+    parts = [name, name, definition.description, *_schema_words(schema)]
+    return " ".join(part for part in parts if part)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """Candidates best first with their scores, and whether the best leads by the margin."""
+
+    ranked: tuple[tuple[str, float], ...]
+    margin: float
+    """The best's relative lead over the second: ``(best - second) / best`` (0 when unscored)."""
+    confident: bool
+
+    @property
+    def best(self) -> str | None:
+        """The event to route to without the LLM, or ``None``."""
+        return self.ranked[0][0] if self.confident and self.ranked else None
+
+    def top(self, count: int) -> tuple[str, ...]:
+        """The best ``count`` candidates' names."""
+        return tuple(name for name, _ in self.ranked[:count])
+
+
+def _bm25s() -> Any:
+    # Imported on first use: about a second, paid only by plugin sets with no routes.
+    # The package ships no type information, so it is read as Any.
+    import bm25s  # noqa: PLC0415  # pyright: ignore[reportMissingTypeStubs]
+
+    return bm25s
+
+
+def _tokens(texts: list[str]) -> list[list[str]]:
+    tokenize: Any = _bm25s().tokenize
+    return cast(
+        "list[list[str]]", tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+    )
+
+
+class LexicalRouter:
+    """Ranks a plugin set's events against a message; routes only on a measured margin.
+
+    Args:
+        definitions: The plugin set's events (the index is built once, here).
+        margin: The relative lead needed to route (``DEFAULT_MARGIN``).
+    """
+
+    def __init__(
+        self,
+        definitions: Iterable[EventDefinition],
+        *,
+        margin: float = DEFAULT_MARGIN,
+        min_terms: int = DEFAULT_MIN_TERMS,
+    ) -> None:
+        if not 0.0 <= margin <= 1.0:
+            raise ValueError(f"margin must be in [0, 1], not {margin!r}")
+        if min_terms < 1:
+            raise ValueError(f"min_terms must be at least 1, not {min_terms!r}")
+        chosen = tuple(definitions)
+        self.names = tuple(d.name for d in chosen)
+        self.margin = margin
+        self.min_terms = min_terms
+        self._index = {name: i for i, name in enumerate(self.names)}
+        documents = _tokens([describe(d) for d in chosen])
+        self._terms = [frozenset(words) for words in documents]
+        self._retriever: Any = _bm25s().BM25()
+        if chosen:
+            self._retriever.index(documents, show_progress=False)
+
+    def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
+        """Score ``text`` against the candidates (default: every event), best first.
+
+        Routing needs two candidates at least: with one, there is nothing to
+        tell apart, and whether it fits at all is the LLM's call.
+        """
+        names = [n for n in (self.names if candidates is None else candidates) if n in self._index]
+        if not names:
+            return Ranking((), 0.0, confident=False)
+        query = _tokens([text])[0]
+        scores: np.ndarray = (
+            self._retriever.get_scores(query) if query else np.zeros(len(self.names))
+        )
+        ranked = sorted(
+            ((name, float(scores[self._index[name]])) for name in names),
+            key=lambda item: (-item[1], item[0]),
+        )
+        best = ranked[0][1]
+        second = ranked[1][1] if len(ranked) > 1 else 0.0
+        margin = (best - second) / best if best > 0 else 0.0
+        shared = len(self._terms[self._index[ranked[0][0]]].intersection(query))
+        confident = len(ranked) > 1 and margin >= self.margin and shared >= self.min_terms
+        return Ranking(tuple(ranked), margin, confident=confident)

@@ -1,0 +1,122 @@
+"""The lexical router: events ranked by their own words; a route only on a measured lead."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agent_lab import EventDefinition, Status
+from agent_lab.application.agents import EventAgent
+from agent_lab.application.lexical_router import LexicalRouter, describe
+from agent_lab.application.llm import LLMFallback, ToolChooser
+from agent_lab.application.plugins import PluginSet, Route
+from agent_lab.providers import ProviderReply, ToolCall
+from agent_lab.providers.testing import ScriptedProvider
+
+
+def event(name: str, description: str, **properties: dict[str, Any]) -> EventDefinition:
+    return EventDefinition(
+        name,
+        description=description,
+        parameters={"type": "object", "properties": properties, "additionalProperties": False},
+        handler=dict,
+    )
+
+
+WEATHER = event(
+    "weather.getForecast",
+    "Get the weather forecast for a city.",
+    city={"type": "string", "description": "the city name"},
+    unit={"type": "string", "enum": ["celsius", "fahrenheit"]},
+)
+FLIGHTS = event(
+    "book_flight",
+    "Book a flight between two airports.",
+    origin={"type": "string", "description": "departure airport"},
+    destination={"type": "string", "description": "arrival airport"},
+)
+MUSIC = event("play_music", "Play a song or an artist.", query={"type": "string"})
+EVENTS = (WEATHER, FLIGHTS, MUSIC)
+
+
+def test_an_event_is_described_by_its_name_description_parameters_and_enums() -> None:
+    words = describe(WEATHER)
+    assert words.startswith("weather get Forecast weather get Forecast Get the weather")
+    assert "city" in words
+    assert "the city name" in words
+    assert "celsius fahrenheit" in words
+
+
+def test_the_best_candidate_routes_when_it_leads_and_shares_two_words() -> None:
+    ranking = LexicalRouter(EVENTS).rank("what is the weather forecast in Paris, in celsius?")
+    assert ranking.best == "weather.getForecast"
+    assert ranking.ranked[0][0] == "weather.getForecast"
+    assert ranking.margin > 0.1
+
+
+def test_one_shared_word_is_not_enough_to_route() -> None:
+    ranking = LexicalRouter(EVENTS).rank("a song please")
+    assert ranking.ranked[0][0] == "play_music"
+    assert ranking.best is None  # "song" alone
+
+
+def test_a_narrow_lead_is_not_enough_to_route() -> None:
+    router = LexicalRouter(EVENTS, margin=1.0)
+    assert router.rank("book a flight, and the weather forecast for the city").best is None
+
+
+def test_candidates_limit_the_ranking_and_one_candidate_never_routes() -> None:
+    router = LexicalRouter(EVENTS)
+    two = router.rank("weather forecast for the city", ["book_flight", "play_music"])
+    assert {name for name, _ in two.ranked} == {"book_flight", "play_music"}
+    assert two.best is None  # neither shares a word
+    alone = router.rank("weather forecast for the city", ["weather.getForecast"])
+    assert alone.best is None
+    assert router.rank("anything", ["not_an_event"]).ranked == ()
+
+
+@pytest.mark.parametrize("text", ["", "   ", "the a of", "!!!"])
+def test_text_with_no_words_never_routes(text: str) -> None:
+    assert LexicalRouter(EVENTS).rank(text).best is None
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="margin"):
+        LexicalRouter(EVENTS, margin=1.5)
+    with pytest.raises(ValueError, match="min_terms"):
+        LexicalRouter(EVENTS, min_terms=0)
+
+
+def test_a_plugin_set_with_no_routes_is_routed_lexically_with_no_request() -> None:
+    provider = ScriptedProvider([])
+    plugins = PluginSet("no-routes", definitions=EVENTS)
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("the weather forecast for Paris"))
+    assert (reply.event, reply.routed_by) == ("weather.getForecast", "lexical")
+    assert reply.status is Status.SUCCESS  # nothing required: no fallback either
+    assert (reply.llm_calls, provider.requests) == (0, [])
+
+
+def test_plugin_sets_with_routes_keep_them_and_the_router_can_be_turned_off() -> None:
+    choose = ProviderReply(
+        tool_calls=(ToolCall(name="play_music", arguments_raw='{"query": "x"}', arguments={}),)
+    )
+    routed = PluginSet(
+        "routed", definitions=EVENTS, routes=(Route("play_music", patterns=(r"\bsing\b",)),)
+    )
+    assert EventAgent(routed).lexical is None
+    provider = ScriptedProvider([choose])
+    plugins = PluginSet("no-routes", definitions=EVENTS)
+    agent = EventAgent(
+        plugins,
+        fallback=LLMFallback(provider),
+        chooser=ToolChooser(provider, plugins.definitions),
+        lexical=False,
+    )
+    reply = asyncio.run(agent.respond("the weather forecast for Paris"))
+    assert reply.routed_by == "llm"
+    assert [r.purpose for r in provider.requests] == ["tool_choice"]
