@@ -25,6 +25,9 @@ class Usage:
     """Token counts come from an estimate, not from the provider."""
     requests: int = 1
     """How many requests these figures cover (retries included)."""
+    cached_tokens: int | None = None
+    """Of ``prompt_tokens``, those the server read from its prompt cache; ``None``
+    when it did not say (most servers, and every estimate)."""
 
     @classmethod
     def zero(cls) -> Usage:
@@ -48,6 +51,7 @@ class Usage:
             model=model,
             estimated=self.estimated or other.estimated,
             requests=self.requests + other.requests,
+            cached_tokens=_add_reported(self.cached_tokens, other.cached_tokens),
         )
 
 
@@ -55,7 +59,14 @@ def _add_known(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else a + b
 
 
-ZERO_USAGE = Usage(prompt_tokens=0, completion_tokens=0, cost=Decimal(0), requests=0)
+def _add_reported(a: int | None, b: int | None) -> int | None:
+    # A cache count is reported by some servers only: the sum of what was reported.
+    return a if b is None else b if a is None else a + b
+
+
+ZERO_USAGE = Usage(
+    prompt_tokens=0, completion_tokens=0, cost=Decimal(0), requests=0, cached_tokens=None
+)
 
 
 MAX_COUNT = 2**63
@@ -87,8 +98,11 @@ def checked_usage(usage: object) -> Usage | None:
         return None
     prompt, completion, cost = usage.prompt_tokens, usage.completion_tokens, usage.cost
     requests, model, estimated = usage.requests, usage.model, usage.estimated
+    cached = usage.cached_tokens
     if (
-        type(prompt) in (int, _NONE)
+        type(cached) in (int, _NONE)
+        and (cached is None or 0 <= cached < MAX_COUNT)
+        and type(prompt) in (int, _NONE)
         and type(completion) in (int, _NONE)
         and type(requests) is int
         and (prompt is None or 0 <= prompt < MAX_COUNT)
@@ -107,4 +121,5 @@ def checked_usage(usage: object) -> Usage | None:
         model=model if type(model) is str else None,
         estimated=estimated if type(estimated) is bool else True,
         requests=1 if counted is None else counted,
+        cached_tokens=checked_count(cached),
     )

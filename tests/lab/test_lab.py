@@ -356,14 +356,14 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path: Path) -> No
 
 
 def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Path) -> None:
-    """Schemas 2 and 3 added nine trial columns: read-only reads their defaults, writing adds."""
+    """Schemas 2 and 3 added ten trial columns: read-only reads their defaults, writing adds."""
     path = tmp_path / "old.sqlite"
     with Store(path) as store:
         new_run(store)
         store.add_trials("r1", [trial("a")])
     connection = sqlite3.connect(path, isolation_level=None)
     added = ("correct_exact", "alternatives", "matching", "text", "llm_raw", "failure")
-    for column in (*added, "calls", "expected_calls", "path"):
+    for column in (*added, "calls", "expected_calls", "cached_tokens", "path"):
         connection.execute(f"ALTER TABLE trials DROP COLUMN {column}")
     connection.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     connection.close()

@@ -489,3 +489,26 @@ def test_a_redirect_to_a_closed_port_is_a_connection_error(
     reply = asyncio.run(one())
     assert reply.failure is not None
     assert reply.failure.reason == FailureReason.CONNECTION_ERROR
+
+
+@pytest.mark.parametrize(
+    ("details", "cached"),
+    [
+        ({"cached_tokens": 64}, 64),
+        ({"cached_tokens": -1}, None),
+        ({"cached_tokens": "64"}, None),
+        ("64", None),
+        (None, None),
+    ],
+    ids=["reported", "negative", "string", "not-an-object", "absent"],
+)
+def test_cached_prompt_tokens_are_recorded_when_the_server_reports_them(
+    server: OpenAIServer, details: object, cached: int | None
+) -> None:
+    usage: dict[str, Any] = {"prompt_tokens": 100, "completion_tokens": 5}
+    if details is not None:
+        usage["prompt_tokens_details"] = details
+    reply = complete(server, Behavior(message={"content": '{"a": 1}'}, usage=usage))
+    assert reply.ok
+    assert reply.usage.cached_tokens == cached
+    assert reply.usage.prompt_tokens == 100

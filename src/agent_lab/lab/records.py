@@ -142,6 +142,8 @@ class TrialRecord:
     """When the agent made several calls: each ``{"event", "status", "arguments"}``."""
     expected_calls: list[JSONObject] | None = None
     """When the case wants several calls: each ``{"event", "arguments", "alternatives"}``."""
+    cached_tokens: int | None = None
+    """Of ``prompt_tokens``, those the server read from its prompt cache (``None``: not said)."""
     path: str = "none"
     """Which request filled the gaps (``FallbackPath``: none, projected, plain, choice,
     tool, custom); ``none`` in rows stored before this column existed."""

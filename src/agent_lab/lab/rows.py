@@ -37,7 +37,7 @@ __all__ = [
 
 SCHEMA_VERSION = 3
 """2 added correct_exact, alternatives, matching, text, llm_raw, failure, calls and
-expected_calls to trials; 3 added path."""
+expected_calls to trials; 3 added cached_tokens and path."""
 APPLICATION_ID = 0x41474C42  # "AGLB": marks the file as an agent-lab results database
 
 
@@ -107,6 +107,7 @@ _TRIALS = (
     _Column("calls", "TEXT"),
     _Column("expected_calls", "TEXT"),
     # Schema 3
+    _Column("cached_tokens", "INTEGER"),
     _Column("path", "TEXT NOT NULL DEFAULT 'none'", "'none'"),
 )
 
@@ -203,6 +204,7 @@ def encode_trial(run_id: str, t: TrialRecord, stamp: str) -> tuple[Any, ...]:
         t.failure,
         _json(t.calls),
         _json(t.expected_calls),
+        t.cached_tokens,
         t.path,
         stamp,
     )

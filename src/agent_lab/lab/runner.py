@@ -344,6 +344,7 @@ class Runner:
             llm_calls=outcome.llm_calls,
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
+            cached_tokens=usage.cached_tokens,
             cost=usage.cost,
             resolve_ns=timings.resolve_ns,
             validate_ns=timings.validate_ns,

@@ -84,6 +84,8 @@ class Completion:
     prompt_tokens: int | None
     """The server's count, when it is a plausible one (``checked_count``), else unknown."""
     completion_tokens: int | None
+    cached_tokens: int | None
+    """``usage.prompt_tokens_details.cached_tokens``, when the server reports it."""
     model: str
     """The model the server says answered (the one asked, when it says none)."""
     finish_reason: str | None
@@ -120,9 +122,17 @@ def read_completion(data: Any, model: str) -> Completion:
         tool_calls=calls,
         prompt_tokens=checked_count(usage.get("prompt_tokens")),
         completion_tokens=checked_count(usage.get("completion_tokens")),
+        cached_tokens=_cached(usage),
         model=answered_by if isinstance(answered_by, str) and answered_by else model,
         finish_reason=finish if isinstance(finish, str) else None,
     )
+
+
+def _cached(usage: Mapping[str, Any]) -> int | None:
+    details: object = usage.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        return None
+    return checked_count(cast("dict[str, object]", details).get("cached_tokens"))
 
 
 def _tool_call(call: Any) -> ToolCall:

@@ -366,6 +366,7 @@ class OpenAIProvider:
             ),
             model=answered_by,
             requests=attempts,
+            cached_tokens=completion.cached_tokens,
         )
         if text is None and not calls:
             return ProviderReply(
