@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -43,7 +44,11 @@ BFCL = {
     "bfcl-parallel-multiple": "workload-parallel_multiple.jsonl",
     "bfcl-irrelevance": "workload-irrelevance.jsonl",
 }
-WORKLOADS = {**{k: ("sgd", v) for k, v in SGD.items()}, **{k: ("bfcl", v) for k, v in BFCL.items()}}
+WORKLOADS = {
+    "demo": ("demo", "demo"),
+    **{k: ("sgd", v) for k, v in SGD.items()},
+    **{k: ("bfcl", v) for k, v in BFCL.items()},
+}
 RATES = "0,0.01,0.02,0.05,0.1,0.2"
 
 
@@ -158,6 +163,56 @@ def break_even_line(name: str, sweep: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+NO_REGRET_HEADER: tuple[str, ...] = (
+    "| workload | det-first requests/trial | llm-always | requests ratio (95% CI) "
+    "| tokens/trial | llm-always | tokens ratio (95% CI) | paths (det-first trials) |",
+    "| --- | ---: | ---: | --- | ---: | ---: | --- | --- |",
+)
+
+
+def ratio(report: dict[str, Any], metric: str) -> str:
+    for c in report["comparisons"]:
+        if c["policy"] == "deterministic-first" and c["metric"] == metric:
+            r = c["ratio"]
+            if r["value"] is None:
+                return "n/a"
+            return f"{r['value']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
+    return "n/a"
+
+
+def no_regret_row(name: str, report: dict[str, Any], db: Path) -> str:
+    by = {p["policy"]: p for p in report["policies"]}
+    first, always = by["deterministic-first"], by["llm-always"]
+    with sqlite3.connect(db) as connection:
+        paths = connection.execute(
+            "SELECT path, COUNT(*) FROM trials WHERE warmup = 0 AND policy = ? "
+            "GROUP BY path ORDER BY COUNT(*) DESC",
+            ("deterministic-first",),
+        ).fetchall()
+    shown = ", ".join(f"{path} {count}" for path, count in paths)
+    return (
+        f"| {name} | {number(first['llm_calls_per_trial'], 3)} "
+        f"| {number(always['llm_calls_per_trial'], 3)} | {ratio(report, 'llm_calls')} "
+        f"| {number(first['tokens_per_trial'], 0)} | {number(always['tokens_per_trial'], 0)} "
+        f"| {ratio(report, 'tokens')} | {shown} |"
+    )
+
+
+ROUTING_HEADER: tuple[str, ...] = (
+    "| workload | split | margin | routed | right | precision (Wilson 95%) | coverage |",
+    "| --- | --- | ---: | ---: | ---: | --- | ---: |",
+)
+
+
+def routing_rows(name: str, split: str, figures: dict[str, Any]) -> list[str]:
+    return [
+        f"| {name} | {split} | {m['margin']:g} | {m['routed']} | {m['right']} "
+        f"| {pct({'value': m['precision'], 'low': m['low'], 'high': m['high']})} "
+        f"| {m['coverage']:.1%} |"
+        for m in figures["margins"]
+    ]
+
+
 def section(title: str, lines: list[str]) -> str:
     return f"### {title}\n\n" + "\n".join(lines) + "\n"
 
@@ -190,13 +245,24 @@ def main() -> None:
     sweeps = list(SWEEP_HEADER)
     break_evens: list[str] = []
     local = list(POLICY_HEADER)
+    no_regret = list(NO_REGRET_HEADER)
+    routing = list(ROUTING_HEADER)
     for name in names:
         source, workload = WORKLOADS[name]
         data = sgd_dev if source == "sgd" else bfcl
-        cases = str(data / workload)
-        plugins = ("--plugins", str(data))
+        cases = "demo" if source == "demo" else str(data / workload)
+        plugins = ("--plugins", "agent_lab.demo:plugins" if source == "demo" else str(data))
         splits = [("train", sgd_train), ("dev", sgd_dev)] if source == "sgd" else [("", bfcl)]
-        if "parallel" not in name and "irrelevance" not in name:
+        if name == "bfcl-multiple":
+            margins = ("--margins", "0,0.05,0.1,0.2,0.3,0.5")
+            for split in ("even", "odd"):
+                figures = lab.json("routing", cases, *plugins, *margins, "--split", split)
+                routing += routing_rows(
+                    name, f"{split} ({'tune' if split == 'even' else 'report'})", figures
+                )
+        if name == "demo":
+            routing += routing_rows(name, "all (report)", lab.json("routing", cases, *plugins))
+        if source != "demo" and "parallel" not in name and "irrelevance" not in name:
             for split, folder in splits:
                 figures = lab.json("precision", str(folder / workload), "--plugins", str(folder))
                 precision.append(precision_row(split or "-", name, figures))
@@ -213,6 +279,8 @@ def main() -> None:
             lab("report", str(db), "--html", str(db.with_suffix(".html")))
             report = lab.json("report", str(db))
             policies += policy_rows(name, label, report, references=index == 0)
+            if index == 0:
+                no_regret.append(no_regret_row(name, report, db))
         db = out / f"{name}-sweep.sqlite"
         db.unlink(missing_ok=True)
         sweep = lab.json(
@@ -222,7 +290,7 @@ def main() -> None:
         )  # fmt: skip
         sweeps += sweep_rows(name, sweep)
         break_evens.append(break_even_line(name, sweep))
-        if options.local_sample:
+        if options.local_sample and source != "demo":
             db = out / f"{name}-local.sqlite"
             db.unlink(missing_ok=True)
             lab("run", cases, *plugins, "--no-progress", "--provider", "local",
@@ -239,6 +307,8 @@ def main() -> None:
             section("Policies, every case", policies),
             section(f"Break-even sweep of wrong_value ({options.sweep_limit} cases)", sweeps),
             section("Break-even wrong_value (95% CI)", break_evens),
+            section("No regret: deterministic-first against llm-always, paired", no_regret),
+            section("The lexical router (no LLM)", routing),
             section(f"Local model ({options.local_sample}-case samples; the demo)", local),
         ]
     )

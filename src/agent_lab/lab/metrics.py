@@ -293,6 +293,11 @@ def references(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[Referenc
 _METRICS: dict[str, Callable[[TrialRecord], float | None]] = {
     "latency_ms": lambda row: row.latency_ns / 1e6,
     "llm_calls": lambda row: float(row.llm_calls),
+    "tokens": lambda row: (
+        None
+        if row.prompt_tokens is None or row.completion_tokens is None
+        else float(row.prompt_tokens + row.completion_tokens)
+    ),
     "cost": lambda row: None if row.cost is None else float(row.cost),
     "accuracy": lambda row: float(row.correct),
 }
