@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,18 +14,36 @@ if TYPE_CHECKING:
     from agent_lab import FallbackReply, FallbackRequest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CORPORA = REPO_ROOT.parent / "shared" / "corpora"
+TEST_DATA = REPO_ROOT / "tests" / "data"
+"""Trimmed copies of the public corpora, with their licences (``make_test_data.py``)."""
+FULL_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
+
+
+def corpora_root() -> Path:
+    """Where the corpora are read from.
+
+    ``AGENT_LAB_CORPORA`` when set; else the full corpora beside the repository
+    when they are there (a workplace checkout, CI); else the trimmed copies in
+    ``tests/data``, so that a plain clone runs every test. Tests list folders
+    by glob and assert no count taken from one copy, so they hold on all three.
+    """
+    chosen = os.environ.get("AGENT_LAB_CORPORA")
+    if chosen:
+        return Path(chosen)
+    return FULL_CORPORA if FULL_CORPORA.is_dir() else TEST_DATA
 
 
 def corpus(*parts: str) -> Path:
-    """Return a folder of ../shared/corpora, failing loudly when it is not there."""
-    path = CORPORA.joinpath(*parts)
+    """Return a corpus folder, failing loudly when it is not there."""
+    path = corpora_root().joinpath(*parts)
     if not path.is_dir():
-        pytest.fail(
-            f"test corpus {path} is missing: the tests read ../shared/corpora beside the repo",
-            pytrace=False,
-        )
+        pytest.fail(f"test corpus {path} is missing", pytrace=False)
     return path
+
+
+def pytest_report_header() -> str:
+    """Say which corpora the run reads: the trimmed copies and the full ones differ in size."""
+    return f"agent-lab corpora: {corpora_root()}"
 
 
 class RecordingFallback:

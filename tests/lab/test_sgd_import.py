@@ -81,7 +81,7 @@ def test_schema_resolver_precision_on_the_payload_variant(
         load_workload(out / "workload-payload.jsonl"), load_plugins(str(out))
     )
     assert result.resolver_errors == 0
-    assert result.overall.filled > 5000
+    assert result.overall.filled > 500  # the trimmed copy fills about 600, the full split 10,000
     assert result.overall.precision >= 0.98
     assert {row.kind for row in result.rows} >= {"enum", "number", "date", "time", "boolean"}
 
