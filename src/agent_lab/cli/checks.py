@@ -15,6 +15,7 @@ __all__ = [
     "check_output_folder",
     "concurrency",
     "count",
+    "fraction",
     "latency_pair",
     "margins",
     "positive_count",
@@ -80,6 +81,14 @@ def positive_rate(text: str) -> float:
     value = _finite(text)
     if value < 1 / 86_400:
         raise argparse.ArgumentTypeError(f"{text!r} is below one trial a day")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A share in [0, 1] (``--max-failure-rate``)."""
+    value = _finite(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share in [0, 1]")
     return value
 
 

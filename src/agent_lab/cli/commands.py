@@ -94,7 +94,7 @@ def demo(options: argparse.Namespace, streams: Streams) -> int:
     written = write_report(db, run_id, str(folder / "report.html"), "llm-always", streams.console)
     print(f"report: {written.resolve() if written else '-'}", file=streams.out)
     print(f"results: {db.resolve()} (agent-lab report {db})", file=streams.out)
-    return failed_trials(db, run_id, streams.err)
+    return failed_trials(db, run_id, streams.err, max_failure_rate=options.max_failure_rate)
 
 
 def run(options: argparse.Namespace, streams: Streams) -> int:
@@ -134,7 +134,7 @@ def run(options: argparse.Namespace, streams: Streams) -> int:
         f"run {run_id} saved in {options.db}; see it with: agent-lab report {options.db}",
         file=streams.out,
     )
-    return failed_trials(db, run_id, streams.err)
+    return failed_trials(db, run_id, streams.err, max_failure_rate=options.max_failure_rate)
 
 
 def sweep(options: argparse.Namespace, streams: Streams) -> int:

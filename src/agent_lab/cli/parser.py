@@ -78,6 +78,31 @@ def _provider_options(
         "of your own (an instance, or a factory taking no argument)",
     )
     command.add_argument("--model", help="model name (local: smollm2 or gemma3; openai: any)")
+    command.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="openai: the server's base URL, e.g. http://127.0.0.1:8000/v1 "
+        "(default $OPENAI_BASE_URL, else OpenAI's)",
+    )
+    command.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        default="OPENAI_API_KEY",
+        help="openai: the environment variable that holds the key (default OPENAI_API_KEY)",
+    )
+    command.add_argument(
+        "--structured-output",
+        choices=("json_schema", "json_object"),
+        default="json_schema",
+        help="openai: how the fallback asks for JSON; json_object for servers that refuse "
+        "a schema, such as llama.cpp's (default json_schema)",
+    )
+    command.add_argument(
+        "--prices",
+        metavar="FILE",
+        help='openai/simulated: prices per model, {"MODEL": {"input_per_mtok": "0.15", '
+        '"output_per_mtok": "0.6"}}, before genai-prices\' own',
+    )
     command.add_argument("--cassette", help="replay: the cassette to answer from")
     command.add_argument(
         "--record", metavar="FILE", help="record every request and reply to this cassette"
@@ -112,6 +137,17 @@ def _provider_options(
     command.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _failure_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--max-failure-rate",
+        type=checks.fraction,
+        default=0.05,
+        metavar="RATE",
+        help="exit 1 when more than this share of the trials that asked the LLM failed "
+        "for the provider's reasons (default 0.05)",
+    )
+
+
 def _demo(add_parser: AddParser) -> None:
     demo = add_parser(
         "demo",
@@ -139,6 +175,7 @@ def _demo(add_parser: AddParser) -> None:
         help="trials at once (default 1 for local, 8 otherwise)",
     )
     _provider_options(demo, "local")
+    _failure_option(demo)
     demo.set_defaults(handler=commands.demo)
 
 
@@ -192,6 +229,7 @@ def _run(add_parser: AddParser) -> None:
         help="seconds allowed per trial (default: no limit)",
     )
     run.add_argument("--resume", action="store_true", help="continue the unfinished run in --db")
+    _failure_option(run)
     run.add_argument(
         "--skip-bad-lines", action="store_true", help="skip malformed workload lines (reported)"
     )

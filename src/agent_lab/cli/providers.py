@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,9 +64,7 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
     if name == "local":
         provider = _local(options.model)
     elif name == "openai":
-        provider = OpenAIProvider(options.model, keep_alive=True)
-        if not provider.model:
-            raise UsageError("--provider openai needs --model or OPENAI_MODEL")
+        provider, settings = _openai(options)
     elif ":" in name:
         provider = _custom(name)
     elif name == "replay":
@@ -95,6 +94,43 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
         name in ("simulated", "oracle"),
         settings,
     )
+
+
+def _prices(options: argparse.Namespace) -> PriceTable | None:
+    if not options.prices:
+        return None
+    try:
+        return PriceTable.from_file(options.prices)
+    except (OSError, ValueError) as err:
+        raise UsageError(f"--prices: {err}") from err
+
+
+def _openai(options: argparse.Namespace) -> tuple[OpenAIProvider, dict[str, JSONValue]]:
+    """An OpenAI-compatible endpoint from the options; a run that cannot work stops here."""
+    base_url: str | None = options.base_url or os.environ.get("OPENAI_BASE_URL")
+    key = os.environ.get(options.api_key_env)
+    if not key and not base_url:
+        # Without either, every request would go to OpenAI unauthenticated and fail.
+        raise UsageError(
+            f"--provider openai needs an API key in ${options.api_key_env}, "
+            "or --base-url for a server that takes none"
+        )
+    provider = OpenAIProvider(
+        options.model,
+        base_url=base_url,
+        api_key=key,
+        structured_output=options.structured_output,
+        prices=_prices(options),
+        keep_alive=True,
+    )
+    if not provider.model:
+        raise UsageError("--provider openai needs --model or OPENAI_MODEL")
+    settings: dict[str, JSONValue] = {
+        "base_url": provider.base_url,
+        "structured_output": options.structured_output,
+        "prices": options.prices,
+    }
+    return provider, settings
 
 
 def _warm(provider: Provider) -> None:
@@ -178,4 +214,5 @@ def _simulated(options: argparse.Namespace, workload: Workload) -> SimulatedProv
         latency=LatencyModel(median_ms=median, p95_ms=p95),
         wait=True,
         seed=getattr(options, "seed", 0),
+        prices=_prices(options),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
@@ -81,14 +82,44 @@ def execute(
     return run_id
 
 
-def failed_trials(db: Path, run_id: str, stderr: TextIO) -> int:
-    """Exit code 1 when trials failed to run (their policy raised or timed out), else 0."""
+def failed_trials(
+    db: Path, run_id: str, stderr: TextIO, *, max_failure_rate: float | None = None
+) -> int:
+    """Exit code 1 when trials failed to run, or too many LLM requests failed; else 0.
+
+    Every failure is summed up on ``stderr``: the count per reason and the
+    first server message for each (stored redacted and cut), so that a run
+    against a server that refuses every request never ends in silence.
+    """
     with Store(db, read_only=True) as store:
-        trials = store.trials(run_id, include_warmup=True)
+        trials = store.trials(run_id, include_warmup=False)
+    code = 0
     failed = [t for t in trials if t.status is TrialStatus.ERROR]
-    if not failed:
-        return 0
-    print(
-        f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})", file=stderr
-    )
-    return 1
+    if failed:
+        print(
+            f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})",
+            file=stderr,
+        )
+        code = 1
+    asked = [t for t in trials if t.llm_calls > 0]
+    provider_failed = [t for t in asked if t.status is TrialStatus.FALLBACK_FAILED]
+    if provider_failed:
+        reasons = Counter(str(t.reason) for t in provider_failed)
+        print(
+            f"agent-lab: {len(provider_failed)} of {len(asked)} trials that asked the LLM "
+            "failed for the provider's reasons:",
+            file=stderr,
+        )
+        for reason, count in reasons.most_common():
+            first = next(t for t in provider_failed if str(t.reason) == reason)
+            said = f": {first.failure}" if first.failure else ""
+            print(f"  {reason} x{count}{said}", file=stderr)
+        rate = len(provider_failed) / len(asked)
+        if max_failure_rate is not None and rate > max_failure_rate:
+            print(
+                f"agent-lab: {rate:.1%} failed, more than --max-failure-rate "
+                f"{max_failure_rate:g}: the figures would measure the failures",
+                file=stderr,
+            )
+            code = 1
+    return code

@@ -1,0 +1,124 @@
+"""The CLI against real OpenAI-compatible servers on loopback: options, and failing loudly."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_lab.cli import run
+from tests.openai_server import OpenAIServer, content, status
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAIServer]:
+    running = OpenAIServer()
+    running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "MY_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # closed again when the block ends
+
+
+RUN = ("run", "demo", "--plugins", "agent_lab.demo:plugins", "--no-progress", "--warmup", "0")
+
+
+def test_openai_with_neither_key_nor_base_url_is_one_line_exit_2(tmp_path: Path) -> None:
+    code, _, err = cli(*RUN, "--provider", "openai", "--model", "m", "--db", str(tmp_path / "r"))
+    assert code == 2
+    assert err.strip().count("\n") == 0
+    assert "$OPENAI_API_KEY" in err
+    assert "--base-url" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_key_is_read_from_the_variable_named(
+    server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_KEY", "sk-test-123")
+    server.default = content('{"label": "x"}')
+    code, _, err = cli(
+        *RUN, "--limit", "4", "--provider", "openai", "--model", "m", "--api-key-env", "MY_KEY",
+        "--base-url", server.url, "--db", str(tmp_path / "r.sqlite"), "--policy", "llm-always",
+    )  # fmt: skip
+    assert code in (0, 1), err
+    assert server.requests
+    assert all(r.headers["Authorization"] == "Bearer sk-test-123" for r in server.requests)
+
+
+def test_structured_output_json_object_is_what_the_server_receives(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    server.default = content('{"label": "pasta"}')
+    db = tmp_path / "r.sqlite"
+    code, _, err = cli(
+        *RUN, "--provider", "openai", "--model", "m", "--base-url", server.url, "--concurrency",
+        "16", "--structured-output", "json_object", "--db", str(db), "--policy",
+        "deterministic-first", "--max-failure-rate", "1",
+    )  # fmt: skip
+    # Every demo case: the few whose projected fallback is the smaller request send one.
+    formats = [r.body.get("response_format") for r in server.requests if "tools" not in r.body]
+    assert formats
+    assert all(f["type"] == "json_object" for f in formats), err  # llama.cpp: with its schema
+    code, shown, _ = cli("report", str(db), "--json")
+    assert code == 0
+    settings = json.loads(shown)["run"]["config"]["provider_settings"]
+    assert settings["structured_output"] == "json_object"
+
+
+def test_a_run_against_a_closed_port_exits_1_with_a_failure_summary(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    code, _, err = cli(
+        *RUN, "--limit", "12", "--provider", "openai", "--model", "m", "--base-url", url,
+        "--db", str(tmp_path / "r.sqlite"), "--policy", "llm-always",
+    )  # fmt: skip
+    assert code == 1
+    assert "failed for the provider's reasons" in err
+    assert "connection_error x" in err
+    assert "--max-failure-rate" in err
+
+
+def test_failures_under_the_rate_exit_0_and_are_still_summed_up(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    server.play(status(400, json.dumps({"error": {"message": "the server says no"}})))
+    server.default = content('{"label": "x"}')
+    code, _, err = cli(
+        *RUN, "--limit", "12", "--provider", "openai", "--model", "m", "--base-url", server.url,
+        "--db", str(tmp_path / "r.sqlite"), "--policy", "llm-always", "--max-failure-rate", "0.5",
+        "--concurrency", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "http_4xx x1: " in err
+    assert "the server says no" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--max-failure-rate", "1.5"), ("--prices", "missing.json")]
+)
+def test_bad_endpoint_options_are_usage_errors(option: str, value: str, tmp_path: Path) -> None:
+    code, _, err = cli(
+        *RUN, "--provider", "simulated", option, value, "--db", str(tmp_path / "r.sqlite")
+    )
+    assert code == 2
+    assert option in err
