@@ -54,6 +54,7 @@ __all__ = [
     "report",
     "routing",
     "run",
+    "runs",
     "sweep",
 ]
 
@@ -162,8 +163,16 @@ def report(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def compare(options: argparse.Namespace, streams: Streams) -> int:
-    """``agent-lab compare``: the tables, each policy paired by case against the baseline."""
+    """``agent-lab compare``: policies against a baseline, or two runs, paired by case."""
+    from agent_lab.cli.history import compare_two_runs  # noqa: PLC0415 (numpy)
     from agent_lab.cli.results import write_report  # noqa: PLC0415 (numpy)
+
+    if options.runs:
+        if len(options.runs) != 2 or options.baseline or options.run:
+            raise UsageError("compare DB RUN_A RUN_B takes two run ids, and no --baseline or --run")
+        return compare_two_runs(options, streams)
+    if not options.baseline:
+        raise UsageError("compare needs --baseline POLICY, or two run ids")
 
     write_report(
         Path(options.db),
@@ -175,6 +184,13 @@ def compare(options: argparse.Namespace, streams: Streams) -> int:
         as_json=options.json,
     )
     return 0
+
+
+def runs(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab runs``: every run in a results database."""
+    from agent_lab.cli.history import list_runs  # noqa: PLC0415 (numpy)
+
+    return list_runs(options, streams)
 
 
 def export(options: argparse.Namespace, streams: Streams) -> int:

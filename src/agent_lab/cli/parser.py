@@ -288,12 +288,23 @@ def _results(add_parser: AddParser) -> None:
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
     report.set_defaults(handler=commands.report)
 
-    compare = add_parser("compare", help="each policy against a baseline, paired by case")
+    compare = add_parser(
+        "compare",
+        help="each policy against a baseline in one run, or one run against another, by case",
+    )
     compare.add_argument("db")
-    compare.add_argument("--baseline", required=True)
-    compare.add_argument("--run")
+    compare.add_argument(
+        "runs", nargs="*", metavar="RUN", help="two run ids: the later against the earlier"
+    )
+    compare.add_argument("--baseline", help="one run: the policy to compare against")
+    compare.add_argument("--run", help="one run: its id (default: the most recent)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     compare.set_defaults(handler=commands.compare)
+
+    runs = add_parser("runs", help="the runs in a results database, oldest first")
+    runs.add_argument("db")
+    runs.add_argument("--json", action="store_true", help="print a JSON array, one object per run")
+    runs.set_defaults(handler=commands.runs)
 
     export = add_parser("export", help="export runs and trials")
     export.add_argument("db")
