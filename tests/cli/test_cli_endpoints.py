@@ -122,3 +122,13 @@ def test_bad_endpoint_options_are_usage_errors(option: str, value: str, tmp_path
     )
     assert code == 2
     assert option in err
+
+
+def test_a_models_bad_replies_are_figures_not_provider_failures(tmp_path: Path) -> None:
+    """Invalid JSON from the (simulated) model is what the lab measures: exit 0, no summary."""
+    code, _, err = cli(
+        *RUN, "--limit", "20", "--provider", "simulated", "--simulated-latency", "1,2",
+        "--llm-error", "invalid_json=1", "--db", str(tmp_path / "r.sqlite"),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "provider's reasons" not in err

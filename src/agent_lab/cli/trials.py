@@ -11,6 +11,7 @@ from agent_lab.lab.policies import make_policy
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.runner import RunConfig, Runner
 from agent_lab.lab.store import Store
+from agent_lab.providers.base import FailureReason
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -82,6 +83,11 @@ def execute(
     return run_id
 
 
+PROVIDER_REASONS = frozenset({*(r.value for r in FailureReason), "fallback_error"})
+"""Failures of the provider (transport, server, cassette, engine), not of the model's reply:
+invalid JSON or a raw/parsed mismatch is a figure of the model, and stays one."""
+
+
 def failed_trials(
     db: Path, run_id: str, stderr: TextIO, *, max_failure_rate: float | None = None
 ) -> int:
@@ -102,7 +108,11 @@ def failed_trials(
         )
         code = 1
     asked = [t for t in trials if t.llm_calls > 0]
-    provider_failed = [t for t in asked if t.status is TrialStatus.FALLBACK_FAILED]
+    provider_failed = [
+        t
+        for t in asked
+        if t.status is TrialStatus.FALLBACK_FAILED and str(t.reason) in PROVIDER_REASONS
+    ]
     if provider_failed:
         reasons = Counter(str(t.reason) for t in provider_failed)
         print(
