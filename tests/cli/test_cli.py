@@ -419,3 +419,19 @@ def test_demo_runs_end_to_end_on_the_simulated_model(tmp_path: Path) -> None:
     for policy in ("deterministic-first", "llm-always", "deterministic-only"):
         assert policy in shown
     assert "SIMULATED" in shown
+
+
+def test_version_prints_the_installed_version() -> None:
+    import importlib.metadata
+
+    code, shown, _ = cli("--version")
+    assert code == 0
+    assert shown.strip() == f"agent-lab {importlib.metadata.version('agent-lab')}"
+
+
+def test_events_summary_is_one_line_per_event_and_the_count() -> None:
+    code, shown, _ = cli("events", "--plugins", "agent_lab.demo:plugins", "--summary")
+    assert code == 0
+    lines = shown.strip().splitlines()
+    assert lines[-1] == f"{len(lines) - 1} events"
+    assert "set_timer (duration_seconds)" in lines

@@ -213,6 +213,17 @@ def export(options: argparse.Namespace, streams: Streams) -> int:
 def events(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab events``: each event of a plugin set, with its JSON Schema."""
     registry = plugin_registry(load_plugin_set(options.plugins), options.plugins)
+    names = [definition.name for definition in registry]
+    if options.summary:
+        # An imported benchmark holds a thousand events: one line each, then the count.
+        for definition in registry:
+            schema = thaw_json(registry.schema(definition.name))
+            raw = schema.get("required") if isinstance(schema, dict) else None
+            required = [str(r) for r in raw] if isinstance(raw, list) else []
+            shown = ", ".join(required) or "nothing required"
+            print(printable(f"{definition.name} ({shown})"), file=streams.out)
+        print(f"{len(names)} events", file=streams.out)
+        return 0
     for definition in registry:
         print(printable(f"{definition.name}: {definition.description}"), file=streams.out)
         print(json.dumps(thaw_json(registry.schema(definition.name)), indent=2), file=streams.out)

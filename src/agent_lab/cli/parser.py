@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import typing
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Measure what a deterministic-first kernel saves against an LLM-always agent.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"agent-lab {importlib.metadata.version('agent-lab')}",
     )
     subparsers = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=OneLineErrors
@@ -316,7 +322,12 @@ def _results(add_parser: AddParser) -> None:
 
 def _plugins(add_parser: AddParser) -> None:
     events = add_parser("events", help="list a plugin set's events and schemas")
-    events.add_argument("--plugins", required=True)
+    events.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder")
+    events.add_argument(
+        "--summary",
+        action="store_true",
+        help="one line per event (its required fields), and the count",
+    )
     events.set_defaults(handler=commands.events)
 
     providers = add_parser("providers", help="what providers are available and configured")
