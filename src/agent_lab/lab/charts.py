@@ -71,9 +71,14 @@ def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> str:
         (calls, [m.llm_calls_per_trial for m in metrics], "LLM calls per trial"),
         (cost, [m.cost_per_trial for m in metrics], "cost per trial ($)"),
     ):
+        axis.set_title(label)
+        if not any(e.value for e in estimates):
+            # Unknown is not zero: an empty panel that says so, not bars at 0.
+            axis.text(0.5, 0.5, "no known value above zero", ha="center", transform=axis.transAxes)
+            axis.set_xticks([])
+            continue
         values = [e.value or 0.0 for e in estimates]
         axis.bar(names, values, yerr=_error_bars(estimates), capsize=4, color=COLORS[: len(names)])
-        axis.set_title(label)
         axis.tick_params(axis="x", rotation=15)
         axis.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
     figure.tight_layout()
@@ -83,6 +88,8 @@ def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> str:
 def _accuracy_vs_cost(metrics: Sequence[PolicyMetrics]) -> str:
     figure, axis = _subplots(figsize=(6, 3.6))
     for index, m in enumerate(metrics):
+        if m.cost_per_trial.value is None:
+            continue  # an unknown cost has no place on a cost axis, least of all at 0
         axis.errorbar(
             [m.cost_per_trial.value or 0.0], [(m.accuracy.value or 0.0) * 100],
             yerr=_error_bars([m.accuracy], 100),
@@ -108,7 +115,9 @@ def _status_breakdown(metrics: Sequence[PolicyMetrics]) -> str:
             axis.barh(names, shares, left=bottom, label=status, color=plt.get_cmap("tab10")(index))
             bottom += shares
     axis.set_xlabel("share of trials (%)")
-    axis.legend(fontsize=7, loc="lower right")
+    # Below the bars: inside the axes the legend hid a segment.
+    axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4)
+    figure.tight_layout()
     return _svg(figure)
 
 
@@ -155,9 +164,20 @@ def charts(
 ) -> dict[str, tuple[str, str]]:
     """Each chart of ``CHARTS`` by name: its title and its SVG."""
     policies = [m.policy for m in metrics]
+    priced = any(m.cost_per_trial.value for m in metrics)
     return {
         "latency-cdf": ("Latency per trial, cumulative", _latency_cdf(trials, policies)),
         "llm-calls-and-cost": ("LLM calls and cost per policy", _calls_and_cost(metrics)),
-        "accuracy-vs-cost": ("Accuracy against cost", _accuracy_vs_cost(metrics)),
+        "accuracy-vs-cost": (
+            "Accuracy against cost",
+            _accuracy_vs_cost(metrics) if priced else NO_COST,
+        ),
         "status-breakdown": ("How trials ended", _status_breakdown(metrics)),
     }
+
+
+NO_COST = (
+    '<p class="omitted">Left out: no policy has a known cost above zero '
+    "(a free local model, or one no price table knows), so there is nothing to plot.</p>"
+)
+"""What stands in for a cost chart with nothing to show (fixed text, no user input)."""
