@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -120,3 +120,65 @@ def test_plugin_sets_with_routes_keep_them_and_the_router_can_be_turned_off() ->
     reply = asyncio.run(agent.respond("the weather forecast for Paris"))
     assert reply.routed_by == "llm"
     assert [r.purpose for r in provider.requests] == ["tool_choice"]
+
+
+def needing_a_city() -> PluginSet:
+    weather = EventDefinition(
+        "get_forecast",
+        description="Get the weather forecast for a city.",
+        parameters={
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "the city name"}},
+            "required": ["city"],
+        },
+        handler=dict,
+    )
+    return PluginSet("no-routes", definitions=(weather, FLIGHTS, MUSIC))
+
+
+def test_a_lexical_pick_with_gaps_sends_llm_always_s_request_and_follows_its_calls() -> None:
+    """The message may need another candidate, or several: the model sees them all."""
+    weather = ToolCall(
+        name="get_forecast", arguments_raw='{"city": "Paris"}', arguments={"city": "Paris"}
+    )
+    flight = ToolCall(
+        name="book_flight",
+        arguments_raw='{"origin": "CDG", "destination": "JFK"}',
+        arguments={"origin": "CDG", "destination": "JFK"},
+    )
+    provider = ScriptedProvider([ProviderReply(tool_calls=(weather, flight))])
+    plugins = needing_a_city()
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    text = "the weather forecast for the city, then a flight"
+    assert agent.lexical is not None
+    assert agent.lexical.rank(text).best == "get_forecast"
+    reply = asyncio.run(agent.respond(text))
+    (sent,) = provider.requests
+    assert sent.purpose == "tool_choice"
+    assert {cast("Any", t)["function"]["name"] for t in sent.tools} == {
+        "get_forecast",
+        "book_flight",
+        "play_music",
+    }
+    assert [c.event for c in reply.calls] == ["get_forecast", "book_flight"]
+    assert (reply.llm_calls, reply.path) == (1, "plain")
+
+
+def test_a_lexical_pick_the_model_overrules_is_dispatched_as_the_model_called_it() -> None:
+    music = ToolCall(
+        name="play_music", arguments_raw='{"query": "rain"}', arguments={"query": "rain"}
+    )
+    provider = ScriptedProvider([ProviderReply(tool_calls=(music,))])
+    plugins = needing_a_city()
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("the weather forecast for the city, then a flight"))
+    assert (reply.event, reply.status, reply.arguments) == (
+        "play_music",
+        Status.SUCCESS,
+        {"query": "rain"},
+    )
+    assert (reply.llm_calls, reply.routed_by) == (1, "llm")

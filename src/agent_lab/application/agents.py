@@ -217,7 +217,13 @@ class EventAgent:
         if prefill:
             full_context[_PREFILL] = dict(prefill)
         fallback, choice_first, cheaper = self._message_fallback(
-            event, chosen, text=text, payload=payload, context=context
+            event,
+            chosen,
+            lexical=routed_by is Routing.LEXICAL,
+            candidates=candidates,
+            text=text,
+            payload=payload,
+            context=context,
         )
         with installed(fallback):
             result = await self.kernel.adispatch(
@@ -231,12 +237,13 @@ class EventAgent:
         elif cheaper is not None:
             path = cheaper.path
             if cheaper.several is not None:
-                # The plain request was answered with several calls of the event: each
-                # goes through the kernel's rules, as LLM-always's would (one request).
-                several = await dispatch_calls(
-                    self._calls_kernel, cheaper.several, text=text, payload=payload, context=context
+                # The plain request was answered with several calls, or with another
+                # offered tool: each call goes through the kernel's rules, as LLM-always's
+                # would (still one request).
+                followed = await self._follow(
+                    cheaper.several, text=text, payload=payload, context=context
                 )
-                return dataclasses.replace(several, routed_by=routed_by, path=path)
+                return dataclasses.replace(followed, path=path)
         elif result.llm_calls:
             path = FallbackPath.CUSTOM
         return _outcome(
@@ -248,11 +255,39 @@ class EventAgent:
             model_text=None if cheaper is None else cheaper.question,
         )
 
+    async def _follow(
+        self,
+        choice: ToolChoice,
+        *,
+        text: str,
+        payload: Mapping[str, JSONValue] | None,
+        context: Mapping[str, object] | None,
+    ) -> AgentReply:
+        """The model's own call(s), each through the model kernel's rules."""
+        if choice.outcome is ChoiceOutcome.MULTIPLE_TOOL_CALLS:
+            return await dispatch_calls(
+                self._calls_kernel, choice, text=text, payload=payload, context=context
+            )
+        name = choice.name or ""  # CHOSEN always names its tool; "" would be unknown_event
+        with installed(lambda request: reply_from(choice)):
+            result = await self._calls_kernel.adispatch(
+                Event(name, text=text, payload=dict(payload or {}), context=dict(context or {}))
+            )
+        return _outcome(
+            result,
+            routed_by=Routing.LLM,
+            extra_calls=0,
+            extra_usage=Usage.zero(),
+            path=FallbackPath.PLAIN,
+        )
+
     def _message_fallback(
         self,
         event: str,
         chosen: ToolChoice | None,
         *,
+        lexical: bool,
+        candidates: Collection[str] | None,
         text: str,
         payload: Mapping[str, JSONValue] | None,
         context: Mapping[str, object] | None,
@@ -264,12 +299,18 @@ class EventAgent:
             choice_first = _ChoiceFirst(chosen)
             return choice_first, choice_first, None
         if isinstance(self._fallback, LLMFallback) and self.chooser is not None:
+            offered = (
+                (self.chooser if candidates is None else self.chooser.narrowed(candidates))
+                if lexical
+                else self.chooser.narrowed((event,))
+            )
             cheaper = CheaperPath(
                 projected=self._fallback,
-                plain=self.chooser.narrowed((event,)),
+                plain=offered,
                 text=text,
                 payload=payload,
                 context=context,
+                projected_allowed=not lexical,
             )
             return cheaper, None, cheaper
         return self._fallback, None, None

@@ -68,10 +68,15 @@ class CheaperPath:
 
     projected: LLMFallback
     plain: ToolChooser
-    """LLM-always's chooser, narrowed to the event being dispatched."""
+    """LLM-always's chooser, offering what it offers for this message (the event being
+    dispatched when it was given or routed by pattern; every candidate otherwise)."""
     text: str
     payload: Mapping[str, JSONValue] | None
     context: Mapping[str, object] | None
+    projected_allowed: bool = True
+    """``False`` when only LLM-always's own request will do: the event was picked by
+    the lexical router among candidates, and the message may need another of them, or
+    several (the projected request can ask for one call of one event only)."""
     path: FallbackPath = FallbackPath.NONE
     several: ToolChoice | None = None
     question: str | None = None
@@ -84,7 +89,7 @@ class CheaperPath:
         """
         projected = self.projected.request_for(request)
         plain = self.plain.request_for(self.text, payload=self.payload, context=self.context)
-        if prompt_size(projected) <= prompt_size(plain):
+        if self.projected_allowed and prompt_size(projected) <= prompt_size(plain):
             self.path = FallbackPath.PROJECTED
             return await self.projected.send(projected)
         self.path = FallbackPath.PLAIN
@@ -102,8 +107,14 @@ class CheaperPath:
             )
         if choice.outcome is ChoiceOutcome.CHOSEN and choice.name == event:
             return reply_from(choice)
+        offered = self.plain.names
+        if choice.outcome is ChoiceOutcome.CHOSEN and choice.name in offered:
+            # Another offered tool than the router's pick: the model's call is followed,
+            # as LLM-always's would be (the agent dispatches it; nothing here is merged).
+            self.several = choice
+            return FallbackReply("{}", arguments={}, usage=choice.usage)
         if choice.outcome is ChoiceOutcome.MULTIPLE_TOOL_CALLS and all(
-            call.name == event for call in choice.calls
+            call.name in offered for call in choice.calls
         ):
             self.several = choice
             first = choice.calls[0]
