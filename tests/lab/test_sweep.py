@@ -68,6 +68,15 @@ def test_a_tie_at_the_first_rate_then_a_reversal_is_not_the_break_even() -> None
     assert even.above == "llm-always"
 
 
+def test_curves_equal_all_along_have_no_break_even() -> None:
+    """BFCL irrelevance: both policies decline everything at every rate."""
+    rates = [0.0, 0.1, 0.2]
+    runs = [({"wrong_value": r}, f"r{r}", curve(0.5, 0.5)) for r in rates]
+    (even,) = summarize_sweep("s", [("wrong_value", rates)], runs).break_evens
+    assert even.value is None
+    assert even.above is None
+
+
 def test_no_crossing_in_range_is_said_so() -> None:
     runs = [({"wrong_value": r}, f"r{r}", curve(0.5, 0.9)) for r in (0.0, 0.1)]
     (even,) = summarize_sweep("s", [("wrong_value", [0.0, 0.1])], runs).break_evens

@@ -238,9 +238,11 @@ def _crossing(rates: np.ndarray, gap: np.ndarray) -> float | None:
     tie at the first rate followed by a lead that later reverses is not a break-even.
     """
     signs = np.sign(gap)
-    final = signs[-1] if len(signs) else 0
-    if len(signs) == 0 or final == 0:
-        return float(rates[-1]) if len(signs) else None
+    if not signs.any():
+        return None  # equal all along: the rate changes nothing between them
+    final = signs[-1]
+    if final == 0:
+        return float(rates[-1])
     for index in range(len(rates) - 2, -1, -1):
         if signs[index] == final:
             continue
