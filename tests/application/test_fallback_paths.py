@@ -168,3 +168,18 @@ def test_a_fallback_of_the_callers_own_is_used_as_it_is() -> None:
     reply = asyncio.run(agent.respond(TEXT, event="book_table"))
     assert reply.arguments == {"city": "Oslo", "guests": 2}
     assert reply.path == "custom"
+
+
+def test_several_calls_from_the_routing_choice_or_the_tool_agent_name_their_path() -> None:
+    """A reply's calls that came from the model's choice are not 'none' (no request)."""
+    from agent_lab.application.agents import ToolAgent
+
+    calls = (call({"city": "Paris", "guests": 2}), call({"city": "Rome", "guests": 2}))
+    plugins = plugins_with(SMALL)
+    provider = ScriptedProvider([ProviderReply(tool_calls=calls)])
+    routed = asyncio.run(agent_for(plugins, provider).respond("dinner", candidates=["book_table"]))
+    assert len(routed.calls) == 2
+    assert (routed.path, routed.llm_calls) == ("choice", 1)
+    provider = ScriptedProvider([ProviderReply(tool_calls=calls)])
+    tool = asyncio.run(ToolAgent(plugins, provider).respond("dinner"))
+    assert (tool.path, tool.llm_calls) == ("tool", 1)

@@ -196,9 +196,10 @@ class EventAgent:
                 elif answers_with_several(choice, chooser.names):
                     # Several calls: the model's own arguments for each, under the kernel's
                     # rules; one message's words cannot be read for several calls at once.
-                    return await dispatch_calls(
+                    several = await dispatch_calls(
                         self._calls_kernel, choice, text=text, payload=payload, context=context
                     )
+                    return dataclasses.replace(several, path=FallbackPath.CHOICE)
                 else:
                     unchosen = choice
         if event is None:
@@ -385,9 +386,10 @@ class ToolAgent:
         choice = await chooser.choose(text, payload=payload, context=context)
         calls = choice.usage.requests
         if answers_with_several(choice, chooser.names):
-            return await dispatch_calls(
+            several = await dispatch_calls(
                 self.kernel, choice, text=text, payload=payload, context=context
             )
+            return dataclasses.replace(several, path=FallbackPath.TOOL)
         if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:
             status = (
                 Status.UNKNOWN_EVENT
