@@ -101,7 +101,7 @@ def precision_row(split: str, name: str, figures: dict[str, Any]) -> str:
         if name not in kinds or not kinds[name]["filled"]:
             return "-"
         k = kinds[name]
-        return f"{k['precision']:.2%} ({k['filled']})"
+        return f"{k['precision']:.2%} [{k['low']:.1%}, {k['high']:.1%}] ({k['filled']})"
 
     cells = [kind(k) for k in ("boolean", "date", "enum", "free-form", "number", "time")]
     precision = pct({"value": overall["precision"], "low": overall["low"], "high": overall["high"]})

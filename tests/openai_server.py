@@ -216,7 +216,11 @@ def main() -> None:
 
     delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.1
     server = OpenAIServer()
-    server.default = Behavior(message={"role": "assistant", "content": '{"n": 1}'}, delay=delay)
+    # The same answer as text (structured output) and as a call of the benchmark's tool
+    # (tool calling): deterministic-first sends whichever request is the smaller.
+    call = {"id": "c1", "type": "function", "function": {"name": "need_n", "arguments": '{"n": 1}'}}
+    message = {"role": "assistant", "content": '{"n": 1}', "tool_calls": [call]}
+    server.default = Behavior(message=message, delay=delay)
     server.start()
     print(server.url, flush=True)
     try:
