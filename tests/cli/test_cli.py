@@ -435,3 +435,12 @@ def test_events_summary_is_one_line_per_event_and_the_count() -> None:
     lines = shown.strip().splitlines()
     assert lines[-1] == f"{len(lines) - 1} events"
     assert "set_timer (duration_seconds)" in lines
+
+
+def test_providers_json_lists_oracle_and_simulated_apart() -> None:
+    code, shown, _ = cli("providers", "--json")
+    assert code == 0
+    rows = {row["name"]: row["description"] for row in json.loads(shown)}
+    assert set(rows) == {"local", "openai", "simulated", "oracle", "replay"}
+    assert "a ceiling, not a model" in rows["oracle"]
+    assert "sighted" in rows["simulated"]

@@ -241,15 +241,20 @@ def providers(options: argparse.Namespace, streams: Streams) -> int:
     endpoint = url or "the OpenAI API"
     if credentials:
         endpoint += "; the credentials in OPENAI_BASE_URL are ignored, never sent"
-    for line in (
-        f"local      embedded CPU model, {local}: {', '.join(LOCAL_MODELS)}",
-        f"openai     any OpenAI-compatible endpoint ({endpoint}), {model}",
-        "simulated  a sighted simulated model: answers only from what it is sent, asks for "
+    described = {
+        "local": f"embedded CPU model, {local}: {', '.join(LOCAL_MODELS)}",
+        "openai": f"any OpenAI-compatible endpoint ({endpoint}), {model}",
+        "simulated": "a sighted simulated model: answers only from what it is sent, asks for "
         "what it cannot see, errs as its --llm-profile says (figures labelled SIMULATED)",
-        "oracle     reads the answer key: a ceiling, not a model (figures labelled ORACLE)",
-        "replay     answers from a recorded cassette (--cassette FILE), offline",
-    ):
-        print(printable(line), file=streams.out)
+        "oracle": "reads the answer key: a ceiling, not a model (figures labelled ORACLE)",
+        "replay": "answers from a recorded cassette (--cassette FILE), offline",
+    }
+    if options.json:
+        rows = [{"name": name, "description": text} for name, text in described.items()]
+        print(json.dumps(rows, indent=2), file=streams.out)
+        return 0
+    for name, text in described.items():
+        print(printable(f"{name:<10} {text}"), file=streams.out)
     return 0
 
 

@@ -331,6 +331,9 @@ def _plugins(add_parser: AddParser) -> None:
     events.set_defaults(handler=commands.events)
 
     providers = add_parser("providers", help="what providers are available and configured")
+    providers.add_argument(
+        "--json", action="store_true", help="print a JSON array of {name, description}"
+    )
     providers.set_defaults(handler=commands.providers)
 
     importer = add_parser("import", help="convert a public benchmark into events and workloads")
