@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "answers_with_several",
     "as_mapping",
+    "dispatch_call",
     "dispatch_calls",
     "installed",
     "message_fallback",
@@ -69,6 +70,22 @@ def installed(fallback: Fallback | None) -> Generator[None]:
         yield
     finally:
         _FALLBACK.reset(token)
+
+
+async def dispatch_call(
+    kernel: EventKernel,
+    choice: ToolChoice,
+    *,
+    text: str,
+    payload: Mapping[str, JSONValue] | None,
+    context: Mapping[str, object] | None,
+) -> EventResult:
+    """The model's one call through the kernel's rules: its arguments are the only reply."""
+    name = choice.name or ""  # a chosen call always names its tool; "" would be unknown_event
+    with installed(lambda request: reply_from(choice)):
+        return await kernel.adispatch(
+            Event(name, text=text, payload=dict(payload or {}), context=dict(context or {}))
+        )
 
 
 async def dispatch_calls(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application._dispatching import (
     answers_with_several,
+    dispatch_call,
     dispatch_calls,
     installed,
     message_fallback,
@@ -118,6 +119,13 @@ def _outcome(
         message=result.message,
         model_text=model_text,
         path=path,
+    )
+
+
+def _model_outcome(result: EventResult, path: FallbackPath) -> AgentReply:
+    """A reply whose event and arguments the model chose (its one request counted by the kernel)."""
+    return _outcome(
+        result, routed_by=Routing.LLM, extra_calls=0, extra_usage=Usage.zero(), path=path
     )
 
 
@@ -269,18 +277,10 @@ class EventAgent:
             return await dispatch_calls(
                 self._calls_kernel, choice, text=text, payload=payload, context=context
             )
-        name = choice.name or ""  # CHOSEN always names its tool; "" would be unknown_event
-        with installed(lambda request: reply_from(choice)):
-            result = await self._calls_kernel.adispatch(
-                Event(name, text=text, payload=dict(payload or {}), context=dict(context or {}))
-            )
-        return _outcome(
-            result,
-            routed_by=Routing.LLM,
-            extra_calls=0,
-            extra_usage=Usage.zero(),
-            path=FallbackPath.PLAIN,
+        result = await dispatch_call(
+            self._calls_kernel, choice, text=text, payload=payload, context=context
         )
+        return _model_outcome(result, FallbackPath.PLAIN)
 
     def _message_fallback(
         self,
@@ -300,11 +300,12 @@ class EventAgent:
             choice_first = _ChoiceFirst(chosen)
             return choice_first, choice_first, None
         if isinstance(self._fallback, LLMFallback) and self.chooser is not None:
-            offered = (
-                (self.chooser if candidates is None else self.chooser.narrowed(candidates))
-                if lexical
-                else self.chooser.narrowed((event,))
-            )
+            if not lexical:
+                offered = self.chooser.narrowed((event,))
+            elif candidates is None:
+                offered = self.chooser
+            else:
+                offered = self.chooser.narrowed(candidates)
             cheaper = CheaperPath(
                 projected=self._fallback,
                 plain=offered,
@@ -409,16 +410,7 @@ class ToolAgent:
             )
         # Every argument comes from the model: its choice is this message's
         # only fallback reply, whatever it leaves missing.
-        with installed(lambda request: reply_from(choice)):
-            result = await self.kernel.adispatch(
-                Event(
-                    choice.name, text=text, payload=dict(payload or {}), context=dict(context or {})
-                )
-            )
-        return _outcome(
-            result,
-            routed_by=Routing.LLM,
-            extra_calls=0,
-            extra_usage=Usage.zero(),
-            path=FallbackPath.TOOL,
+        result = await dispatch_call(
+            self.kernel, choice, text=text, payload=payload, context=context
         )
+        return _model_outcome(result, FallbackPath.TOOL)
