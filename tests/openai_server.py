@@ -7,9 +7,12 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @dataclass
@@ -36,6 +39,7 @@ class Behavior:
     """For ``huge``: the body's size in bytes."""
     declare_length: bool = True
     """For ``huge``: send a Content-Length header (else the body is chunked)."""
+    finish_reason: str = "stop"
 
 
 def content(text: str, **extra: Any) -> Behavior:
@@ -87,6 +91,9 @@ class OpenAIServer:
         self.script: list[Behavior] = []
         self.default: Behavior | None = None
         """What to do once the script is used up (None: a 500 "unscripted request")."""
+        self.responder: Callable[[dict[str, Any]], Behavior] | None = None
+        """Picks the behaviour from the request body once the script is used up
+        (a server persona, as ``tests/server_personas.py`` has), before ``default``."""
         self.requests: list[Recorded] = []
         self.port: int = 0
         self.huge_bytes_sent = 0
@@ -133,6 +140,8 @@ class OpenAIServer:
         self.requests.append(Recorded(dict(request.headers), body, time.monotonic()))
         if self.script:
             behavior = self.script.pop(0)
+        elif self.responder is not None:
+            behavior = self.responder(body)
         else:
             behavior = self.default or status(500, "unscripted request")
         if behavior.delay and behavior.kind != "trickle":
@@ -161,7 +170,9 @@ class OpenAIServer:
             "object": "chat.completion",
             "created": 0,
             "model": behavior.model,
-            "choices": [{"index": 0, "message": behavior.message, "finish_reason": "stop"}],
+            "choices": [
+                {"index": 0, "message": behavior.message, "finish_reason": behavior.finish_reason}
+            ],
         }
         if behavior.usage is not None:
             completion["usage"] = behavior.usage

@@ -13,6 +13,7 @@ import pytest
 
 from agent_lab.cli import run
 from tests.openai_server import OpenAIServer, content, status
+from tests.server_personas import llama_cpp
 
 
 @pytest.fixture
@@ -137,3 +138,22 @@ def test_a_models_bad_replies_are_figures_not_provider_failures(tmp_path: Path) 
     )  # fmt: skip
     assert code == 0, err
     assert "provider's reasons" not in err
+
+
+def test_auto_is_the_default_and_the_run_records_and_says_the_mode_it_found(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    server.responder = llama_cpp('{"label": "pasta"}')
+    db = tmp_path / "r.sqlite"
+    code, _, err = cli(
+        *RUN, "--provider", "openai", "--model", "m", "--base-url", server.url, "--db", str(db),
+        "--policy", "deterministic-first", "--max-failure-rate", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    said = next(line for line in err.splitlines() if line.startswith("structured output: "))
+    assert said.startswith("structured output: auto: json_object")
+    assert "json_schema: HTTP 500" in said
+    code, shown, _ = cli("report", str(db), "--json")
+    found = json.loads(shown)["run"]
+    assert found["structured_output_used"] == "json_object"
+    assert found["structured_output_note"].startswith("auto: json_object")

@@ -98,10 +98,11 @@ def _provider_options(
     )
     command.add_argument(
         "--structured-output",
-        choices=("json_schema", "json_object"),
-        default="json_schema",
-        help="openai: how the fallback asks for JSON; json_object for servers that refuse "
-        "a schema, such as llama.cpp's (default json_schema)",
+        choices=("auto", "json_schema", "json_object", "tools", "prompted"),
+        default="auto",
+        help="openai: how the fallback asks for JSON that follows a schema; auto tries "
+        "json_schema, then json_object (llama.cpp's server), tools, prompted, moving on "
+        "when the server refuses or ignores one, and records the one used (default auto)",
     )
     command.add_argument(
         "--prices",

@@ -11,7 +11,10 @@ from agent_lab.lab.policies import make_policy
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.runner import RunConfig, Runner
 from agent_lab.lab.store import Store
+from agent_lab.lab.terminal import printable
 from agent_lab.providers.base import FailureReason
+from agent_lab.providers.openai_compat import OpenAIProvider
+from agent_lab.providers.replay import RecordingProvider
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -80,7 +83,26 @@ def execute(
                 file=stderr,
             )
             raise
+        finally:
+            _record_format(store, run_id, built, stderr)
     return run_id
+
+
+def _record_format(store: Store, run_id: str, built: BuiltProvider, stderr: TextIO) -> None:
+    # What --structured-output auto settled on is known only now: stored with the
+    # run's provenance and said, so that a run against a new server shows it.
+    inner = (
+        built.provider.inner if isinstance(built.provider, RecordingProvider) else built.provider
+    )
+    if not isinstance(inner, OpenAIProvider):
+        return
+    note = inner.structured_output_note
+    store.add_provenance(
+        run_id,
+        {"structured_output_used": inner.structured_output_used, "structured_output_note": note},
+    )
+    if note is not None:
+        print(printable(f"structured output: {note}"), file=stderr)
 
 
 PROVIDER_REASONS = frozenset({*(r.value for r in FailureReason), "fallback_error"})

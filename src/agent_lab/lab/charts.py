@@ -12,12 +12,13 @@ mpl.use("Agg")  # no display: charts are drawn straight to SVG
 import matplotlib.pyplot as plt
 import numpy as np
 
+from agent_lab.lab.metrics import Estimate
 from agent_lab.lab.records import TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from agent_lab.lab.metrics import Estimate, PolicyMetrics
+    from agent_lab.lab.metrics import PolicyMetrics
     from agent_lab.lab.records import TrialRecord
     from agent_lab.lab.sweep import SweepSummary
 
@@ -64,12 +65,20 @@ def _latency_cdf(trials: Sequence[TrialRecord], policies: list[str]) -> str:
     return _svg(figure)
 
 
+def _whole_cost(metrics: PolicyMetrics) -> Estimate:
+    # A mean over a part of the trials is drawn as unknown: the known part is often
+    # the trials that called no model, so the bar would show a paid policy as free.
+    if metrics.cost_known < metrics.trials:
+        return Estimate(None, n=metrics.cost_known)
+    return metrics.cost_per_trial
+
+
 def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> str:
     figure, (calls, cost) = _subplots(1, 2, figsize=(8, 3.4))
     names = [m.policy for m in metrics]
     for axis, estimates, label in (
         (calls, [m.llm_calls_per_trial for m in metrics], "LLM calls per trial"),
-        (cost, [m.cost_per_trial for m in metrics], "cost per trial ($)"),
+        (cost, [_whole_cost(m) for m in metrics], "cost per trial ($)"),
     ):
         axis.set_title(label)
         if not any(e.value for e in estimates):
@@ -88,10 +97,11 @@ def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> str:
 def _accuracy_vs_cost(metrics: Sequence[PolicyMetrics]) -> str:
     figure, axis = _subplots(figsize=(6, 3.6))
     for index, m in enumerate(metrics):
-        if m.cost_per_trial.value is None:
+        cost = _whole_cost(m).value
+        if cost is None:
             continue  # an unknown cost has no place on a cost axis, least of all at 0
         axis.errorbar(
-            [m.cost_per_trial.value or 0.0], [(m.accuracy.value or 0.0) * 100],
+            [cost], [(m.accuracy.value or 0.0) * 100],
             yerr=_error_bars([m.accuracy], 100),
             fmt="o", color=COLORS[index % len(COLORS)], label=m.policy, capsize=4,
         )  # fmt: skip
@@ -164,7 +174,7 @@ def charts(
 ) -> dict[str, tuple[str, str]]:
     """Each chart of ``CHARTS`` by name: its title and its SVG."""
     policies = [m.policy for m in metrics]
-    priced = any(m.cost_per_trial.value for m in metrics)
+    priced = any(_whole_cost(m).value for m in metrics)
     return {
         "latency-cdf": ("Latency per trial, cumulative", _latency_cdf(trials, policies)),
         "llm-calls-and-cost": ("LLM calls and cost per policy", _calls_and_cost(metrics)),

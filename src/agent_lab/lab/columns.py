@@ -30,6 +30,18 @@ def _mean(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4g}"
 
 
+def cost_cell(metrics: PolicyMetrics) -> str:
+    """The mean cost per trial, ``n/a`` when no cost is known, and how many were known."""
+    if metrics.cost_known == 0:
+        return "n/a"
+    mean = metrics.cost_per_trial.format(6)
+    if metrics.cost_known < metrics.trials:
+        # The known part is not a sample of the whole: often only the trials that
+        # called no model (cost 0) are known, so the mean alone would read as free.
+        return f"{mean} ({metrics.cost_known} of {metrics.trials} known)"
+    return mean
+
+
 SUMMARY_COLUMNS: tuple[Column[PolicyMetrics], ...] = (
     Column(name="policy", cell=lambda m: m.policy, align="left"),
     Column(name="trials", cell=lambda m: str(m.trials)),
@@ -48,7 +60,7 @@ SUMMARY_COLUMNS: tuple[Column[PolicyMetrics], ...] = (
     Column(name="LLM calls/trial", cell=lambda m: m.llm_calls_per_trial.format(2)),
     Column(name="fallback rate", cell=lambda m: m.fallback_rate.format(1, 100, "%")),
     Column(name="tokens/trial", cell=lambda m: m.tokens_per_trial.format(0)),
-    Column(name="cost/trial $", cell=lambda m: m.cost_per_trial.format(6)),
+    Column(name="cost/trial $", cell=cost_cell),
     Column(
         name="total cost $",
         cell=lambda m: "n/a" if m.total_cost is None else f"{m.total_cost:.6f}",

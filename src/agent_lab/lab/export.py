@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -11,6 +12,9 @@ if TYPE_CHECKING:
 __all__ = ["write_tables"]
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+DECIMAL_SCALE = 18
+"""Digits after the point of a Parquet decimal column: a cost is exact to 1e-18 dollars."""
+_QUANTUM = Decimal(1).scaleb(-DECIMAL_SCALE)
 
 
 def _spreadsheet_safe(value: object) -> object:
@@ -24,9 +28,16 @@ def _spreadsheet_safe(value: object) -> object:
 
 
 def write_tables(
-    tables: dict[str, tuple[list[str], list[tuple[Any, ...]]]], folder: Path, *, fmt: str
+    tables: dict[str, tuple[list[str], list[tuple[Any, ...]]]],
+    folder: Path,
+    *,
+    fmt: str,
+    decimals: frozenset[str] = frozenset(),
 ) -> list[Path]:
     """Write each table (its columns and rows) to ``folder/<name>.<fmt>``; return the paths.
+
+    ``decimals`` names the columns stored as decimal text (a cost): Parquet
+    gets them as ``decimal128(38, 18)`` numbers, CSV as the text itself.
 
     Raises:
         ValueError: ``fmt`` is neither ``csv`` nor ``parquet``.
@@ -48,7 +59,33 @@ def write_tables(
             import pyarrow.parquet as pq  # pyright: ignore[reportMissingTypeStubs]  # noqa: PLC0415
 
             records = [dict(zip(columns, row, strict=True)) for row in rows]
-            arrow: Any = pa.Table.from_pylist(records)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            typed = [name for name in columns if name in decimals]
+            for record in records:
+                for name in typed:
+                    record[name] = _decimal(record[name])
+            number = pa.decimal128(38, DECIMAL_SCALE)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            inferred: Any = pa.Table.from_pylist(records).schema  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            schema: Any = pa.schema(  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                [
+                    pa.field(f.name, number) if f.name in typed else f  # pyright: ignore[reportUnknownMemberType]
+                    for f in inferred  # pyright: ignore[reportUnknownVariableType]
+                ]
+            )
+            arrow: Any = pa.Table.from_pylist(records, schema=schema)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             pq.write_table(arrow, path)  # pyright: ignore[reportUnknownMemberType]
         written.append(path)
     return written
+
+
+def _decimal(value: object) -> Decimal | None:
+    # Stored as text so that no cost is rounded on its way in; a figure that is not
+    # a finite number (a hand-edited file) is exported as unknown, never as 0.
+    if value is None:
+        return None
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        return None
+    if not number.is_finite() or abs(number) >= Decimal(10) ** (38 - DECIMAL_SCALE):
+        return None
+    return number.quantize(_QUANTUM)

@@ -49,6 +49,7 @@ def _policy(metrics: PolicyMetrics) -> JSONObject:
         "cases": metrics.cases,
         "status_counts": {str(k): v for k, v in metrics.status_counts.items()},
         "total_cost": None if metrics.total_cost is None else str(metrics.total_cost),
+        "cost_known_trials": metrics.cost_known,
     }
     for name in _ESTIMATES:
         figures[name] = estimate_json(getattr(metrics, name))
@@ -67,6 +68,10 @@ def report_json(
     run_fields: dict[str, JSONValue] = {
         key: value for key, value in dataclasses.asdict(run).items() if key not in ("environment",)
     }
+    # What the run found out about its provider (the mode --structured-output auto chose).
+    for key in ("structured_output_used", "structured_output_note"):
+        if key in run.environment:
+            run_fields[key] = run.environment[key]
     return {
         "run": {**run_fields, "state": str(run.state)},
         "provenance": provenance,

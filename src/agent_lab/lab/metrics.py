@@ -85,7 +85,9 @@ class PolicyMetrics:
     tokens_per_trial: Estimate
     """Over the trials whose tokens are known (its ``n`` says how many)."""
     cost_per_trial: Estimate
-    """Over the trials whose cost is known (its ``n`` says how many)."""
+    """Over the trials whose cost is known (``cost_known`` says how many)."""
+    cost_known: int
+    """Trials whose cost is known; below ``trials``, the mean is over a part only."""
     total_cost: Decimal | None
     """``None`` unless every trial's cost is known."""
     latency_p50_ms: Estimate
@@ -251,6 +253,7 @@ def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMet
                 cost_per_trial=cases(
                     lambda row: None if row.cost is None else float(row.cost)
                 ).mean(),
+                cost_known=len(costs),
                 total_cost=sum(costs, Decimal(0)) if len(costs) == len(rows) else None,
                 latency_p50_ms=latency.percentile(50),
                 latency_p90_ms=latency.percentile(90),

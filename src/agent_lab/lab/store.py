@@ -209,6 +209,21 @@ class Store:
             (RunState.FINISHED, now(), run_id),
         )
 
+    def add_provenance(self, run_id: str, facts: JSONObject) -> None:
+        """Add what a run found out about its provider to its ``environment``.
+
+        Such as the structured-output mode ``auto`` settled on: known only once
+        the run has talked to the server, so it is not part of the config a
+        ``--resume`` compares.
+        """
+        # A merge inside one SQL statement: no read-then-write window to lose a fact in.
+        updated = self._db.execute(
+            "UPDATE runs SET environment = json_patch(environment, ?) WHERE run_id = ?",
+            (json.dumps(facts, sort_keys=True), run_id),
+        ).rowcount
+        if updated == 0:
+            raise StoreError(f"{self.path} has no run {run_id!r}")
+
     @staticmethod
     def _run(row: Sequence[Any]) -> RunRecord:
         return RunRecord(
@@ -322,4 +337,4 @@ class Store:
         for table in ("runs", "trials"):
             cursor = self._db.execute(f"SELECT * FROM {table} {where}", parameters)  # noqa: S608 - fixed table names
             tables[table] = ([d[0] for d in cursor.description], cursor.fetchall())
-        return write_tables(tables, Path(folder), fmt=fmt)
+        return write_tables(tables, Path(folder), fmt=fmt, decimals=frozenset({"cost"}))

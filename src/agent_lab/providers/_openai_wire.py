@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from agent_lab.providers._grammar_schema import grammar_safe
 from agent_lab.providers.base import ProviderRequest, ToolCall
 from agent_lab.usage import checked_count
 
@@ -17,9 +18,31 @@ if TYPE_CHECKING:
 
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["Completion", "StructuredOutput", "read_completion", "request_body", "retry_after"]
+__all__ = [
+    "FORMAT_TOOL_DESCRIPTION",
+    "Completion",
+    "StructuredOutput",
+    "format_tool_name",
+    "read_completion",
+    "request_body",
+    "retry_after",
+]
 
-StructuredOutput = Literal["json_schema", "json_object"]
+StructuredOutput = Literal["json_schema", "json_object", "tools", "prompted"]
+"""How a request asks for a reply that follows a JSON Schema.
+
+- ``json_schema``: OpenAI's ``response_format: {"type": "json_schema", ...}``
+  (OpenAI, vLLM, Ollama, LM Studio).
+- ``json_object``: ``{"type": "json_object", "schema": ...}`` (llama.cpp's own
+  server, which constrains the reply to the schema this way).
+- ``tools``: one forced function whose parameters are the schema; its call's
+  arguments are the reply (servers with tool calling but no response format).
+- ``prompted``: the schema in the system message and nothing on the wire;
+  the model is only asked, not held, so its reply is parsed as strictly as ever.
+"""
+
+FORMAT_TOOL_DESCRIPTION = "Give the reply as this function's arguments."
+_PROMPTED = "Reply with one JSON object and nothing else; it must follow this JSON Schema:\n"
 
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -45,9 +68,13 @@ def request_body(
     token_limit: str,
 ) -> dict[str, Any]:
     """The JSON body of ``POST /chat/completions`` for ``request``."""
+    messages = [{"role": m.role, "content": m.content} for m in request.messages]
+    schema = request.response_schema
+    if schema is not None and structured_output == "prompted":
+        messages = _with_schema_prompt(messages, schema)
     body: dict[str, Any] = {
         "model": model,
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "messages": messages,
         "temperature": request.temperature,
         token_limit: request.max_tokens,
     }
@@ -59,19 +86,45 @@ def request_body(
             body["tool_choice"] = request.tool_choice or "auto"
         else:
             body["tool_choice"] = {"type": "function", "function": {"name": request.tool_choice}}
-    if request.response_schema is not None:
-        if structured_output == "json_object":
-            body["response_format"] = {"type": "json_object", "schema": request.response_schema}
-        else:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": _NAME_UNSAFE.sub("_", request.schema_name)[:64] or "arguments",
-                    "schema": request.response_schema,
-                    "strict": strict,
+    if schema is None or structured_output == "prompted":
+        return body
+    name = format_tool_name(request)
+    if structured_output == "json_object":
+        # llama.cpp's dialect: its server turns the schema into a grammar, and dies
+        # on keywords its converter cannot take, so they are left out (the kernel
+        # validates the reply against the whole schema).
+        body["response_format"] = {"type": "json_object", "schema": grammar_safe(schema)}
+    elif structured_output == "tools" and not request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": FORMAT_TOOL_DESCRIPTION,
+                    "parameters": schema,
                 },
             }
+        ]
+        body["tool_choice"] = {"type": "function", "function": {"name": name}}
+    else:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": strict},
+        }
     return body
+
+
+def format_tool_name(request: ProviderRequest) -> str:
+    """The schema's name as the wire allows it (``[A-Za-z0-9_-]``, 64 characters)."""
+    return _NAME_UNSAFE.sub("_", request.schema_name)[:64] or "arguments"
+
+
+def _with_schema_prompt(messages: list[dict[str, str]], schema: JSONValue) -> list[dict[str, str]]:
+    instruction = _PROMPTED + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    if messages and messages[0]["role"] == "system":
+        first = {"role": "system", "content": f"{messages[0]['content']}\n\n{instruction}"}
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instruction}, *messages]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

