@@ -41,7 +41,7 @@ def partly_known() -> list[TrialRecord]:
 def test_a_mean_over_a_partly_known_cost_says_how_many_were_known() -> None:
     (metrics,) = summarize(partly_known())
     assert metrics.cost_known == 4
-    assert cost_cell(metrics) == "0.000000 [0.000000, 0.000000] (4 of 6 known)"
+    assert cost_cell(metrics) == "0.000000 [0.000000, 0.000000] (4/6 known)"
     assert metrics.total_cost is None
 
 

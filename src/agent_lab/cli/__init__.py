@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 
@@ -20,7 +21,6 @@ from agent_lab.lab.terminal import printable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import TextIO
 
 __all__ = ["main", "run"]
 
@@ -38,7 +38,10 @@ def run(
             options = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 0
-    streams = Streams(out=out, err=err, console=Console(file=out, width=160))
+    wide = bool(getattr(options, "wide", False))
+    streams = Streams(
+        out=out, err=err, console=Console(file=out, width=_width(out, wide=wide)), wide=wide
+    )
     try:
         return options.handler(options, streams)
     except UsageError as problem:
@@ -46,6 +49,24 @@ def run(
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+_FILE_WIDTH = 160
+"""Table width written to a file or a pipe, where no terminal says how wide it is."""
+
+
+def _width(out: TextIO, *, wide: bool) -> int:
+    if wide:
+        return 100_000  # as wide as the widest table: nothing is squeezed or left out
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if out.isatty():
+            return shutil.get_terminal_size().columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return _FILE_WIDTH
 
 
 def main() -> None:

@@ -92,7 +92,9 @@ def demo(options: argparse.Namespace, streams: Streams) -> int:
         progress=not options.no_progress,
         stderr=streams.err,
     )
-    written = write_report(db, run_id, str(folder / "report.html"), "llm-always", streams.console)
+    written = write_report(
+        db, run_id, str(folder / "report.html"), "llm-always", streams.console, wide=streams.wide
+    )
     print(f"report: {written.resolve() if written else '-'}", file=streams.out)
     print(f"results: {db.resolve()} (agent-lab report {db})", file=streams.out)
     return failed_trials(db, run_id, streams.err, max_failure_rate=options.max_failure_rate)
@@ -156,6 +158,7 @@ def report(options: argparse.Namespace, streams: Streams) -> int:
         options.baseline,
         streams.console,
         as_json=options.json,
+        wide=streams.wide,
     )
     if written is not None:
         print(f"report: {written.resolve()}", file=streams.err if options.json else streams.out)
@@ -182,6 +185,7 @@ def compare(options: argparse.Namespace, streams: Streams) -> int:
         streams.console,
         baseline_required=True,
         as_json=options.json,
+        wide=streams.wide,
     )
     return 0
 

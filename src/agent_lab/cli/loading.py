@@ -44,6 +44,8 @@ class Streams:
     out: TextIO
     err: TextIO
     console: Console
+    wide: bool = False
+    """``--wide``: tables with every column, not fitted to the terminal."""
 
 
 if TYPE_CHECKING:

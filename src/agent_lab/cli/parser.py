@@ -155,6 +155,15 @@ def _failure_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _wide_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--wide",
+        action="store_true",
+        help="every column, the HTML report's too, however wide (default: the tables fit "
+        "the terminal, leaving out columns by priority and saying which)",
+    )
+
+
 def _demo(add_parser: AddParser) -> None:
     demo = add_parser(
         "demo",
@@ -183,6 +192,7 @@ def _demo(add_parser: AddParser) -> None:
     )
     _provider_options(demo, "local")
     _failure_option(demo)
+    _wide_option(demo)
     demo.set_defaults(handler=commands.demo)
 
 
@@ -293,6 +303,7 @@ def _results(add_parser: AddParser) -> None:
         "--baseline", default="llm-always", help="policy to compare against (default llm-always)"
     )
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
+    _wide_option(report)
     report.set_defaults(handler=commands.report)
 
     compare = add_parser(
@@ -306,6 +317,7 @@ def _results(add_parser: AddParser) -> None:
     compare.add_argument("--baseline", help="one run: the policy to compare against")
     compare.add_argument("--run", help="one run: its id (default: the most recent)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
+    _wide_option(compare)
     compare.set_defaults(handler=commands.compare)
 
     runs = add_parser("runs", help="the runs in a results database, oldest first")

@@ -44,6 +44,7 @@ def write_report(
     *,
     baseline_required: bool = False,
     as_json: bool = False,
+    wide: bool = False,
 ) -> Path | None:
     """Print the run's tables (or, ``as_json``, its figures); write the HTML report to ``html``."""
     # The report module draws with matplotlib (about 1.5 s to import): only here.
@@ -71,7 +72,7 @@ def write_report(
         )
         console.file.write(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     else:
-        terminal_tables(run, metrics, comparisons, console=console, references=baselines)
+        terminal_tables(run, metrics, comparisons, console=console, references=baselines, wide=wide)
     if target is not None:
         return render_html(run, trials, metrics, comparisons, target, references=baselines)
     return None

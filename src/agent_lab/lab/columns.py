@@ -6,11 +6,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from agent_lab.lab.metrics import Comparison, PolicyMetrics, Reference
 
-__all__ = ["COMPARISON_COLUMNS", "REFERENCE_COLUMNS", "SUMMARY_COLUMNS", "Column"]
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "REFERENCE_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "Column",
+    "Fitted",
+    "every_column",
+    "fit",
+]
 
 Row = TypeVar("Row")
 
@@ -24,6 +32,81 @@ class Column(Generic[Row]):
     align: Literal["left", "right"] = "right"
     terminal: bool = True
     """Shown in the terminal too; the HTML report shows every column."""
+    drop: int = 0
+    """When a terminal is too narrow: 0 is always shown, and the highest is left out first."""
+    wrap: bool = False
+    """Prose that may wrap onto more lines; other cells keep to one line."""
+
+
+_WRAPPED_WIDTH = 24
+_BORDER = 3
+"""A column's share of a rich box: the rule and a space of padding on each side."""
+
+
+def stacked(text: str) -> str:
+    """``value [low, high] (note)`` on a line each: a narrow terminal's form of a cell."""
+    return text.replace(" [", "\n[").replace(" (", "\n(")
+
+
+def cell_width(column: Column[Row], cells: Sequence[str]) -> int:
+    """The narrowest the column can be: its longest line (prose wraps) or heading word."""
+    longest = max((len(line) for text in cells for line in text.split("\n")), default=0)
+    if column.wrap:
+        longest = min(longest, _WRAPPED_WIDTH)
+    return max(longest, *(len(word) for word in column.name.split()))
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted(Generic[Row]):
+    """The columns of a table that fit a terminal."""
+
+    shown: list[tuple[Column[Row], int]]
+    """Each column shown, with the width its cells need."""
+    dropped: list[Column[Row]]
+    stack: bool
+    """Whether intervals go on a line of their own below each value."""
+
+    def cells(self, row: Row) -> list[str]:
+        """The row's cells, in the form that fits."""
+        texts = [column.cell(row) for column, _ in self.shown]
+        return [stacked(text) for text in texts] if self.stack else texts
+
+
+def fit(columns: Sequence[Column[Row]], rows: Sequence[Row], width: int) -> Fitted[Row]:
+    """The terminal columns that fit in ``width``.
+
+    First on one line per row; then with each interval below its value; then
+    leaving out columns by ``drop`` (highest first, rightmost first among
+    equals) until the rest fit. ``drop=0`` columns always stay.
+    """
+    chosen = [column for column in columns if column.terminal]
+    for stack in (False, True):
+        shown = [(column, _need(column, rows, stack=stack)) for column in chosen]
+        if _width(shown) <= width:
+            return Fitted(shown, [], stack=stack)
+    dropped: list[Column[Row]] = []
+    while _width(shown) > width:
+        candidates = [index for index, (column, _) in enumerate(shown) if column.drop > 0]
+        if not candidates:
+            break
+        victim = max(candidates, key=lambda index: (shown[index][0].drop, index))
+        dropped.append(shown.pop(victim)[0])
+    return Fitted(shown, dropped, stack=True)
+
+
+def every_column(columns: Sequence[Column[Row]], rows: Sequence[Row]) -> Fitted[Row]:
+    """Every column, the HTML report's too, each value and interval on one line."""
+    shown = [(column, _need(column, rows, stack=False)) for column in columns]
+    return Fitted(shown, [], stack=False)
+
+
+def _need(column: Column[Row], rows: Sequence[Row], *, stack: bool) -> int:
+    texts = [column.cell(row) for row in rows]
+    return cell_width(column, [stacked(text) for text in texts] if stack else texts)
+
+
+def _width(shown: Sequence[tuple[Column[Row], int]]) -> int:
+    return sum(need + _BORDER for _, need in shown) + 1
 
 
 def _mean(value: float | None) -> str:
@@ -38,38 +121,40 @@ def cost_cell(metrics: PolicyMetrics) -> str:
     if metrics.cost_known < metrics.trials:
         # The known part is not a sample of the whole: often only the trials that
         # called no model (cost 0) are known, so the mean alone would read as free.
-        return f"{mean} ({metrics.cost_known} of {metrics.trials} known)"
+        return f"{mean} ({metrics.cost_known}/{metrics.trials} known)"
     return mean
 
 
 SUMMARY_COLUMNS: tuple[Column[PolicyMetrics], ...] = (
     Column(name="policy", cell=lambda m: m.policy, align="left"),
-    Column(name="trials", cell=lambda m: str(m.trials)),
+    Column(name="trials", cell=lambda m: str(m.trials), drop=3),
     Column(name="accuracy", cell=lambda m: m.accuracy.format(1, 100, "%")),
     Column(
         name="exact accuracy", cell=lambda m: m.accuracy_exact.format(1, 100, "%"), terminal=False
     ),
-    Column(name="in domain", cell=lambda m: m.accuracy_in_domain.format(1, 100, "%")),
-    Column(name="out of domain", cell=lambda m: m.accuracy_out_of_domain.format(1, 100, "%")),
+    Column(name="in domain", cell=lambda m: m.accuracy_in_domain.format(1, 100, "%"), drop=4),
+    Column(
+        name="out of domain", cell=lambda m: m.accuracy_out_of_domain.format(1, 100, "%"), drop=4
+    ),
     Column(
         name="field precision",
         cell=lambda m: m.field_precision.format(1, 100, "%"),
         terminal=False,
     ),
     Column(name="field recall", cell=lambda m: m.field_recall.format(1, 100, "%"), terminal=False),
-    Column(name="LLM calls/trial", cell=lambda m: m.llm_calls_per_trial.format(2)),
-    Column(name="fallback rate", cell=lambda m: m.fallback_rate.format(1, 100, "%")),
-    Column(name="tokens/trial", cell=lambda m: m.tokens_per_trial.format(0)),
-    Column(name="cost/trial $", cell=cost_cell),
+    Column(name="LLM calls/trial", cell=lambda m: m.llm_calls_per_trial.format(2), drop=1),
+    Column(name="fallback rate", cell=lambda m: m.fallback_rate.format(1, 100, "%"), drop=5),
+    Column(name="tokens/trial", cell=lambda m: m.tokens_per_trial.format(0), drop=2),
+    Column(name="cost/trial $", cell=cost_cell, drop=1),
     Column(
         name="total cost $",
         cell=lambda m: "n/a" if m.total_cost is None else f"{m.total_cost:.6f}",
         terminal=False,
     ),
-    Column(name="p50 ms", cell=lambda m: m.latency_p50_ms.format(1)),
-    Column(name="p90 ms", cell=lambda m: m.latency_p90_ms.format(1)),
-    Column(name="p99 ms", cell=lambda m: m.latency_p99_ms.format(1)),
-    Column(name="mean ms", cell=lambda m: m.latency_mean_ms.format(1)),
+    Column(name="p50 ms", cell=lambda m: m.latency_p50_ms.format(1), drop=1),
+    Column(name="p90 ms", cell=lambda m: m.latency_p90_ms.format(1), drop=5),
+    Column(name="p99 ms", cell=lambda m: m.latency_p99_ms.format(1), drop=6),
+    Column(name="mean ms", cell=lambda m: m.latency_mean_ms.format(1), drop=3),
 )
 """The per-policy summary (L11)."""
 
@@ -77,14 +162,14 @@ COMPARISON_COLUMNS: tuple[Column[Comparison], ...] = (
     Column(name="policy", cell=lambda c: c.policy, align="left"),
     Column(name="metric", cell=lambda c: c.metric, align="left"),
     Column(name="ratio", cell=lambda c: c.ratio.format(3)),
-    Column(name="policy mean", cell=lambda c: _mean(c.policy_mean)),
-    Column(name="baseline mean", cell=lambda c: _mean(c.baseline_mean)),
+    Column(name="policy mean", cell=lambda c: _mean(c.policy_mean), drop=1),
+    Column(name="baseline mean", cell=lambda c: _mean(c.baseline_mean), drop=1),
 )
 """Each policy against the baseline, paired by case (L11)."""
 
 REFERENCE_COLUMNS: tuple[Column[Reference], ...] = (
     Column(name="baseline", cell=lambda r: r.name, align="left"),
     Column(name="accuracy", cell=lambda r: r.accuracy.format(1, 100, "%")),
-    Column(name="what it is", cell=lambda r: r.description, align="left"),
+    Column(name="what it is", cell=lambda r: r.description, align="left", wrap=True),
 )
 """The baselines computed from the same cases with no LLM (L11, the fair protocol)."""

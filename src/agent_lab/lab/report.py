@@ -9,7 +9,14 @@ from markupsafe import Markup
 from rich.table import Table
 
 from agent_lab.lab.charts import CHARTS, charts, sweep_charts
-from agent_lab.lab.columns import COMPARISON_COLUMNS, REFERENCE_COLUMNS, SUMMARY_COLUMNS, Column
+from agent_lab.lab.columns import (
+    COMPARISON_COLUMNS,
+    REFERENCE_COLUMNS,
+    SUMMARY_COLUMNS,
+    Column,
+    every_column,
+    fit,
+)
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.terminal import plain, printable
 
@@ -81,13 +88,19 @@ def provenance(run: RunRecord) -> str:
     return f"provider {run.provider}, model {run.model or 'default'}"
 
 
-def _table(title: str, columns: Sequence[Column[Row]], rows: Sequence[Row]) -> Table:
+def _table(
+    title: str, columns: Sequence[Column[Row]], rows: Sequence[Row], width: int, *, wide: bool
+) -> Table:
     table = Table(title=plain(title), title_justify="left")
-    shown = [column for column in columns if column.terminal]
-    for column in shown:
-        table.add_column(column.name, justify=column.align, no_wrap=column.align == "left")
+    fitted = every_column(columns, rows) if wide else fit(columns, rows, width)
+    for column, need in fitted.shown:
+        table.add_column(column.name, justify=column.align, min_width=need, no_wrap=not column.wrap)
     for row in rows:
-        table.add_row(*(plain(column.cell(row)) for column in shown))
+        table.add_row(*(plain(cell) for cell in fitted.cells(row)))
+    if fitted.dropped:
+        names = ", ".join(column.name for column in fitted.dropped)
+        table.caption = f"left out to fit {width} columns: {names} (--wide shows every column)"
+        table.caption_justify = "left"
     return table
 
 
@@ -98,12 +111,23 @@ def terminal_tables(
     *,
     console: Console,
     references: Sequence[Reference] = (),
+    wide: bool = False,
 ) -> None:
-    """Print the run's table (and the comparison against the baseline) to a console."""
+    """Print the run's table (and the comparison against the baseline) to a console.
+
+    The tables fit the console's width, leaving out columns by priority and
+    saying which; ``wide`` shows every column, the HTML report's too.
+    """
+    width = console.width
     title = f"run {run.run_id}: {run.workload}, {provenance(run)}"
-    console.print(_table(title, SUMMARY_COLUMNS, metrics))
+    console.print(_table(title, SUMMARY_COLUMNS, metrics, width, wide=wide))
     if references:
-        console.print(_table("baselines (the same cases, no LLM)", REFERENCE_COLUMNS, references))
+        console.print(
+            _table(
+                "baselines (the same cases, no LLM)", REFERENCE_COLUMNS, references, width,
+                wide=wide,
+            )
+        )  # fmt: skip
     statuses = Table(title="status counts", title_justify="left")
     statuses.add_column("policy")
     present = [s for s in TrialStatus if any(s in m.status_counts for m in metrics)]
@@ -115,7 +139,7 @@ def terminal_tables(
     if comparisons:
         baseline = comparisons[0].baseline
         title = f"against {baseline} (ratio of means on the same cases, 95% CI)"
-        console.print(_table(title, COMPARISON_COLUMNS, comparisons))
+        console.print(_table(title, COMPARISON_COLUMNS, comparisons, width, wide=wide))
 
 
 def render_html(
