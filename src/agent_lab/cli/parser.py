@@ -183,7 +183,9 @@ def _demo(add_parser: AddParser) -> None:
         help=f"a stratified sample of about N cases (default {loading.DEMO_SAMPLE})",
     )
     demo.add_argument(
-        "--out", default="agent-lab-demo", help="folder for the database and the report"
+        "--out",
+        default="agent-lab-demo",
+        help="folder for the database and the report (default agent-lab-demo)",
     )
     demo.add_argument(
         "--concurrency",
@@ -296,7 +298,7 @@ def _sweep(add_parser: AddParser) -> None:
 
 def _results(add_parser: AddParser) -> None:
     report = add_parser("report", help="print a run's table and write the HTML report")
-    report.add_argument("db")
+    report.add_argument("db", help="the results database (a SQLite file written by run or demo)")
     report.add_argument("--run", help="run id (default: the most recent)")
     report.add_argument("--html", help="write the HTML report here")
     report.add_argument(
@@ -310,7 +312,7 @@ def _results(add_parser: AddParser) -> None:
         "compare",
         help="each policy against a baseline in one run, or one run against another, by case",
     )
-    compare.add_argument("db")
+    compare.add_argument("db", help="the results database (a SQLite file written by run or demo)")
     compare.add_argument(
         "runs", nargs="*", metavar="RUN", help="two run ids: the later against the earlier"
     )
@@ -321,15 +323,20 @@ def _results(add_parser: AddParser) -> None:
     compare.set_defaults(handler=commands.compare)
 
     runs = add_parser("runs", help="the runs in a results database, oldest first")
-    runs.add_argument("db")
+    runs.add_argument("db", help="the results database (a SQLite file written by run or demo)")
     runs.add_argument("--json", action="store_true", help="print a JSON array, one object per run")
     runs.set_defaults(handler=commands.runs)
 
     export = add_parser("export", help="export runs and trials")
-    export.add_argument("db")
-    export.add_argument("--format", choices=("parquet", "csv"), required=True)
-    export.add_argument("--out", required=True)
-    export.add_argument("--run")
+    export.add_argument("db", help="the results database (a SQLite file written by run or demo)")
+    export.add_argument(
+        "--format",
+        choices=("parquet", "csv"),
+        required=True,
+        help="parquet keeps numbers as numbers (cost as a decimal); csv opens in a spreadsheet",
+    )
+    export.add_argument("--out", required=True, help="folder for runs.<format> and trials.<format>")
+    export.add_argument("--run", help="one run's id (default: every run)")
     export.set_defaults(handler=commands.export)
 
 
@@ -361,7 +368,9 @@ def _plugins(add_parser: AddParser) -> None:
         "precision", help="how often the resolvers are right when they fill a value (no LLM)"
     )
     precision.add_argument("workload", help="a JSONL file, or a built-in workload name")
-    precision.add_argument("--plugins", required=True)
+    precision.add_argument(
+        "--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder"
+    )
     precision.add_argument(
         "--examples", type=checks.count, default=10, help="wrong values to show (default 10)"
     )
@@ -376,7 +385,7 @@ def _plugins(add_parser: AddParser) -> None:
         "routing", help="how often the lexical router routes, and how often rightly (no LLM)"
     )
     routing.add_argument("workload", help="a JSONL file, or a built-in workload name")
-    routing.add_argument("--plugins", required=True)
+    routing.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder")
     routing.add_argument(
         "--margins",
         type=checks.margins,
@@ -393,7 +402,8 @@ def _plugins(add_parser: AddParser) -> None:
         "--split",
         choices=("all", "even", "odd"),
         default="all",
-        help="the cases whose id ends in an even or odd number (tune on one, report the other)",
+        help="the cases whose id ends in an even or odd number (tune on one, report the "
+        "other; default all)",
     )
     routing.add_argument("--json", action="store_true", help="print the figures as JSON")
     routing.set_defaults(handler=commands.routing)
