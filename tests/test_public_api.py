@@ -20,7 +20,7 @@ CONTRACT = {
 
 
 def test_contract_names_are_importable_from_the_package() -> None:
-    """Every public name of KERNEL.md is importable from agent_lab."""
+    """Every public name of docs/kernel-contract.md is importable from agent_lab."""
     assert set(agent_lab.__all__) >= CONTRACT
     for name in agent_lab.__all__:
         assert getattr(agent_lab, name) is not None
@@ -51,3 +51,14 @@ def test_status_values_are_the_contracts() -> None:
         "handler_error",
     }
     assert agent_lab.Status.SUCCESS == "success"
+
+
+def test_the_contract_in_the_repository_names_the_same_public_names() -> None:
+    """The table of public names in docs/kernel-contract.md is the one tested above."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "kernel-contract.md").read_text("utf-8")
+    section = text.split("## Public names", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"^\| `([A-Za-z]+)` \|", section, flags=re.MULTILINE))
+    assert named == CONTRACT

@@ -1,6 +1,6 @@
 """agent-lab: a deterministic-first event kernel for LLM agents, and a lab that measures it.
 
-The names below are the stable public API (see ``spec/KERNEL.md`` in the docs).
+The names below are the stable public API (see ``docs/kernel-contract.md`` in the repository).
 """
 
 from agent_lab.application.events.kernel import EventKernel
