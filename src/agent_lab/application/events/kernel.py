@@ -7,7 +7,8 @@ awaits them. So the sync and async paths cannot drift apart, and a fully
 synchronous plugin costs no event loop. Between the yields, each stage is a
 named function over the dispatch's one ``Trace``: look up (K10, K5), read the
 resolution (K11), classify (K12-K14), ask the fallback (K16) and audit its
-reply (K17, K18, in ``audit.py``), merge (K19), handle (K21).
+reply (K17, K18, in ``audit.py``), merge (K19), let a model class judge the
+settled arguments (K4, K12), handle (K21).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from agent_lab.application.events.validation import (
     Check,
     CompiledSchema,
     SchemaInfrastructureError,
+    describe_error,
 )
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import DefinitionError, ProviderError, StrictJSONError
@@ -58,15 +60,6 @@ __all__ = ["EventKernel"]
 
 _UNKNOWN_USAGE = Usage()
 """One request whose tokens and cost nobody reported."""
-
-
-def _describe(err: BaseException) -> str:
-    try:
-        text = str(err)
-    except Exception:
-        # Plugin code wrote this exception, __str__ included: it must not escape either.
-        text = "(its message could not be read)"
-    return f"{type(err).__name__}: {text}"
 
 
 def _to_pointer(name_or_pointer: str) -> str:
@@ -176,7 +169,9 @@ class EventKernel:
                 resolution = yield resolver, event
             except Exception as err:
                 trace.resolve_ns = trace.clock.monotonic_ns() - started
-                return trace.finish(Status.DEFINITION_ERROR, Reason.RESOLVER_ERROR, _describe(err))
+                return trace.finish(
+                    Status.DEFINITION_ERROR, Reason.RESOLVER_ERROR, describe_error(err)
+                )
             trace.resolve_ns = trace.clock.monotonic_ns() - started
         read = self._read_resolution(resolution, trace)
         if isinstance(read, EventResult):
@@ -187,15 +182,6 @@ class EventKernel:
         check = self._check(validator, arguments, trace, "resolver")
         if isinstance(check, EventResult):
             return check
-        if check.invalid:
-            # Resolved values are authoritative: an LLM is never asked to repair them.
-            return trace.finish(
-                Status.INVALID_ARGUMENTS,
-                Reason.INVALID_ARGUMENTS,
-                check.invalid[0].message,
-                errors=check.invalid,
-                missing=check.missing,
-            )
         missing = _with_declared(check.missing, declared_missing, arguments)
         if missing or complete is False:
             fallback = self._fallback
@@ -225,20 +211,32 @@ class EventKernel:
                 return merged
             arguments = merged
 
+        given: object = None
+        if entry.model is not None:
+            # Only now are the arguments settled: a validator judges the whole (K4, K12).
+            source = "fallback" if trace.fallback_used else "resolver"
+            judged = self._check(validator, arguments, trace, source, with_model=True)
+            if isinstance(judged, EventResult):
+                return judged
+            given = judged.instance
+
         # K21
         handler = entry.definition.handler
         output: JSONValue = None
         if handler is not None:
             started = trace.clock.monotonic_ns()
             try:
-                # A private read-only copy: the handler cannot change the result.
-                returned = yield handler, MappingProxyType(copy_object(arguments))
+                # A private copy either way (the instance is parsed from JSON text):
+                # the handler cannot change the result.
+                if not entry.definition.pass_model:
+                    given = MappingProxyType(copy_object(arguments))
+                returned = yield cast("PluginCall", (handler, given))
             except Exception as err:
                 trace.handler_ns = trace.clock.monotonic_ns() - started
                 return trace.finish(
                     Status.HANDLER_ERROR,
                     Reason.HANDLER_ERROR,
-                    _describe(err),
+                    describe_error(err),
                     arguments=arguments,
                 )
             trace.handler_ns = trace.clock.monotonic_ns() - started
@@ -251,12 +249,7 @@ class EventKernel:
                     f"handler output: {err}",
                     arguments=arguments,
                 )
-        return trace.finish(
-            Status.SUCCESS,
-            Reason.COMPLETED,
-            arguments=arguments,
-            output=output,
-        )
+        return trace.finish(Status.SUCCESS, Reason.COMPLETED, arguments=arguments, output=output)
 
     # The stages -----------------------------------------------------------------------
 
@@ -302,16 +295,33 @@ class EventKernel:
         return arguments, complete, declared_missing
 
     def _check(
-        self, validator: CompiledSchema, arguments: JSONObject, trace: Trace, source: str
+        self,
+        validator: CompiledSchema,
+        arguments: JSONObject,
+        trace: Trace,
+        source: str,
+        *,
+        with_model: bool = False,
     ) -> Check | EventResult:
-        """K12, K14: errors split into missing and invalid; engine failures are the plugin's."""
+        """K12, K14: anything invalid ends the dispatch; engine failures are the plugin's."""
         started = self._clock.monotonic_ns()
         try:
-            return validator.check(arguments, source=source)
+            check = validator.check(arguments, source=source, with_model=with_model)
         except SchemaInfrastructureError as err:
             return trace.finish(Status.DEFINITION_ERROR, Reason.VALIDATOR_ERROR, str(err))
         finally:
             trace.validate_ns += self._clock.monotonic_ns() - started
+        if not check.invalid:
+            return check
+        # Resolved values are authoritative: an LLM is never asked to repair them.
+        reason = Reason.INVALID_ARGUMENTS if source == "resolver" else Reason.INVALID_AFTER_FALLBACK
+        return trace.finish(
+            Status.INVALID_ARGUMENTS,
+            reason,
+            check.invalid[0].message,
+            errors=check.invalid,
+            missing=check.missing,
+        )
 
     def _without_fallback(self, missing: tuple[str, ...], trace: Trace) -> EventResult:
         """K15: missing information is reported, not filled."""
@@ -366,19 +376,19 @@ class EventKernel:
                 trace.llm_calls += attempts
                 trace.usage += checked_usage(err.usage) or Usage(requests=attempts)
                 reason = err.reason if isinstance(err.reason, str) else Reason.FALLBACK_ERROR
-                message, retryable = _describe(err), err.retryable is True
+                message, retryable = describe_error(err), err.retryable is True
             except TimeoutError as err:
                 trace.llm_calls += 1
                 trace.usage += _UNKNOWN_USAGE
-                reason, message, retryable = Reason.TIMEOUT, _describe(err), True
+                reason, message, retryable = Reason.TIMEOUT, describe_error(err), True
             except ConnectionError as err:
                 trace.llm_calls += 1
                 trace.usage += _UNKNOWN_USAGE
-                reason, message, retryable = Reason.CONNECTION_ERROR, _describe(err), True
+                reason, message, retryable = Reason.CONNECTION_ERROR, describe_error(err), True
             except Exception as err:
                 trace.llm_calls += 1
                 trace.usage += _UNKNOWN_USAGE
-                reason, message, retryable = Reason.FALLBACK_ERROR, _describe(err), False
+                reason, message, retryable = Reason.FALLBACK_ERROR, describe_error(err), False
             else:
                 break
             finally:
@@ -425,14 +435,6 @@ class EventKernel:
         recheck = self._check(validator, merged, trace, "fallback")
         if isinstance(recheck, EventResult):
             return recheck
-        if recheck.invalid:
-            return trace.finish(
-                Status.INVALID_ARGUMENTS,
-                Reason.INVALID_AFTER_FALLBACK,
-                recheck.invalid[0].message,
-                errors=recheck.invalid,
-                missing=recheck.missing,
-            )
         still_missing = _with_declared(recheck.missing, declared, merged)
         if still_missing:
             return trace.finish(

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Never, Protocol, TypeAlias, runtime_checkable
 
 from agent_lab.strict_json import JSONObject, JSONValue
 from agent_lab.usage import ZERO_USAGE as _ZERO_USAGE
@@ -21,6 +21,7 @@ __all__ = [
     "FallbackReply",
     "FallbackRequest",
     "Handler",
+    "ModelHandler",
     "Reason",
     "Resolution",
     "Resolver",
@@ -29,6 +30,7 @@ __all__ = [
     "Timings",
     "Unrequested",
     "Usage",
+    "ValidatingModel",
     "ValidationIssue",
 ]
 
@@ -92,6 +94,21 @@ class SchemaModel(Protocol):
         ...
 
 
+@runtime_checkable
+class ValidatingModel(SchemaModel, Protocol):
+    """A ``SchemaModel`` that also validates JSON text into an instance, such as a Pydantic model.
+
+    Its validation runs after the schema's (K4, K12). It reports a rejection by
+    raising a ``ValueError`` with an ``errors()`` list of ``{"loc", "msg",
+    "type"}`` items, as Pydantic's ``ValidationError`` does.
+    """
+
+    @classmethod
+    def model_validate_json(cls, json_data: str, *, strict: bool | None = None) -> Any:
+        """Return the instance the JSON text describes."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One incoming event.
@@ -147,6 +164,10 @@ Resolver: TypeAlias = Callable[
 Handler: TypeAlias = Callable[[Mapping[str, JSONValue]], object]
 """``handler(arguments)``: does the work; returns JSON data (or an awaitable of it)."""
 
+ModelHandler: TypeAlias = Callable[[Never], object]
+"""``handler(instance)`` with ``pass_model=True``: gets the validated model instance.
+Typed as taking ``Never`` so that a handler annotated with its own model class fits."""
+
 
 @dataclass(frozen=True, slots=True)
 class EventDefinition:
@@ -160,14 +181,18 @@ class EventDefinition:
     """Unique name in its registry; the tool name an LLM sees."""
     _: KW_ONLY
     parameters: Mapping[str, Any] | type[SchemaModel]
-    """JSON Schema of the arguments, or a Pydantic model class (converted once, K4).
-    On a registered definition this is a read-only deep copy (K1)."""
+    """JSON Schema of the arguments, or a Pydantic model class (converted once, K4;
+    its own validators then run after the schema's). On a registered definition
+    this is the schema, as a read-only deep copy (K1)."""
     description: str = ""
     """What the event does, for humans and for LLM tool specs."""
     resolver: Resolver | None = None
     """Deterministic argument reader; ``None`` means empty arguments."""
-    handler: Handler | None = None
+    handler: Handler | ModelHandler | None = None
     """Runs on complete, valid arguments; ``None`` means nothing to run."""
+    pass_model: bool = False
+    """Give the handler the validated model instance instead of the arguments
+    mapping; ``parameters`` must then be a model class with ``model_validate_json``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -219,7 +244,8 @@ class ValidationIssue:
     pointer: str
     """JSON pointer into the arguments ("" for the whole object)."""
     keyword: str
-    """The schema keyword that failed, e.g. ``type`` or ``required``."""
+    """The schema keyword that failed, e.g. ``type`` or ``required``; for a model's
+    own validation, its error type, e.g. ``value_error``."""
     message: str
     """A human-readable explanation."""
     source: str = "resolver"

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from agent_lab.application.events.models import EventDefinition, SchemaModel
+from agent_lab.application.events.models import EventDefinition, SchemaModel, ValidatingModel
 from agent_lab.application.events.validation import (
     CompiledSchema,
     Dialect,
@@ -64,14 +64,22 @@ def _unresolved_reference(name: str, schema: JSONObject, cause: str) -> Definiti
     return DefinitionError(name, "", f"unresolvable $ref: {cause}")
 
 
+def _model_of(parameters: object) -> type[ValidatingModel] | None:
+    # A model class that can validate, not only describe itself: its validators run too.
+    if isinstance(parameters, type) and issubclass(parameters, ValidatingModel):
+        return parameters
+    return None
+
+
 class RegisteredEvent:
     """A definition as the registry holds it: read-only schema, fingerprint, validator."""
 
-    __slots__ = ("_compiled", "_lock", "_prepare", "definition", "fingerprint", "schema")
+    __slots__ = ("_compiled", "_lock", "_prepare", "definition", "fingerprint", "model", "schema")
 
     definition: EventDefinition
     schema: Mapping[str, Any]
     fingerprint: str
+    model: type[ValidatingModel] | None
 
     def __init__(
         self,
@@ -79,6 +87,7 @@ class RegisteredEvent:
         schema: Mapping[str, Any],
         fingerprint: str,
         prepare: Callable[[], CompiledSchema | DefinitionError],
+        model: type[ValidatingModel] | None = None,
     ) -> None:
         """Hold a definition; ``prepare()`` builds its validator or returns the error."""
         self.definition = definition
@@ -87,6 +96,9 @@ class RegisteredEvent:
         """The frozen schema, typed as a mapping (the same object as ``definition.parameters``)."""
         self.fingerprint = fingerprint
         """sha256 of the schema's canonical JSON, to prove two runs used the same definition."""
+        self.model = model
+        """The model class the definition gave as ``parameters``, or ``None`` (K4): its
+        own validation runs after the schema's, since its JSON Schema cannot carry it."""
         self._prepare: Callable[[], CompiledSchema | DefinitionError] | None = prepare
         self._compiled: CompiledSchema | DefinitionError | None = None
         self._lock = threading.Lock()
@@ -182,6 +194,12 @@ class EventRegistry:
         for role in ("resolver", "handler"):
             if getattr(definition, role) is not None and not callable(getattr(definition, role)):
                 raise DefinitionError(name, "", f"the {role} is not callable")
+        model = _model_of(definition.parameters)
+        if definition.pass_model and model is None:
+            # Raised even by a lazy registry: like an uncallable handler, it is no schema matter.
+            raise DefinitionError(
+                name, "", "pass_model needs a Pydantic model class (with model_validate_json)"
+            )
 
         schema_or_error = self._schema_of(definition)
         if isinstance(schema_or_error, DefinitionError):
@@ -197,7 +215,11 @@ class EventRegistry:
             frozen: Mapping[str, Any] = freeze_json(schema)
             registered = dataclasses.replace(definition, parameters=frozen)
             entry = RegisteredEvent(
-                registered, frozen, fingerprint, lambda: self._compile(name, schema, dialect)
+                registered,
+                frozen,
+                fingerprint,
+                lambda: self._compile(name, schema, dialect, model),
+                model,
             )
             if self._check_on_register:
                 compiled = entry.validator()
@@ -259,14 +281,18 @@ class EventRegistry:
         return schema, dialect, canonical
 
     def _compile(
-        self, name: str, schema: JSONObject, dialect: Dialect
+        self,
+        name: str,
+        schema: JSONObject,
+        dialect: Dialect,
+        model: type[ValidatingModel] | None = None,
     ) -> CompiledSchema | DefinitionError:
         resources = self._resource_registry(dialect)
         if isinstance(resources, DefinitionError):
             return DefinitionError(name, "", resources.cause)
         try:
             return compile_schema(
-                schema, dialect, resources, validate_formats=self._validate_formats
+                schema, dialect, resources, validate_formats=self._validate_formats, model=model
             )
         except jsonschema_rs.ValidationError as err:
             return _engine_error_to_definition_error(name, schema, err)

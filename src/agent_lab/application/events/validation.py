@@ -7,21 +7,35 @@ documents over HTTP and read ``file://`` ones, so every compile gets a
 retriever that refuses (K3); and it reports an unresolvable reference or a
 regex engine failure with the same exception class as bad data, so errors
 are sorted by their ``kind`` into user errors and infrastructure failures.
+
+When the parameters are a model class (Pydantic's, matched by shape, since
+Pydantic is not a dependency), the model's own validation runs on settled
+arguments the schema accepted: its rejections are invalid arguments like the
+schema's, and a validator that raises anything else is a broken plugin (K14).
 """
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import jsonschema_rs
 
 from agent_lab.application.events.models import ValidationIssue
 from agent_lab.errors import SchemaInfrastructureError
-from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token, to_pointer
+from agent_lab.strict_json import (
+    JSONObject,
+    JSONValue,
+    escape_pointer_token,
+    has_pointer,
+    to_pointer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
+
+    from agent_lab.application.events.models import ValidatingModel
 
 __all__ = [
     "Check",
@@ -31,6 +45,7 @@ __all__ = [
     "UnresolvedReferenceError",
     "build_resource_registry",
     "compile_schema",
+    "describe_error",
     "dialect_of",
     "ref_locations",
     "refuse_retrieval",
@@ -59,6 +74,15 @@ _ENGINE_DRAFTS = {
     Dialect.DRAFT_2020_12: jsonschema_rs.Draft202012,
     Dialect.DRAFT_7: jsonschema_rs.Draft7,
 }
+
+
+def describe_error(err: BaseException) -> str:
+    """``Type: message`` for an exception plugin code raised, even when its ``__str__`` raises."""
+    try:
+        text = str(err)
+    except Exception:  # noqa: BLE001 - plugin code wrote __str__ too; it must not escape either
+        text = "(its message could not be read)"
+    return f"{type(err).__name__}: {text}"
 
 
 def dialect_of(schema: Mapping[str, Any]) -> Dialect:
@@ -151,6 +175,8 @@ class Check(NamedTuple):
     """JSON pointers of required properties that are absent, unconditionally."""
     invalid: tuple[ValidationIssue, ...] = ()
     """Every other violation."""
+    instance: object = None
+    """The model's instance, when asked for (``with_model``) and there is a model."""
 
 
 VALID = Check()
@@ -169,28 +195,41 @@ class CompiledSchema:
     pointers below it), since such a reference would relax nested copies too.
     """
 
-    __slots__ = ("_is_relaxed_valid", "_is_valid", "_iter_errors", "_root_required")
+    __slots__ = ("_is_relaxed_valid", "_is_valid", "_iter_errors", "_model", "_root_required")
 
     def __init__(
         self,
         validator: jsonschema_rs.Validator,
         relaxed: jsonschema_rs.Validator | None = None,
         root_required: tuple[str, ...] = (),
+        *,
+        model: type[ValidatingModel] | None = None,
     ) -> None:
-        """Wrap an engine validator and, optionally, its relaxed twin."""
+        """Wrap an engine validator, optionally its relaxed twin, and the model class if any."""
         self._is_valid = validator.is_valid
         self._iter_errors = validator.iter_errors
         self._is_relaxed_valid = relaxed.is_valid if relaxed is not None else None
         self._root_required = root_required
+        self._model = model
 
-    def check(self, instance: JSONObject, *, source: str = "resolver") -> Check:
+    def check(
+        self, instance: JSONObject, *, source: str = "resolver", with_model: bool = False
+    ) -> Check:
         """Validate ``instance``; split the errors into missing and invalid.
 
+        ``with_model`` also runs the model's own validation when the schema
+        passes, giving its rejections as invalid or its instance. Ask for it
+        only on settled arguments: a validator judges the whole, and one that
+        is still to grow may fail it for a value the fallback would supply.
+
         Raises:
-            SchemaInfrastructureError: The validator itself failed (K14).
+            SchemaInfrastructureError: The validator itself failed (K14), or
+                the model's validation raised something other than a rejection.
         """
         try:
             if self._is_valid(instance):
+                if with_model and self._model is not None:
+                    return _check_model(self._model, instance, source)
                 return VALID
             if self._is_relaxed_valid is not None and self._is_relaxed_valid(instance):
                 absent = tuple(
@@ -203,8 +242,11 @@ class CompiledSchema:
                 if absent:
                     return Check(missing=absent)
             errors = list(self._iter_errors(instance))
+        except SchemaInfrastructureError:
+            raise
         except Exception as err:
-            raise SchemaInfrastructureError(f"{type(err).__name__}: {err}") from err
+            # The model's errors() may be plugin code too, hence describe_error.
+            raise SchemaInfrastructureError(describe_error(err)) from err
         missing: list[str] = []
         invalid: list[ValidationIssue] = []
         for error in errors:
@@ -235,14 +277,88 @@ class UnresolvedReferenceError(Exception):
     """A ``$ref`` somewhere in the schema does not resolve (raised by ``compile_schema``)."""
 
 
+# Not canonical_dumps, which writes 1.0 as 1: the model must see the types the
+# schema saw. Built once: json.dumps with options builds an encoder per call.
+_json_text = json.JSONEncoder(allow_nan=False).encode
+
+
+def _check_model(model: type[ValidatingModel], instance: JSONObject, source: str) -> Check:
+    try:
+        text = _json_text(instance)
+    except ValueError as err:
+        # Only an integer longer than Python writes (4300 digits) gets here.
+        issue = ValidationIssue(
+            pointer="", keyword="number_too_long", message=str(err), source=source
+        )
+        return Check(invalid=(issue,))
+    try:
+        # JSON mode, because the arguments are JSON: Python mode in strict mode
+        # refuses "EUR" for an Enum and "2024-01-02" for a date. Strict, because
+        # lax mode would turn 5.0 into 5 for an int, a difference strict_json
+        # keeps everywhere else; the schema has already refused "5" for one.
+        return Check(instance=model.model_validate_json(text, strict=True))
+    except Exception as err:
+        issues = _model_issues(err, instance, source)
+        if issues is None:
+            # A validator with a bug (ZeroDivisionError...) is the plugin's fault, like
+            # a resolver that raises, never the user's: no rejection, no crash either.
+            raise SchemaInfrastructureError(
+                f"the model's validation raised {describe_error(err)}"
+            ) from err
+        return Check(invalid=issues)
+
+
+def _model_issues(
+    err: Exception, instance: JSONObject, source: str
+) -> tuple[ValidationIssue, ...] | None:
+    # A rejection is a ValueError whose errors() lists {loc, msg, type}, as
+    # Pydantic's ValidationError does (a validator's ValueError, AssertionError
+    # or PydanticCustomError arrives wrapped in one); anything else is not one.
+    errors = getattr(err, "errors", None)
+    if not isinstance(err, ValueError) or not callable(errors):
+        return None
+    found: object = errors()
+    if not isinstance(found, list) or not found:
+        return None
+    issues: list[ValidationIssue] = []
+    for item in cast("list[object]", found):
+        if not isinstance(item, dict):
+            return None
+        detail = cast("dict[str, object]", item)
+        loc, message, kind = detail.get("loc"), detail.get("msg"), detail.get("type")
+        if not isinstance(loc, tuple) or type(message) is not str or type(kind) is not str:
+            return None
+        pointer = _pointer_of(cast("tuple[object, ...]", loc), instance)
+        issues.append(
+            ValidationIssue(pointer=pointer, keyword=kind, message=message, source=source)
+        )
+    return tuple(issues)
+
+
+def _pointer_of(loc: tuple[object, ...], instance: JSONObject) -> str:
+    # A loc can hold a union member's tag ("int", a class name) that is no key,
+    # so the pointer is the longest prefix of it that is a path into the arguments.
+    pointer = ""
+    for part in loc:
+        longer = f"{pointer}/{escape_pointer_token(str(part))}"
+        if not has_pointer(instance, longer):
+            break
+        pointer = longer
+    return pointer
+
+
 def compile_schema(
     schema: JSONObject,
     dialect: Dialect,
     resources: jsonschema_rs.Registry,
     *,
     validate_formats: bool = False,
+    model: type[ValidatingModel] | None = None,
 ) -> CompiledSchema:
     """Build the validator: checks the metaschema and resolves every ``$ref`` (K2, K3).
+
+    ``model`` is the parameters' model class, whose own validation
+    ``check(with_model=True)`` runs after the schema's.
 
     Raises:
         jsonschema_rs.ValidationError: The schema is invalid or a reference
@@ -280,10 +396,10 @@ def compile_schema(
             raise UnresolvedReferenceError(str(err)) from err
     required = schema.get("required")
     if not isinstance(required, list) or not required or not _references_stay_below_root(schema):
-        return CompiledSchema(validator)
+        return CompiledSchema(validator, model=model)
     relaxed = cls({key: value for key, value in schema.items() if key != "required"}, **options)
     names = tuple(name for name in required if isinstance(name, str))
-    return CompiledSchema(validator, relaxed, names)
+    return CompiledSchema(validator, relaxed, names, model=model)
 
 
 def _changes_base_uri(schema: JSONValue, *, root: bool = True) -> bool:
