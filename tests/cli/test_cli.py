@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_lab.cli import run
+from agent_lab.lab.charts import CHARTS
 from tests.conftest import corpus
 
 FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress", "--warmup", "0"]
@@ -80,7 +81,7 @@ def test_run_report_compare_export(tmp_path: Path) -> None:
     code, out, _ = cli("report", db, "--html", str(html))
     assert code == 0
     assert "SIMULATED" in out
-    assert html.read_text().count('class="chart"') == 4
+    assert html.read_text().count('class="chart"') == len(CHARTS)
     code, out, _ = cli("compare", db, "--baseline", "llm-always")
     assert code == 0
     assert "deterministic-first" in out

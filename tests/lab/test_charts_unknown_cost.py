@@ -1,33 +1,35 @@
-"""Unknown cost is never drawn as zero: a cost chart with nothing to show says so."""
+"""Unknown cost is never drawn as zero: with no known cost, no cost axis; the title says why."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from agent_lab.lab.charts import NO_COST, charts
+from agent_lab.lab.charts import charts
 from agent_lab.lab.columns import cost_cell
 from agent_lab.lab.metrics import summarize
 from agent_lab.lab.records import TrialRecord
+from agent_lab.lab.tradeoff_charts import tradeoff_chart
 from tests.lab.factories import trial
 
 
-def test_with_no_known_cost_the_cost_charts_say_so_instead_of_drawing_zero() -> None:
+def test_with_no_known_cost_the_cost_panel_is_left_out_and_the_title_says_why() -> None:
     trials = [trial(f"c{i}", policy, cost=None, llm_calls=1) for i in range(6) for policy in "ab"]
-    drawn = charts(trials, summarize(trials))
-    assert drawn["accuracy-vs-cost"][1] == NO_COST
-    assert "no known value above zero" in drawn["llm-calls-and-cost"][1]
+    metrics = summarize(trials)
+    title, _ = charts(trials, metrics)["llm-calls-and-cost"]
+    assert "cost left out: no policy has a known cost above zero" in title
+    # The trade-off always has data: against mean latency when cost is not known.
+    assert "mean latency per trial" in tradeoff_chart(metrics, [])
+    assert "cost per trial" not in tradeoff_chart(metrics, [])
 
 
-def test_a_known_cost_is_drawn_and_an_unknown_one_left_out() -> None:
-    trials = [
-        trial(f"c{i}", policy, cost=Decimal("0.001") if policy == "a" else None, llm_calls=1)
-        for i in range(6)
-        for policy in "ab"
-    ]
-    drawn = charts(trials, summarize(trials))
-    svg = drawn["accuracy-vs-cost"][1]
+def test_a_known_cost_is_drawn_on_a_cost_axis() -> None:
+    trials = [trial(f"c{i}", policy, cost=Decimal("0.001"), llm_calls=1) for i in range(6)
+              for policy in "ab"]  # fmt: skip
+    metrics = summarize(trials)
+    title, svg = charts(trials, metrics)["llm-calls-and-cost"]
+    assert title == "LLM calls and cost per policy"
     assert svg.startswith("<svg")
-    assert "no known value above zero" not in drawn["llm-calls-and-cost"][1]
+    assert "cost per trial ($)" in tradeoff_chart(metrics, [])
 
 
 def partly_known() -> list[TrialRecord]:
@@ -52,6 +54,7 @@ def test_no_known_cost_is_n_a_in_the_table() -> None:
 
 
 def test_a_partly_known_cost_is_not_drawn_as_a_free_policy() -> None:
-    drawn = charts(partly_known(), summarize(partly_known()))
-    assert drawn["accuracy-vs-cost"][1] == NO_COST
-    assert "no known value above zero" in drawn["llm-calls-and-cost"][1]
+    metrics = summarize(partly_known())
+    title, _ = charts(partly_known(), metrics)["llm-calls-and-cost"]
+    assert "cost left out" in title
+    assert "cost per trial" not in tradeoff_chart(metrics, [])

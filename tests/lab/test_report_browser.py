@@ -8,11 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 from agent_lab.cli import run
 from agent_lab.lab.report import CHARTS
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, corpus
 
 pytestmark = pytest.mark.slow
 
@@ -35,32 +35,46 @@ def need_chromium() -> None:
     pytest.skip(reason)
 
 
-def test_the_report_renders_every_chart_offline_without_console_errors(tmp_path: Path) -> None:
+SCREENSHOTS = "AGENT_LAB_SCREENSHOTS"
+"""A folder to save the report's screenshots in too (the docs' images come from there)."""
+WIDTHS = {"wide": 1280, "phone": 390}
+
+
+def demo_report(tmp_path: Path) -> Path:
+    db, html = tmp_path / "r.sqlite", tmp_path / "report.html"
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "60", "--db", str(db),
+        "--provider", "simulated", "--llm-profile", "typical", "--simulated-latency", "2,4",
+        "--no-progress",
+    ]  # fmt: skip
+    assert run(argv, stdout=out, stderr=err) == 0, err.getvalue()
+    assert run(["report", str(db), "--html", str(html)], stdout=out, stderr=err) == 0
+    return html
+
+
+def sgd_report(tmp_path: Path) -> Path:
+    folder, db, html = tmp_path / "sgd", tmp_path / "s.sqlite", tmp_path / "report.html"
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["import", "sgd", str(corpus("sgd", "dev")), "--out", str(folder)],
+               stdout=out, stderr=err) == 0, err.getvalue()  # fmt: skip
+    argv = [
+        "run", str(folder / "workload-payload.jsonl"), "--plugins", str(folder), "--limit", "60",
+        "--db", str(db), "--provider", "simulated", "--llm-profile", "typical",
+        "--simulated-latency", "2,4", "--no-progress",
+    ]  # fmt: skip
+    assert run(argv, stdout=out, stderr=err) == 0, err.getvalue()
+    assert run(["report", str(db), "--html", str(html)], stdout=out, stderr=err) == 0
+    return html
+
+
+@pytest.mark.parametrize("workload", ["demo", "sgd"])
+def test_the_report_renders_every_section_offline_without_console_errors(
+    tmp_path: Path, workload: str
+) -> None:
     """Open the report in Debian's Chromium (via Playwright), with the network cut off."""
     need_chromium()
-    db, html = tmp_path / "r.sqlite", tmp_path / "report.html"
-    common = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress"]
-    out, err = io.StringIO(), io.StringIO()
-    assert (
-        run(
-            [
-                "run",
-                "demo",
-                "--plugins",
-                "agent_lab.demo:plugins",
-                "--limit",
-                "40",
-                "--db",
-                str(db),
-                *common,
-            ],
-            stdout=out,
-            stderr=err,
-        )
-        == 0
-    ), err.getvalue()
-    assert run(["report", str(db), "--html", str(html)], stdout=out, stderr=err) == 0
-
+    html = demo_report(tmp_path) if workload == "demo" else sgd_report(tmp_path)
     problems: list[str] = []
     requests: list[str] = []
     with sync_playwright() as playwright:
@@ -76,33 +90,56 @@ def test_the_report_renders_every_chart_offline_without_console_errors(tmp_path:
             ],
         )
         try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.on(
-                "console",
-                lambda message: problems.append(message.text) if message.type == "error" else None,
-            )
-            page.on("pageerror", lambda error: problems.append(str(error)))
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(html.as_uri())
-            page.wait_for_load_state("load")
-            for chart in CHARTS:
-                svg = page.locator(f'section.chart[data-chart="{chart}"] svg')
-                assert svg.count() == 1, chart
-                box = svg.bounding_box()
-                assert box is not None, chart
-                assert box["width"] > 200, chart
-                assert box["height"] > 150, chart
-                assert page.locator(f'section.chart[data-chart="{chart}"] svg path').count() > 10, (
-                    chart
+            for label, width in WIDTHS.items():
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.on(
+                    "console",
+                    lambda message: (
+                        problems.append(message.text) if message.type == "error" else None
+                    ),
                 )
-            assert "SIMULATED" in page.locator("body").inner_text()
-            assert page.locator("#summary tbody tr").count() == 3
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "report-test.png"), full_page=True)
+                page.on("pageerror", lambda error: problems.append(str(error)))
+                page.on("request", lambda request: requests.append(request.url))
+                page.goto(html.as_uri())
+                page.wait_for_load_state("load")
+                check_sections(page, width)
+                # The page itself never scrolls sideways; wide tables scroll in their box.
+                assert page.evaluate("document.documentElement.scrollWidth") <= width, label
+                ARTIFACTS.mkdir(exist_ok=True)
+                shot = f"report-{workload}-{width}.png"
+                page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+                if os.environ.get(SCREENSHOTS):
+                    page.screenshot(path=str(Path(os.environ[SCREENSHOTS]) / shot), full_page=True)
+                page.close()
         finally:
             browser.close()
     assert problems == []
     assert all(url.startswith(("file://", "data:")) for url in requests), requests
+
+
+def check_sections(page: Page, width: int) -> None:
+    """The headline, both breakdowns, the trade-off, the cases; every chart drawn."""
+    headline = page.locator("#found ul.headline li")
+    assert headline.count() >= 2
+    assert "requests with no LLM call" in headline.first.inner_text()
+    assert "intervals are 95%" in headline.last.inner_text()
+    for table in ("#summary", "#by-category-table", "#by-event-table"):
+        assert page.locator(f"{table} tbody tr").count() >= 3, table
+    assert page.locator("#lessons h3").count() >= 1
+    assert page.locator("#lessons table.lessons tbody tr").count() >= 1
+    assert [a.get_attribute("href") for a in page.locator("nav.toc a").all()] == [
+        "#found", "#tradeoff", "#policies", "#by-category", "#by-event", "#lessons", "#more",
+    ]  # fmt: skip
+    for chart in CHARTS:
+        svg = page.locator(f'section.chart[data-chart="{chart}"] svg')
+        assert svg.count() == 1, chart
+        box = svg.bounding_box()
+        assert box is not None, chart
+        # Drawn to the page's width, never wider, and never a sliver.
+        assert min(width * 0.5, 300) < box["width"] <= width, (chart, box)
+        assert box["height"] > (80 if width < 600 else 150), (chart, box)
+        # Something drawn: marks, not only the axes' frame.
+        assert page.locator(f'section.chart[data-chart="{chart}"] svg path').count() > 10, chart
 
 
 def test_the_sweep_page_shows_its_chart_and_break_even(tmp_path: Path) -> None:

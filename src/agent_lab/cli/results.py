@@ -48,6 +48,7 @@ def write_report(
 ) -> Path | None:
     """Print the run's tables (or, ``as_json``, its figures); write the HTML report to ``html``."""
     # The report module draws with matplotlib (about 1.5 s to import): only here.
+    from agent_lab.lab.findings import find  # noqa: PLC0415
     from agent_lab.lab.report import provenance, render_html, terminal_tables  # noqa: PLC0415
 
     target = Path(html) if html else None
@@ -62,6 +63,7 @@ def write_report(
         )
     comparisons = compare(trials, baseline) if baseline in policies and len(policies) > 1 else []
     baselines = references(trials)
+    found = find(trials, metrics, comparisons, provenance=provenance(run))
     if as_json:
         figures = report_json(
             run,
@@ -70,9 +72,15 @@ def write_report(
             references=baselines,
             comparisons=comparisons,
         )
+        figures.update(found.as_json())
         console.file.write(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     else:
-        terminal_tables(run, metrics, comparisons, console=console, references=baselines, wide=wide)
+        terminal_tables(
+            run, metrics, comparisons, console=console, references=baselines, wide=wide,
+            findings=found,
+        )  # fmt: skip
     if target is not None:
-        return render_html(run, trials, metrics, comparisons, target, references=baselines)
+        return render_html(
+            run, trials, metrics, comparisons, target, references=baselines, findings=found
+        )
     return None

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from agent_lab.lab.metrics import Estimate
+from agent_lab.lab.palette import policy_colors
 from agent_lab.lab.records import TrialStatus
 
 if TYPE_CHECKING:
@@ -22,19 +23,21 @@ if TYPE_CHECKING:
     from agent_lab.lab.records import TrialRecord
     from agent_lab.lab.sweep import SweepSummary
 
-__all__ = ["CHARTS", "charts", "sweep_charts"]
+__all__ = ["CHARTS", "charts", "error_bars", "subplots", "svg", "sweep_charts"]
 
-CHARTS = ("latency-cdf", "llm-calls-and-cost", "accuracy-vs-cost", "status-breakdown")
+CHARTS = ("tradeoff", "by-category", "by-event", "latency-cdf", "llm-calls-and-cost",
+          "status-breakdown")  # fmt: skip
 """Every chart's name, in the report's order."""
-COLORS = ("#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a")
 
 
-def _subplots(*layout: int, figsize: tuple[float, float]) -> Any:
+def subplots(*layout: int, figsize: tuple[float, float], **options: Any) -> Any:
+    """``plt.subplots``, typed loosely."""
     # matplotlib's stubs leave many Axes methods partly unknown; the charts use them through Any.
-    return plt.subplots(*layout, figsize=figsize)
+    return plt.subplots(*layout, figsize=figsize, **options)
 
 
-def _svg(figure: Any) -> str:
+def svg(figure: Any) -> str:
+    """The figure as inline SVG text; the figure is closed."""
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(figure)
@@ -42,7 +45,7 @@ def _svg(figure: Any) -> str:
     return text[text.index("<svg") :]
 
 
-def _error_bars(estimates: Sequence[Estimate], scale: float = 1.0) -> list[list[float]]:
+def error_bars(estimates: Sequence[Estimate], scale: float = 1.0) -> list[list[float]]:
     """The ``yerr`` of a matplotlib bar: each value's distance down to its low, up to its high."""
     return [
         [max(0.0, ((e.value or 0.0) - (e.low or 0.0)) * scale) for e in estimates],
@@ -51,18 +54,20 @@ def _error_bars(estimates: Sequence[Estimate], scale: float = 1.0) -> list[list[
 
 
 def _latency_cdf(trials: Sequence[TrialRecord], policies: list[str]) -> str:
-    figure, axis = _subplots(figsize=(7, 3.6))
-    for index, policy in enumerate(policies):
+    figure, axis = subplots(figsize=(7, 3.6))
+    colors = policy_colors(policies)
+    for policy in policies:
         values = np.sort([t.latency_ns / 1e6 for t in trials if t.policy == policy])
         if values.size:
             axis.step(values, np.arange(1, values.size + 1) / values.size, where="post",
-                      label=policy, color=COLORS[index % len(COLORS)])  # fmt: skip
+                      label=policy, color=colors[policy])  # fmt: skip
     axis.set_xscale("log")
     axis.set_xlabel("latency per trial (ms, log scale)")
     axis.set_ylabel("share of trials")
     axis.grid(alpha=0.3)
-    axis.legend()
-    return _svg(figure)
+    # Below the axes: a CDF fills its whole box, so any legend inside covers a curve.
+    axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+    return svg(figure)
 
 
 def _whole_cost(metrics: PolicyMetrics) -> Estimate:
@@ -73,48 +78,37 @@ def _whole_cost(metrics: PolicyMetrics) -> Estimate:
     return metrics.cost_per_trial
 
 
-def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> str:
-    figure, (calls, cost) = _subplots(1, 2, figsize=(8, 3.4))
+def _calls_and_cost(metrics: Sequence[PolicyMetrics]) -> tuple[str, str]:
     names = [m.policy for m in metrics]
-    for axis, estimates, label in (
-        (calls, [m.llm_calls_per_trial for m in metrics], "LLM calls per trial"),
-        (cost, [_whole_cost(m) for m in metrics], "cost per trial ($)"),
-    ):
+    colors = policy_colors(names)
+    costs = [_whole_cost(m) for m in metrics]
+    priced = any(e.value for e in costs)
+    # Unknown is not zero: with no cost known above zero, the cost panel is left
+    # out (the title says why) rather than drawn as bars at 0.
+    panels = [([m.llm_calls_per_trial for m in metrics], "LLM calls per trial")]
+    if priced:
+        panels.append((costs, "cost per trial ($)"))
+    figure, axes = subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    for axis, (estimates, label) in zip(axes[0], panels, strict=True):
         axis.set_title(label)
-        if not any(e.value for e in estimates):
-            # Unknown is not zero: an empty panel that says so, not bars at 0.
-            axis.text(0.5, 0.5, "no known value above zero", ha="center", transform=axis.transAxes)
-            axis.set_xticks([])
-            continue
         values = [e.value or 0.0 for e in estimates]
-        axis.bar(names, values, yerr=_error_bars(estimates), capsize=4, color=COLORS[: len(names)])
+        axis.bar(
+            names, values, yerr=error_bars(estimates), capsize=4,
+            color=[colors[name] for name in names],
+        )  # fmt: skip
         axis.tick_params(axis="x", rotation=15)
         axis.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
     figure.tight_layout()
-    return _svg(figure)
-
-
-def _accuracy_vs_cost(metrics: Sequence[PolicyMetrics]) -> str:
-    figure, axis = _subplots(figsize=(6, 3.6))
-    for index, m in enumerate(metrics):
-        cost = _whole_cost(m).value
-        if cost is None:
-            continue  # an unknown cost has no place on a cost axis, least of all at 0
-        axis.errorbar(
-            [cost], [(m.accuracy.value or 0.0) * 100],
-            yerr=_error_bars([m.accuracy], 100),
-            fmt="o", color=COLORS[index % len(COLORS)], label=m.policy, capsize=4,
-        )  # fmt: skip
-    axis.set_xlabel("cost per trial ($)")
-    axis.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
-    axis.set_ylabel("accuracy (%)")
-    axis.grid(alpha=0.3)
-    axis.legend()
-    return _svg(figure)
+    title = (
+        "LLM calls and cost per policy"
+        if priced
+        else ("LLM calls per policy (cost left out: no policy has a known cost above zero)")
+    )
+    return title, svg(figure)
 
 
 def _status_breakdown(metrics: Sequence[PolicyMetrics]) -> str:
-    figure, axis = _subplots(figsize=(7, 3.4))
+    figure, axis = subplots(figsize=(7, 3.4))
     names = [m.policy for m in metrics]
     bottom = np.zeros(len(names))
     for index, status in enumerate(TrialStatus):
@@ -128,15 +122,16 @@ def _status_breakdown(metrics: Sequence[PolicyMetrics]) -> str:
     # Below the bars: inside the axes the legend hid a segment.
     axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4)
     figure.tight_layout()
-    return _svg(figure)
+    return svg(figure)
 
 
 def sweep_charts(summary: SweepSummary) -> dict[str, tuple[str, str]]:
     """The sweep's charts: accuracy and LLM calls per policy against the first varied rate."""
     key = summary.varied[0][0]
-    figure, (accuracy, calls) = _subplots(1, 2, figsize=(10, 3.8))
-    for index, policy in enumerate(summary.policies):
-        color = COLORS[index % len(COLORS)]
+    figure, (accuracy, calls) = subplots(1, 2, figsize=(10, 3.8))
+    colors = policy_colors(summary.policies)
+    for policy in summary.policies:
+        color = colors[policy]
         rates = [point.setting[key] for point in summary.points]
         for axis, estimates, scale in (
             (accuracy, [point.accuracy[policy] for point in summary.points], 100.0),
@@ -144,7 +139,7 @@ def sweep_charts(summary: SweepSummary) -> dict[str, tuple[str, str]]:
         ):
             axis.errorbar(
                 rates, [(e.value or 0.0) * scale for e in estimates],
-                yerr=_error_bars(estimates, scale), fmt="o-", color=color, label=policy, capsize=3,
+                yerr=error_bars(estimates, scale), fmt="o-", color=color, label=policy, capsize=3,
             )  # fmt: skip
     if summary.decline.value is not None:
         accuracy.axhline(
@@ -166,28 +161,16 @@ def sweep_charts(summary: SweepSummary) -> dict[str, tuple[str, str]]:
         handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, -0.12)
     )
     figure.tight_layout()
-    return {"sweep": (f"Accuracy and LLM calls against {key}", _svg(figure))}
+    return {"sweep": (f"Accuracy and LLM calls against {key}", svg(figure))}
 
 
 def charts(
     trials: Sequence[TrialRecord], metrics: Sequence[PolicyMetrics]
 ) -> dict[str, tuple[str, str]]:
-    """Each chart of ``CHARTS`` by name: its title and its SVG."""
+    """The run's distribution charts by name: title and SVG (the report adds the rest)."""
     policies = [m.policy for m in metrics]
-    priced = any(_whole_cost(m).value for m in metrics)
     return {
         "latency-cdf": ("Latency per trial, cumulative", _latency_cdf(trials, policies)),
-        "llm-calls-and-cost": ("LLM calls and cost per policy", _calls_and_cost(metrics)),
-        "accuracy-vs-cost": (
-            "Accuracy against cost",
-            _accuracy_vs_cost(metrics) if priced else NO_COST,
-        ),
+        "llm-calls-and-cost": _calls_and_cost(metrics),
         "status-breakdown": ("How trials ended", _status_breakdown(metrics)),
     }
-
-
-NO_COST = (
-    '<p class="omitted">Left out: no policy has a known cost above zero '
-    "(a free local model, or one no price table knows), so there is nothing to plot.</p>"
-)
-"""What stands in for a cost chart with nothing to show (fixed text, no user input)."""

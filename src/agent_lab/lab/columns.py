@@ -8,14 +8,17 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from agent_lab.lab.breakdown import Group, GroupFigures
     from agent_lab.lab.metrics import Comparison, PolicyMetrics, Reference
 
 __all__ = [
+    "BREAKDOWN_COLUMNS",
     "COMPARISON_COLUMNS",
     "REFERENCE_COLUMNS",
     "SUMMARY_COLUMNS",
     "Column",
     "Fitted",
+    "breakdown_rows",
     "every_column",
     "fit",
 ]
@@ -49,11 +52,12 @@ def stacked(text: str) -> str:
 
 
 def cell_width(column: Column[Row], cells: Sequence[str]) -> int:
-    """The narrowest the column can be: its longest line (prose wraps) or heading word."""
+    """The narrowest the column can be: its longest line and heading (prose wraps)."""
     longest = max((len(line) for text in cells for line in text.split("\n")), default=0)
     if column.wrap:
-        longest = min(longest, _WRAPPED_WIDTH)
-    return max(longest, *(len(word) for word in column.name.split()))
+        return max(min(longest, _WRAPPED_WIDTH), *(len(word) for word in column.name.split()))
+    # A one-line column keeps its heading on one line too (rich's no_wrap is per column).
+    return max(longest, len(column.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,3 +177,30 @@ REFERENCE_COLUMNS: tuple[Column[Reference], ...] = (
     Column(name="what it is", cell=lambda r: r.description, align="left", wrap=True),
 )
 """The baselines computed from the same cases with no LLM (L11, the fair protocol)."""
+
+
+def _difference_cell(figures: GroupFigures) -> str:
+    if figures.difference is None:
+        return "-"
+    text = figures.difference.format(1, 100, signed=True)
+    return text + (" *" if figures.significant else "")
+
+
+BreakdownRow = tuple["Group", "GroupFigures"]
+"""One policy in one group: a row of a breakdown table."""
+
+BREAKDOWN_COLUMNS: tuple[Column[BreakdownRow], ...] = (
+    Column(name="group", cell=lambda r: r[0].name, align="left"),
+    Column(name="policy", cell=lambda r: r[1].policy, align="left"),
+    Column(name="cases", cell=lambda r: str(r[0].cases), drop=2),
+    Column(name="accuracy", cell=lambda r: r[1].accuracy.format(1, 100, "%")),
+    Column(name="vs baseline (points)", cell=lambda r: _difference_cell(r[1])),
+    Column(name="LLM calls/trial", cell=lambda r: r[1].llm_calls.format(2), drop=1),
+)
+"""A breakdown, one row per group and policy; ``*`` marks a difference from the
+baseline whose 95% interval leaves out 0."""
+
+
+def breakdown_rows(groups: Sequence[Group]) -> list[BreakdownRow]:
+    """The rows of a breakdown table, group by group."""
+    return [(group, figures) for group in groups for figures in group.figures]

@@ -31,7 +31,9 @@ __all__ = [
     "Estimate",
     "PolicyMetrics",
     "Reference",
+    "case_mean",
     "compare",
+    "paired_difference",
     "references",
     "summarize",
     "wilson",
@@ -51,13 +53,16 @@ class Estimate:
     n: int = 0
     """How many observations it rests on."""
 
-    def format(self, digits: int = 2, scale: float = 1.0, suffix: str = "") -> str:
-        """``value [low, high]``, or ``n/a``."""
+    def format(
+        self, digits: int = 2, scale: float = 1.0, suffix: str = "", *, signed: bool = False
+    ) -> str:
+        """``value [low, high]``, or ``n/a``; ``signed`` writes ``+`` on a positive number."""
         if self.value is None:
             return "n/a"
-        text = f"{self.value * scale:.{digits}f}{suffix}"
+        sign = "+" if signed else ""
+        text = f"{self.value * scale:{sign}.{digits}f}{suffix}"
         if self.low is not None and self.high is not None:
-            text += f" [{self.low * scale:.{digits}f}, {self.high * scale:.{digits}f}]"
+            text += f" [{self.low * scale:{sign}.{digits}f}, {self.high * scale:{sign}.{digits}f}]"
         return text
 
 
@@ -205,6 +210,28 @@ def _by_case(
         if value is not None:
             groups.setdefault(row.case_id, []).append(value)
     return list(groups.values())
+
+
+def case_mean(
+    rows: Sequence[TrialRecord],
+    read: Callable[[TrialRecord], float | None],
+    rng: np.random.Generator,
+    *,
+    proportion: bool = False,
+) -> Estimate:
+    """The mean of ``read`` over ``rows``, case by case, with its case-bootstrap interval.
+
+    ``proportion``: a share in [0, 1], with a Wilson interval at 0% or 100%.
+    """
+    cases = _Cases(_by_case(rows, read), rng)
+    return cases.proportion() if proportion else cases.mean()
+
+
+def paired_difference(
+    mine: Sequence[float], theirs: Sequence[float], rng: np.random.Generator
+) -> Estimate:
+    """The mean of ``mine - theirs`` (values paired by case), resampled by case."""
+    return _interval(_array(mine) - _array(theirs), _mean, rng)
 
 
 def _exact(row: TrialRecord) -> float:

@@ -7,18 +7,24 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from rich.table import Table
+from rich.text import Text
 
 from agent_lab.lab.charts import CHARTS, charts, sweep_charts
 from agent_lab.lab.columns import (
+    BREAKDOWN_COLUMNS,
     COMPARISON_COLUMNS,
     REFERENCE_COLUMNS,
     SUMMARY_COLUMNS,
     Column,
+    breakdown_rows,
     every_column,
     fit,
 )
+from agent_lab.lab.findings import Findings, find
+from agent_lab.lab.palette import policy_colors
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.terminal import plain, printable
+from agent_lab.lab.tradeoff_charts import MAX_GROUPS, breakdown_chart, tradeoff_chart
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -89,14 +95,26 @@ def provenance(run: RunRecord) -> str:
 
 
 def _table(
-    title: str, columns: Sequence[Column[Row]], rows: Sequence[Row], width: int, *, wide: bool
+    title: str,
+    columns: Sequence[Column[Row]],
+    rows: Sequence[Row],
+    width: int,
+    *,
+    wide: bool,
+    colors: dict[str, str] | None = None,
+    colored: int = 0,
 ) -> Table:
     table = Table(title=plain(title), title_justify="left")
     fitted = every_column(columns, rows) if wide else fit(columns, rows, width)
     for column, need in fitted.shown:
         table.add_column(column.name, justify=column.align, min_width=need, no_wrap=not column.wrap)
     for row in rows:
-        table.add_row(*(plain(cell) for cell in fitted.cells(row)))
+        cells: list[str | Text] = [plain(cell) for cell in fitted.cells(row)]
+        named = cells[colored] if len(cells) > colored else None
+        if colors and isinstance(named, str) and named in colors:
+            # The policy's name in its chart colour, so that tables and charts read alike.
+            cells[colored] = Text(named, style=colors[named])
+        table.add_row(*cells)
     if fitted.dropped:
         names = ", ".join(column.name for column in fitted.dropped)
         table.caption = f"left out to fit {width} columns: {names} (--wide shows every column)"
@@ -112,15 +130,29 @@ def terminal_tables(
     console: Console,
     references: Sequence[Reference] = (),
     wide: bool = False,
+    findings: Findings | None = None,
 ) -> None:
-    """Print the run's table (and the comparison against the baseline) to a console.
+    """Print the run's headline and tables (and the comparison against the baseline).
 
     The tables fit the console's width, leaving out columns by priority and
     saying which; ``wide`` shows every column, the HTML report's too.
     """
     width = console.width
     title = f"run {run.run_id}: {run.workload}, {provenance(run)}"
-    console.print(_table(title, SUMMARY_COLUMNS, metrics, width, wide=wide))
+    colors = policy_colors([m.policy for m in metrics])
+    if findings is not None:
+        for sentence in findings.headline:
+            console.print(Text(printable(sentence)))
+    console.print(_table(title, SUMMARY_COLUMNS, metrics, width, wide=wide, colors=colors))
+    if findings is not None and findings.categories:
+        against = f"against {findings.baseline}" if findings.baseline else "no baseline"
+        console.print(
+            _table(
+                f"by category (accuracy points {against}; * beyond the noise)",
+                BREAKDOWN_COLUMNS, breakdown_rows(findings.categories), width, wide=wide,
+                colors=colors, colored=1,
+            )
+        )  # fmt: skip
     if references:
         console.print(
             _table(
@@ -150,8 +182,17 @@ def render_html(
     path: Path,
     *,
     references: Sequence[Reference] = (),
+    findings: Findings | None = None,
 ) -> Path:
     """Write the self-contained HTML report (no scripts, no network) and return its path."""
+    found = findings or find(trials, metrics, comparisons, provenance=provenance(run))
+    policies = [m.policy for m in metrics]
+    drawn = {
+        "tradeoff": ("Accuracy against LLM calls", tradeoff_chart(metrics, references)),
+        "by-category": ("By category", breakdown_chart(found.categories)),
+        "by-event": ("By event", breakdown_chart(found.events)),
+        **charts(trials, metrics),
+    }
     document = _TEMPLATES.get_template("report.html.j2").render(
         run=run,
         provenance=provenance(run),
@@ -165,7 +206,12 @@ def render_html(
         reference_columns=REFERENCE_COLUMNS,
         references=references,
         baseline=comparisons[0].baseline if comparisons else "-",
-        charts=charts(trials, metrics),
+        charts=drawn,
+        findings=found,
+        breakdown_columns=BREAKDOWN_COLUMNS,
+        breakdown_rows=breakdown_rows,
+        colors=policy_colors(policies),
+        max_groups=MAX_GROUPS,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document, encoding="utf-8")
