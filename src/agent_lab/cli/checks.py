@@ -92,6 +92,22 @@ def fraction(text: str) -> float:
     return value
 
 
+def non_negative(text: str) -> float:
+    """A finite number >= 0 (``--max-cost-increase``)."""
+    value = _finite(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is below 0")
+    return value
+
+
+def signed_fraction(text: str) -> float:
+    """A change of a share, in [-1, 1] (``--min-accuracy-change``)."""
+    value = _finite(text)
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not in [-1, 1]")
+    return value
+
+
 def margins(text: str) -> list[float]:
     """``M1,M2,...``: relative margins, each in [0, 1] (``agent-lab routing --margins``)."""
     values = [_finite(part) for part in text.split(",") if part.strip()]

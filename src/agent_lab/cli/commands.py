@@ -48,6 +48,7 @@ __all__ = [
     "demo",
     "events",
     "export",
+    "gate",
     "import_benchmark",
     "precision",
     "providers",
@@ -195,6 +196,13 @@ def runs(options: argparse.Namespace, streams: Streams) -> int:
     from agent_lab.cli.history import list_runs  # noqa: PLC0415 (numpy)
 
     return list_runs(options, streams)
+
+
+def gate(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab gate``: exit 1 when a run moved past a limit against its baseline run."""
+    from agent_lab.cli.gating import run_gate  # noqa: PLC0415 (numpy)
+
+    return run_gate(options, streams)
 
 
 def export(options: argparse.Namespace, streams: Streams) -> int:

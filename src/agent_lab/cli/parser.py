@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.application.lexical_router import DEFAULT_MARGIN, DEFAULT_MIN_TERMS
 from agent_lab.cli import checks, commands, loading
+from agent_lab.cli.gate_parser import add_gate
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -321,6 +322,8 @@ def _results(add_parser: AddParser) -> None:
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     _wide_option(compare)
     compare.set_defaults(handler=commands.compare)
+
+    add_gate(add_parser)
 
     runs = add_parser("runs", help="the runs in a results database, oldest first")
     runs.add_argument("db", help="the results database (a SQLite file written by run or demo)")
