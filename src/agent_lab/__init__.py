@@ -3,6 +3,8 @@
 The names below are the stable public API (see ``docs/kernel-contract.md`` in the repository).
 """
 
+import logging
+
 from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.models import (
     Conflict,
@@ -47,3 +49,7 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# A library is silent unless its user configures logging (the logging HOWTO's advice):
+# every module logs to a child of "agent_lab", and nothing reaches stderr by default.
+logging.getLogger("agent_lab").addHandler(logging.NullHandler())

@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 a failed run, 2 bad usage, 130 interrupted.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import sys
@@ -20,7 +21,7 @@ from agent_lab.errors import UsageError
 from agent_lab.lab.terminal import printable
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Generator, Sequence
 
 __all__ = ["main", "run"]
 
@@ -43,12 +44,33 @@ def run(
         out=out, err=err, console=Console(file=out, width=_width(out, wide=wide)), wide=wide
     )
     try:
-        return options.handler(options, streams)
+        with _logging_to(err, int(getattr(options, "verbose", 0))):
+            return options.handler(options, streams)
     except UsageError as problem:
         print(printable(f"agent-lab: {problem}"), file=err)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+@contextlib.contextmanager
+def _logging_to(err: TextIO, verbosity: int) -> Generator[None]:
+    # -v and -vv attach a handler to the package's logger for this command only, so
+    # that in-process callers (the tests) do not pile handlers up.
+    if verbosity <= 0:
+        yield
+        return
+    logger = logging.getLogger("agent_lab")
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(logging.Formatter("agent-lab: %(levelname)s %(name)s: %(message)s"))
+    before = logger.level
+    logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(before)
 
 
 _FILE_WIDTH = 160

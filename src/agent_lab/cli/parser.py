@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import typing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_lab.application.lexical_router import DEFAULT_MARGIN, DEFAULT_MIN_TERMS
 from agent_lab.cli import checks, commands, loading
@@ -64,8 +64,19 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=OneLineErrors
     )
+
+    def add_parser(*names: str, **options: Any) -> argparse.ArgumentParser:
+        command = subparsers.add_parser(*names, **options)
+        command.add_argument(
+            "-v", "--verbose", action="count", default=0,
+            help="say more on stderr: -v run decisions, retries with their wait and provider "
+            "failures with the server's message (redacted); -vv every trial too "
+            "(default: quiet)",
+        )  # fmt: skip
+        return command
+
     for add_commands in (_demo, _run, _sweep, _results, _plugins):
-        add_commands(subparsers.add_parser)
+        add_commands(add_parser)
     return parser
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 import uuid
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["ConfigMismatchError", "RunConfig", "Runner", "stratified_sample"]
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -180,6 +183,10 @@ class Runner:
         tally = _Tally()
         total_before = len(done)
         written = 0
+        _log.info(
+            "run %s: %d trials to run, %d already stored, %d at once",
+            run_id, len(pending), total_before, max(1, min(self.config.concurrency, len(pending))),
+        )  # fmt: skip
 
         async def work() -> None:
             while True:
@@ -188,7 +195,14 @@ class Runner:
                 except asyncio.QueueEmpty:
                     return
                 await limiter.wait()
-                await results.put(await self._one(trial))
+                record = await self._one(trial)
+                if _log.isEnabledFor(logging.DEBUG):
+                    _log.debug(
+                        "case %s, %s, repeat %d: %s (%s), %d LLM call(s), %.1f ms",
+                        record.case_id, record.policy, record.repeat, record.status,
+                        record.reason, record.llm_calls, record.latency_ns / 1e6,
+                    )  # fmt: skip
+                await results.put(record)
 
         async def write() -> None:
             # Commits whatever has ended by the time the previous commit is done:

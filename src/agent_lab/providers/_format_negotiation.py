@@ -12,6 +12,7 @@ later request goes straight to the format that worked.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from agent_lab.providers._openai_wire import StructuredOutput
 
 __all__ = ["AUTO_ORDER", "FormatNegotiation", "ignored", "negotiated", "refusal"]
+
+_log = logging.getLogger(__name__)
 
 
 AUTO_ORDER: Final[tuple[StructuredOutput, ...]] = (
@@ -95,6 +98,7 @@ class FormatNegotiation:
             # The first call to see this refusal moves the mode; concurrent ones follow it.
             self.mode = AUTO_ORDER[index + 1]
             self.steps.append(f"{tried}: {_one_line(why)}")
+            _log.info("structured output: %s refused or ignored, now %s", tried, self.mode)
         return self.mode
 
     def confirm(self, mode: StructuredOutput) -> None:
@@ -106,6 +110,7 @@ class FormatNegotiation:
         """The server answered tool calling with text even when a call was required."""
         self.tools = "as_json"
         self.steps.append(f"tools: {_one_line(why)}")
+        _log.info("tool choice: the server ignores tools; asking as structured output")
 
     def note(self) -> str | None:
         """What ``auto`` found, in one line, or ``None`` when nothing was asked of it."""

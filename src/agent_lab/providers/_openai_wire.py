@@ -22,6 +22,7 @@ __all__ = [
     "FORMAT_TOOL_DESCRIPTION",
     "Completion",
     "StructuredOutput",
+    "body_text",
     "format_tool_name",
     "read_completion",
     "request_body",
@@ -227,3 +228,13 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
         return None
     # An HTTP date is wall-clock time, so this one reading is of the wall clock.
     return max(0.0, moment.timestamp() - time.time())
+
+
+def body_text(body: object) -> str:
+    """An error body as text: as it came, or its JSON."""
+    if isinstance(body, str):
+        return body
+    try:
+        return json.dumps(body, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(body)

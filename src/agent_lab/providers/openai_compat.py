@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 from typing import TYPE_CHECKING, Any, Literal
@@ -15,6 +16,7 @@ from agent_lab.clock import Clock, SystemClock
 from agent_lab.providers._format_negotiation import FormatNegotiation, negotiated, refusal
 from agent_lab.providers._openai_wire import (
     StructuredOutput,
+    body_text,
     format_tool_name,
     read_completion,
     request_body,
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "OpenAIProvider"]
 
+_log = logging.getLogger(__name__)
+
 _NO_KEY = "no-key-needed"
 DEFAULT_MAX_BODY_BYTES = 8 << 20
 """The largest reply body read (8 MiB): a chat completion is kilobytes; more is a fault."""
@@ -44,15 +48,6 @@ _MESSAGE_LIMIT = 300
 
 class _BodyTooLargeError(Exception):
     pass
-
-
-def _body_text(body: object) -> str:
-    if isinstance(body, str):
-        return body
-    try:
-        return json.dumps(body, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(body)
 
 
 def _refused_connection(err: BaseException) -> BaseException | None:
@@ -302,6 +297,11 @@ class OpenAIProvider:
             # A refused format is not retried as it is: auto moves to the next one.
             refused = self._format.auto and refusal(failure, mode) is not None
             if refused or not failure.retryable or attempt >= self.max_attempts:
+                # Messages are redacted where they are made: a key never reaches a log.
+                _log.info(
+                    "%s failed after %d attempt(s): %s: %s",
+                    model, attempt, failure.reason, failure.message,
+                )  # fmt: skip
                 return ProviderReply(
                     usage=Usage(requests=attempt, model=model),
                     latency_ns=self._clock.monotonic_ns() - started,
@@ -311,6 +311,10 @@ class OpenAIProvider:
                         retryable=failure.retryable,
                     ),
                 )
+            _log.info(
+                "%s attempt %d of %d failed (%s: %s); retrying in %.2f s",
+                model, attempt, self.max_attempts, failure.reason, failure.message, wait,
+            )  # fmt: skip
             await self._sleep(wait)
 
     async def _send(self, client: openai.AsyncOpenAI, arguments: dict[str, Any]) -> bytes:
@@ -355,7 +359,7 @@ class OpenAIProvider:
         if said == f"Error code: {status}" and err.body is not None:
             # The SDK keeps only an {"error": {"message"}} or a top-level "message";
             # FastAPI servers say why in {"detail": ...}, which would be lost.
-            said = f"{said} - {_body_text(err.body)}"
+            said = f"{said} - {body_text(err.body)}"
         message = self._redact.truncate(f"HTTP {status}: {said}", _MESSAGE_LIMIT)
         if status == 429:
             retry_after = retry_after_of(err.response.headers)
