@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
 
 @dataclass
@@ -196,6 +196,16 @@ class OpenAIServer:
             request.transport.close()  # the connection drops mid-body
             return response
         return web.Response(status=200, text=text, content_type="application/json")
+
+
+def serving() -> Iterator[OpenAIServer]:
+    """A started server, stopped when the generator closes: a fixture's ``yield from``."""
+    running = OpenAIServer()
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 async def _huge_body(request: web.Request, behavior: Behavior) -> web.StreamResponse:

@@ -12,16 +12,13 @@ from typing import Any, cast
 import pytest
 
 from agent_lab.cli import run
-from tests.openai_server import OpenAIServer, content, status
+from tests.openai_server import OpenAIServer, content, serving, status
 from tests.server_personas import llama_cpp
 
 
 @pytest.fixture
 def server() -> Iterator[OpenAIServer]:
-    running = OpenAIServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from serving()
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import pytest
 
 import agent_lab
 from agent_lab.cli import run
-from tests.openai_server import OpenAIServer, content, status
+from tests.openai_server import OpenAIServer, content, serving, status
 
 KEY = "sk-test-LOGGING-0123456789abcdef"
 RUN = ("run", "demo", "--plugins", "agent_lab.demo:plugins", "--no-progress", "--warmup", "0",
@@ -22,10 +22,7 @@ RUN = ("run", "demo", "--plugins", "agent_lab.demo:plugins", "--no-progress", "-
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAIServer]:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    running = OpenAIServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from serving()
 
 
 def cli(*argv: str) -> tuple[int, str, str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent_lab.cli import run
-from tests.openai_server import Behavior, OpenAIServer, status
+from tests.openai_server import Behavior, OpenAIServer, serving, status
 
 KEY = "sk-proj-" + "".join(chr(ord("a") + (i * 11) % 26) for i in range(150))
 PASSWORD = "hunter2-url-password"
@@ -25,10 +25,7 @@ PASSWORD = "hunter2-url-password"
 
 @pytest.fixture
 def server() -> Iterator[OpenAIServer]:
-    running = OpenAIServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from serving()
 
 
 def fragments(secret: str) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
 from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
 from agent_lab.providers import FailureReason, Message, OpenAIProvider, ProviderRequest
-from tests.openai_server import Behavior, OpenAIServer, content, status, tool_calls
+from tests.openai_server import Behavior, OpenAIServer, content, serving, status, tool_calls
 
 KEY = "sk-test-DO-NOT-LEAK-1234567890"
 TIMER = {
@@ -32,10 +32,7 @@ TIMER = {
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[OpenAIServer]:
-    running = OpenAIServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from serving()
 
 
 def provider(server: OpenAIServer, **options: Any) -> OpenAIProvider:

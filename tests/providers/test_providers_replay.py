@@ -28,7 +28,7 @@ from agent_lab.providers import (
 )
 from agent_lab.providers._cassette_schema import decode_reply, encode_reply
 from agent_lab.usage import Usage
-from tests.openai_server import OpenAIServer, content, status
+from tests.openai_server import OpenAIServer, content, serving, status
 
 KEY = "sk-test-NEVER-IN-A-CASSETTE-42"
 SCHEMA = {
@@ -41,10 +41,7 @@ TEXTS = ["weather in Oslo", "forecast for Bergen", "rain in Tromso?", "Oslo this
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[OpenAIServer]:
-    running = OpenAIServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from serving()
 
 
 def run(fallback: LLMFallback) -> list[EventResult]:

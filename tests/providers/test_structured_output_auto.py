@@ -14,7 +14,7 @@ from agent_lab.providers import Message, OpenAIProvider, ProviderRequest
 from agent_lab.providers._format_negotiation import FormatNegotiation
 from agent_lab.strict_json import JSONObject
 from tests import server_personas as personas
-from tests.openai_server import Behavior, OpenAIServer, content
+from tests.openai_server import Behavior, OpenAIServer, content, serving
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -27,10 +27,7 @@ ANSWER = '{"duration_seconds": 240}'
 
 @pytest.fixture
 def server() -> Iterator[OpenAIServer]:
-    running = OpenAIServer()
-    running.start()
-    yield running
-    running.stop()
+    yield from serving()
 
 
 def provider(server: OpenAIServer, mode: Any = "auto", **options: Any) -> OpenAIProvider:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from agent_lab.lab.metrics import Estimate, case_mean, paired_difference
+from agent_lab.lab.metrics import Estimate, case_mean, case_means, paired_difference
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -44,10 +44,7 @@ class GroupFigures:
     @property
     def significant(self) -> bool:
         """Whether the difference's 95% interval leaves out 0."""
-        d = self.difference
-        return (
-            d is not None and d.low is not None and d.high is not None and not d.low <= 0 <= d.high
-        )
+        return self.difference is not None and self.difference.excludes(0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +125,7 @@ def accuracy_difference(
 def _difference(
     own: Sequence[TrialRecord], reference: Sequence[TrialRecord], rng: np.random.Generator
 ) -> Estimate:
-    mine, theirs = _per_case(own), _per_case(reference)
+    mine = case_means(own, lambda t: float(t.correct))
+    theirs = case_means(reference, lambda t: float(t.correct))
     shared = sorted(set(mine) & set(theirs))
     return paired_difference([mine[c] for c in shared], [theirs[c] for c in shared], rng)
-
-
-def _per_case(rows: Sequence[TrialRecord]) -> dict[str, float]:
-    sums: dict[str, list[float]] = {}
-    for row in rows:
-        sums.setdefault(row.case_id, []).append(float(row.correct))
-    return {case: sum(values) / len(values) for case, values in sums.items()}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from agent_lab.lab.history import RunChange, compare_runs
-from agent_lab.lab.metrics import Estimate, paired_difference
+from agent_lab.lab.metrics import Estimate, case_means, paired_difference
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -84,16 +84,6 @@ class Check:
         }
 
 
-def _per_case(
-    trials: Sequence[TrialRecord], policy: str, read: Callable[[TrialRecord], float]
-) -> dict[str, float]:
-    values: dict[str, list[float]] = {}
-    for trial in trials:
-        if trial.policy == policy and not trial.warmup:
-            values.setdefault(trial.case_id, []).append(read(trial))
-    return {case: sum(found) / len(found) for case, found in values.items()}
-
-
 def _difference_check(
     before: Sequence[TrialRecord],
     after: Sequence[TrialRecord],
@@ -108,7 +98,8 @@ def _difference_check(
         if metric == "llm_share"
         else (lambda t: float(t.correct))
     )
-    old, new = _per_case(before, policy, read), _per_case(after, policy, read)
+    old = case_means([t for t in before if t.policy == policy and not t.warmup], read)
+    new = case_means([t for t in after if t.policy == policy and not t.warmup], read)
     shared = sorted(set(old) & set(new))
     change = paired_difference([new[c] for c in shared], [old[c] for c in shared], rng)
     if change.value is None or change.low is None or change.high is None:

@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["headline"]
 
 
-def _crosses(estimate: Estimate, at: float) -> bool:
-    low, high = estimate.low, estimate.high
-    return low is None or high is None or low <= at <= high
-
-
 def _share(estimate: Estimate) -> str:
     return estimate.format(0, 100, "%")
 
@@ -43,7 +38,7 @@ def _latency(comparisons: Sequence[Comparison], policy: str) -> str | None:
     )
     if ratio is None or ratio.value is None or ratio.low is None or ratio.high is None:
         return None
-    if _crosses(ratio, 1.0):
+    if not ratio.excludes(1.0):
         return "showed no measurable difference in mean latency"
     if ratio.value < 1:
         # "cut 2.6x" reads better than "0.38x of": the interval inverts with it.
@@ -98,7 +93,7 @@ def headline(
         difference = accuracy_difference(trials, m.policy, baseline, seed=seed)
         if difference is None or difference.value is None:
             sentence += f", at {_share(m.accuracy)} accuracy"
-        elif _crosses(difference, 0.0):
+        elif not difference.excludes(0.0):
             sentence += (
                 f", with no measurable difference in accuracy from {baseline} "
                 f"({_points(difference)})"

@@ -54,8 +54,7 @@ class RunChange:
     @property
     def significant(self) -> bool:
         """Whether the 95% interval of the ratio leaves out 1 (no change)."""
-        ratio = self.comparison.ratio
-        return ratio.low is not None and ratio.high is not None and not ratio.low <= 1 <= ratio.high
+        return self.comparison.ratio.excludes(1.0)
 
     def sentence(self) -> str:
         """The change in words, as a user reads it."""

@@ -32,6 +32,7 @@ __all__ = [
     "PolicyMetrics",
     "Reference",
     "case_mean",
+    "case_means",
     "compare",
     "paired_difference",
     "references",
@@ -52,6 +53,11 @@ class Estimate:
     high: float | None = None
     n: int = 0
     """How many observations it rests on."""
+
+    def excludes(self, value: float) -> bool:
+        """Whether the interval is known and leaves ``value`` out (a change beyond the noise)."""
+        low, high = self.low, self.high
+        return low is not None and high is not None and not low <= value <= high
 
     def format(
         self, digits: int = 2, scale: float = 1.0, suffix: str = "", *, signed: bool = False
@@ -225,6 +231,16 @@ def case_mean(
     """
     cases = _Cases(_by_case(rows, read), rng)
     return cases.proportion() if proportion else cases.mean()
+
+
+def case_means(
+    rows: Sequence[TrialRecord], read: Callable[[TrialRecord], float]
+) -> dict[str, float]:
+    """``read``'s mean over each case's trials (its repeats), by case id."""
+    groups: dict[str, list[float]] = {}
+    for row in rows:
+        groups.setdefault(row.case_id, []).append(read(row))
+    return {case: sum(values) / len(values) for case, values in groups.items()}
 
 
 def paired_difference(

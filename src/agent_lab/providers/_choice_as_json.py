@@ -17,7 +17,15 @@ from agent_lab.providers.base import Message, ProviderReply, ProviderRequest, To
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["NONE_TOOL", "arguments_text", "as_choice", "as_json_request", "choice_schema", "menu"]
+__all__ = [
+    "NONE_TOOL",
+    "arguments_text",
+    "as_choice",
+    "as_json_request",
+    "choice_schema",
+    "menu",
+    "parse_or_none",
+]
 
 NONE_TOOL = "none"
 """The name the model picks when no tool fits."""
@@ -95,7 +103,7 @@ def as_choice(reply: ProviderReply) -> ProviderReply:
             finish_reason=reply.finish_reason,
         )
     raw_arguments = arguments_text(reply.text) or "{}"
-    call = ToolCall(name=name, arguments_raw=raw_arguments, arguments=_parse(raw_arguments))
+    call = ToolCall(name=name, arguments_raw=raw_arguments, arguments=parse_or_none(raw_arguments))
     return ProviderReply(
         tool_calls=(call,),
         usage=reply.usage,
@@ -124,7 +132,8 @@ def arguments_text(content: str) -> str | None:
     return content[start:end]
 
 
-def _parse(text: str) -> JSONValue | None:
+def parse_or_none(text: str) -> JSONValue | None:
+    """``text`` as JSON, or ``None`` when it is not JSON."""
     try:
         value: JSONValue = json.loads(text)
     except ValueError:

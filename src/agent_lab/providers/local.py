@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import threading
 from dataclasses import dataclass
 from decimal import Decimal
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.providers._choice_as_json import as_choice, as_json_request
+from agent_lab.providers._choice_as_json import as_choice, as_json_request, parse_or_none
 from agent_lab.providers._grammar_schema import grammar_safe
 from agent_lab.providers.base import (
     FailureReason,
@@ -31,7 +30,6 @@ from agent_lab.usage import Usage
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_lab.strict_json import JSONValue
 
 __all__ = ["LOCAL_MODELS", "LocalModel", "LocalProvider", "local_available"]
 
@@ -208,15 +206,7 @@ class LocalProvider:
         )
         latency = self._clock.monotonic_ns() - started
         reply = ProviderReply(
-            text=content, parsed=_parse(content), usage=usage, latency_ns=latency,
+            text=content, parsed=parse_or_none(content), usage=usage, latency_ns=latency,
             finish_reason=finish,
         )  # fmt: skip
         return as_choice(reply) if choosing else reply
-
-
-def _parse(text: str) -> JSONValue | None:
-    try:
-        value: JSONValue = json.loads(text)
-    except ValueError:
-        return None
-    return value
