@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from decimal import Decimal
 
 __all__ = ["MAX_COUNT", "ZERO_USAGE", "Usage", "checked_count", "checked_usage"]
@@ -28,6 +28,23 @@ class Usage:
     cached_tokens: int | None = None
     """Of ``prompt_tokens``, those the server read from its prompt cache; ``None``
     when it did not say (most servers, and every estimate)."""
+    succeeded: int | None = None
+    """Of ``requests``, those that got a reply; ``None`` when built means all of them.
+    The rest failed (a timeout, a refused request, an error status): ``failed``."""
+
+    def __post_init__(self) -> None:
+        """Read an unstated ``succeeded`` as every request."""
+        if self.succeeded is None:
+            object.__setattr__(self, "succeeded", self.requests)
+
+    @property
+    def failed(self) -> int:
+        """Requests that got no reply: sent, counted, and paid for in latency."""
+        return self.requests - (self.requests if self.succeeded is None else self.succeeded)
+
+    def as_failed(self) -> Usage:
+        """These figures, with every request counted as failed."""
+        return replace(self, succeeded=0) if self.succeeded else self
 
     @classmethod
     def zero(cls) -> Usage:
@@ -52,7 +69,12 @@ class Usage:
             estimated=self.estimated or other.estimated,
             requests=self.requests + other.requests,
             cached_tokens=_add_reported(self.cached_tokens, other.cached_tokens),
+            succeeded=_succeeded(self) + _succeeded(other),
         )
+
+
+def _succeeded(usage: Usage) -> int:
+    return usage.requests if usage.succeeded is None else usage.succeeded
 
 
 def _add_known(a: int | None, b: int | None) -> int | None:
@@ -65,7 +87,12 @@ def _add_reported(a: int | None, b: int | None) -> int | None:
 
 
 ZERO_USAGE = Usage(
-    prompt_tokens=0, completion_tokens=0, cost=Decimal(0), requests=0, cached_tokens=None
+    prompt_tokens=0,
+    completion_tokens=0,
+    cost=Decimal(0),
+    requests=0,
+    cached_tokens=None,
+    succeeded=0,
 )
 
 
@@ -98,7 +125,7 @@ def checked_usage(usage: object) -> Usage | None:
         return None
     prompt, completion, cost = usage.prompt_tokens, usage.completion_tokens, usage.cost
     requests, model, estimated = usage.requests, usage.model, usage.estimated
-    cached = usage.cached_tokens
+    cached, succeeded = usage.cached_tokens, usage.succeeded
     if (
         type(cached) in (int, _NONE)
         and (cached is None or 0 <= cached < MAX_COUNT)
@@ -108,6 +135,8 @@ def checked_usage(usage: object) -> Usage | None:
         and (prompt is None or 0 <= prompt < MAX_COUNT)
         and (completion is None or 0 <= completion < MAX_COUNT)
         and 0 <= requests < MAX_COUNT
+        and type(succeeded) is int
+        and 0 <= succeeded <= requests
         and (cost is None or (type(cost) is Decimal and cost.is_finite() and cost >= 0))
         and type(model) in (str, _NONE)
         and type(estimated) is bool
@@ -122,4 +151,8 @@ def checked_usage(usage: object) -> Usage | None:
         estimated=estimated if type(estimated) is bool else True,
         requests=1 if counted is None else counted,
         cached_tokens=checked_count(cached),
+        # A count of successes beyond the requests, or none at all, is read as "all".
+        succeeded=succeeded
+        if type(succeeded) is int and counted is not None and 0 <= succeeded <= counted
+        else None,
     )

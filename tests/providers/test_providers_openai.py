@@ -104,6 +104,10 @@ def test_rate_limit_honours_retry_after_and_counts_every_attempt(server: OpenAIS
     )
     assert result.status is Status.SUCCESS
     assert result.llm_calls == 2
+    # Sent and succeeded apart: the refused request is counted, as a failure.
+    assert (result.usage.requests, result.usage.succeeded, result.usage.failed) == (2, 1, 1)
+    [attempt] = result.ledger.attempts  # one fallback call; the provider retried inside it
+    assert (attempt.usage.requests, attempt.usage.succeeded) == (2, 1)
     waited = server.requests[1].at - server.requests[0].at
     assert 0.3 <= waited < 2.0
     assert elapsed < 3.0
@@ -125,6 +129,7 @@ def test_server_errors_are_retried_then_reported(code: int, server: OpenAIServer
     assert result.status is Status.FALLBACK_FAILED
     assert result.reason == FailureReason.HTTP_5XX
     assert result.llm_calls == 3
+    assert (result.usage.requests, result.usage.succeeded) == (3, 0)
     assert len(server.requests) == 3
     assert elapsed < 2.0
 

@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from agent_lab.application.events.kernel import EventKernel
+from agent_lab.application.events.ledger import LLMReason, RouteDecision, RouteKind
 from agent_lab.application.events.models import (
     Event,
     EventResult,
@@ -19,7 +20,7 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.application.llm import ChoiceOutcome, ToolChoice
-from agent_lab.application.replies import AgentReply, DispatchedCall, Routing
+from agent_lab.application.replies import AgentReply, DispatchedCall, FallbackPath, Routing
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
     from agent_lab.strict_json import JSONValue
 
 __all__ = [
+    "BY_KEYWORD",
+    "BY_MODEL",
+    "BY_PATTERN",
+    "LEXICAL",
     "answers_with_several",
     "as_mapping",
     "dispatch_call",
@@ -38,7 +43,10 @@ __all__ = [
     "installed",
     "message_fallback",
     "model_kernel",
+    "model_outcome",
+    "outcome",
     "reply_from",
+    "routed",
     "said",
 ]
 
@@ -169,3 +177,58 @@ def reply_from(choice: ToolChoice) -> FallbackReply:
 
 def as_mapping(value: object) -> Mapping[str, object] | None:
     return value if isinstance(value, dict) else None  # pyright: ignore[reportUnknownVariableType]
+
+
+BY_MODEL = RouteDecision(by=RouteKind.LLM_CHOICE, llm_reason=LLMReason.MODEL_RESOLVES)
+"""LLM-always's route: the model chooses for every message."""
+LEXICAL = RouteDecision(by=RouteKind.LEXICAL)
+BY_PATTERN = RouteDecision(by=RouteKind.PATTERN)
+BY_KEYWORD = RouteDecision(by=RouteKind.KEYWORD)
+
+
+def routed(route: RouteDecision, reply: AgentReply) -> AgentReply:
+    """``reply`` with its route on the reply and on the kernel's result (for the ledger)."""
+    result = reply.result
+    if result is not None and result.route is not route:
+        result = dataclasses.replace(result, route=route)
+    return dataclasses.replace(reply, route=route, result=result)
+
+
+def outcome(
+    result: EventResult,
+    *,
+    route: RouteDecision,
+    routed_by: Routing,
+    extra_calls: int,
+    extra_usage: Usage,
+    path: FallbackPath,
+    model_text: str | None = None,
+) -> AgentReply:
+    if result.route is not route:
+        result = dataclasses.replace(result, route=route)
+    return AgentReply(
+        route=route,
+        status=result.status,
+        reason=result.reason,
+        event=result.event,
+        arguments=result.arguments,
+        routed_by=routed_by,
+        llm_calls=result.llm_calls + extra_calls,
+        usage=extra_usage + result.usage if extra_calls else result.usage,
+        result=result,
+        message=result.message,
+        model_text=model_text,
+        path=path,
+    )
+
+
+def model_outcome(result: EventResult, path: FallbackPath) -> AgentReply:
+    """A reply whose event and arguments the model chose (its one request counted by the kernel)."""
+    return outcome(
+        result,
+        route=BY_MODEL,
+        routed_by=Routing.LLM,
+        extra_calls=0,
+        extra_usage=Usage.zero(),
+        path=path,
+    )

@@ -8,19 +8,26 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application._dispatching import (
+    BY_KEYWORD,
+    BY_MODEL,
+    BY_PATTERN,
+    LEXICAL,
     answers_with_several,
     dispatch_call,
     dispatch_calls,
     installed,
     message_fallback,
     model_kernel,
+    model_outcome,
+    outcome,
     reply_from,
+    routed,
     said,
 )
 from agent_lab.application.events.kernel import EventKernel
+from agent_lab.application.events.ledger import GIVEN, LLMReason, RouteDecision, RouteKind
 from agent_lab.application.events.models import (
     Event,
-    EventResult,
     FallbackReply,
     FallbackRequest,
     Resolution,
@@ -98,37 +105,6 @@ def _with_prefill(resolver: Resolver | None) -> Resolver:
     return resolve
 
 
-def _outcome(
-    result: EventResult,
-    *,
-    routed_by: Routing,
-    extra_calls: int,
-    extra_usage: Usage,
-    path: FallbackPath,
-    model_text: str | None = None,
-) -> AgentReply:
-    return AgentReply(
-        status=result.status,
-        reason=result.reason,
-        event=result.event,
-        arguments=result.arguments,
-        routed_by=routed_by,
-        llm_calls=result.llm_calls + extra_calls,
-        usage=extra_usage + result.usage if extra_calls else result.usage,
-        result=result,
-        message=result.message,
-        model_text=model_text,
-        path=path,
-    )
-
-
-def _model_outcome(result: EventResult, path: FallbackPath) -> AgentReply:
-    """A reply whose event and arguments the model chose (its one request counted by the kernel)."""
-    return _outcome(
-        result, routed_by=Routing.LLM, extra_calls=0, extra_usage=Usage.zero(), path=path
-    )
-
-
 class EventAgent:
     """Deterministic first: route and resolve with plain code; ask an LLM only for gaps.
 
@@ -185,19 +161,29 @@ class EventAgent:
         pick outside them counts as no route; the LLM is offered only them).
         """
         routing_calls, routing_usage, routed_by = 0, Usage.zero(), Routing.GIVEN
+        decided = GIVEN
         chosen: ToolChoice | None = None
         unchosen: ToolChoice | None = None
         if event is None:
             route = self.plugins.route(text)
             event, routed_by = route.event, Routing.ROUTER
+            decided = BY_PATTERN if route.by_pattern else BY_KEYWORD
             if candidates is not None and event not in candidates:
                 event = None
             if event is None and self.lexical is not None:
                 event, routed_by = self.lexical.rank(text, candidates).best, Routing.LEXICAL
+                decided = LEXICAL
+            if event is None:
+                tie = route.candidates if route.tied else ()
+                why = LLMReason.ROUTING_TIE if tie else LLMReason.NO_ROUTE
+                decided = RouteDecision(
+                    by=RouteKind.NONE, tied=tie, llm_reason=None if self.chooser is None else why
+                )
             if event is None and self.chooser is not None:
                 chooser = self.chooser if candidates is None else self.chooser.narrowed(candidates)
                 choice = await chooser.choose(text, payload=payload, context=context)
                 routing_calls, routing_usage = choice.usage.requests, choice.usage
+                decided = dataclasses.replace(decided, by=RouteKind.LLM_CHOICE)
                 if choice.outcome is ChoiceOutcome.CHOSEN:
                     event, routed_by = choice.name, Routing.LLM
                     chosen = choice
@@ -207,11 +193,13 @@ class EventAgent:
                     several = await dispatch_calls(
                         self._calls_kernel, choice, text=text, payload=payload, context=context
                     )
-                    return dataclasses.replace(several, path=FallbackPath.CHOICE)
+                    return routed(decided, dataclasses.replace(several, path=FallbackPath.CHOICE))
                 else:
                     unchosen = choice
+                    decided = dataclasses.replace(decided, by=RouteKind.NONE)
         if event is None:
             return AgentReply(
+                route=decided,
                 status=Status.UNKNOWN_EVENT,
                 reason="no_route",
                 event=None,
@@ -252,11 +240,12 @@ class EventAgent:
                 followed = await self._follow(
                     cheaper.several, text=text, payload=payload, context=context
                 )
-                return dataclasses.replace(followed, path=path)
+                return routed(decided, dataclasses.replace(followed, path=path))
         elif result.llm_calls:
             path = FallbackPath.CUSTOM
-        return _outcome(
+        return outcome(
             result,
+            route=decided,
             routed_by=routed_by,
             extra_calls=routing_calls,
             extra_usage=routing_usage,
@@ -280,7 +269,7 @@ class EventAgent:
         result = await dispatch_call(
             self._calls_kernel, choice, text=text, payload=payload, context=context
         )
-        return _model_outcome(result, FallbackPath.PLAIN)
+        return model_outcome(result, FallbackPath.PLAIN)
 
     def _message_fallback(
         self,
@@ -390,7 +379,7 @@ class ToolAgent:
             several = await dispatch_calls(
                 self.kernel, choice, text=text, payload=payload, context=context
             )
-            return dataclasses.replace(several, path=FallbackPath.TOOL)
+            return routed(BY_MODEL, dataclasses.replace(several, path=FallbackPath.TOOL))
         if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:
             status = (
                 Status.UNKNOWN_EVENT
@@ -398,6 +387,7 @@ class ToolAgent:
                 else Status.FALLBACK_FAILED
             )
             return AgentReply(
+                route=BY_MODEL,
                 status=status,
                 reason=choice.reason or choice.outcome.value,
                 event=None,
@@ -413,4 +403,4 @@ class ToolAgent:
         result = await dispatch_call(
             self.kernel, choice, text=text, payload=payload, context=context
         )
-        return _model_outcome(result, FallbackPath.TOOL)
+        return model_outcome(result, FallbackPath.TOOL)

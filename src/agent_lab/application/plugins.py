@@ -36,6 +36,10 @@ class Route:
         )
         object.__setattr__(self, "_compiled", compiled)
 
+    def matches_pattern(self, text: str) -> bool:
+        """Whether one of the route's patterns (not only its keywords) matches ``text``."""
+        return any(pattern.search(text) for pattern in self._compiled[: len(self.patterns)])
+
     def score(self, text: str) -> int:
         """How strongly ``text`` points at this route's event (0: not at all)."""
         count = len(self.patterns)
@@ -54,6 +58,13 @@ class RouteMatch:
     """The chosen event, or ``None`` when nothing matched or the best routes tied."""
     candidates: tuple[str, ...] = ()
     """Every event that tied for the best score (more than one: ambiguous)."""
+    by_pattern: bool = False
+    """Whether a pattern of the chosen event's routes matched (else keywords only)."""
+
+    @property
+    def tied(self) -> bool:
+        """Whether the best routes tied, so that plain code made no decision."""
+        return len(self.candidates) > 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,5 +92,9 @@ class PluginSet:
         if not scores:
             return RouteMatch(None)
         best = max(scores.values())
-        winners = tuple(sorted(event for event, score in scores.items() if score == best))
-        return RouteMatch(winners[0] if len(winners) == 1 else None, winners)
+        winners = sorted(event for event, score in scores.items() if score == best)
+        if len(winners) > 1:
+            return RouteMatch(None, tuple(winners))
+        chosen = winners[0]
+        by_pattern = any(r.event == chosen and r.matches_pattern(text) for r in self.routes)
+        return RouteMatch(chosen, (chosen,), by_pattern=by_pattern)

@@ -6,7 +6,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from agent_lab.application.events.ledger import GIVEN, RouteDecision, undispatched_ledger
+
 if TYPE_CHECKING:
+    from agent_lab.application.events.ledger import DecisionLedger
     from agent_lab.application.events.models import EventResult, Status
     from agent_lab.strict_json import JSONObject
     from agent_lab.usage import Usage
@@ -78,3 +81,15 @@ class AgentReply:
     """When the model answered with several calls: each one, dispatched in turn."""
     path: FallbackPath = FallbackPath.NONE
     """Which request filled the gaps, if one was sent."""
+    route: RouteDecision = GIVEN
+    """How the event was chosen, and why a model chose it when one did."""
+
+    @property
+    def ledger(self) -> DecisionLedger:
+        """The dispatch's decision ledger (``EventResult.ledger``).
+
+        When the message reached no event, a ledger that holds only its routing.
+        """
+        if self.result is not None:
+            return self.result.ledger
+        return undispatched_ledger(status=str(self.status), reason=self.reason, route=self.route)

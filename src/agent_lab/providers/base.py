@@ -146,6 +146,12 @@ class ProviderReply:
     failure: ProviderFailure | None = None
     finish_reason: str | None = None
 
+    def __post_init__(self) -> None:
+        """A failed reply's requests all failed: none of them is counted as succeeded."""
+        usage = self.usage
+        if self.failure is not None and isinstance(usage, Usage) and usage.succeeded:
+            object.__setattr__(self, "usage", usage.as_failed())
+
     @property
     def ok(self) -> bool:
         """Whether the reply carries something to use."""

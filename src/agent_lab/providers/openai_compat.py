@@ -424,6 +424,8 @@ class OpenAIProvider:
             model=answered_by,
             requests=attempts,
             cached_tokens=completion.cached_tokens,
+            # The earlier attempts were the retried failures; this one answered.
+            succeeded=1,
         )
         if text is None and not calls:
             return ProviderReply(

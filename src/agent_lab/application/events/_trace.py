@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_lab.application.events.ledger import DispatchNotes
 from agent_lab.application.events.models import (
     Conflict,
     EventResult,
@@ -36,6 +37,7 @@ class Trace:
         "fallback_used",
         "handler_ns",
         "llm_calls",
+        "notes",
         "resolve_ns",
         "resolved",
         "start",
@@ -57,6 +59,14 @@ class Trace:
         self.usage = Usage.zero()
         self.conflicts: tuple[Conflict, ...] = ()
         self.unrequested: tuple[Unrequested, ...] = ()
+        self.notes: DispatchNotes | None = None
+
+    def noting(self) -> DispatchNotes:
+        """The ledger's notes, made when a dispatch first has something to note."""
+        notes = self.notes
+        if notes is None:
+            notes = self.notes = DispatchNotes()
+        return notes
 
     def finish(
         self,
@@ -98,5 +108,7 @@ class Trace:
             usage=self.usage,
             timings=timings,
             output=output,
+            # ``route`` is left to its class default (GIVEN): one key less per dispatch.
+            _notes=self.notes,
         )
         return result

@@ -13,25 +13,23 @@ settled arguments (K4, K12), handle (K21).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, cast
 
 from agent_lab._json_walk import copy_object
+from agent_lab.application.events._asking import AskLimits, ask_fallback
 from agent_lab.application.events._drive import Pipeline, PluginCall, drive_async, drive_sync
 from agent_lab.application.events._trace import Trace
-from agent_lab.application.events.audit import audit_reply
+from agent_lab.application.events.ledger import fallback_reason
 from agent_lab.application.events.merge import merge_arguments
 from agent_lab.application.events.models import (
     Event,
     EventResult,
     Fallback,
-    FallbackReply,
-    FallbackRequest,
     Reason,
     Resolution,
     Status,
-    Usage,
 )
 from agent_lab.application.events.validation import (
     Check,
@@ -40,7 +38,7 @@ from agent_lab.application.events.validation import (
     describe_error,
 )
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.errors import DefinitionError, ProviderError, StrictJSONError
+from agent_lab.errors import DefinitionError, StrictJSONError
 from agent_lab.strict_json import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DEPTH,
@@ -50,16 +48,11 @@ from agent_lab.strict_json import (
     escape_pointer_token,
     has_pointer,
 )
-from agent_lab.usage import checked_count, checked_usage
 
 if TYPE_CHECKING:
     from agent_lab.application.events.registry import EventRegistry, RegisteredEvent
 
 __all__ = ["EventKernel"]
-
-
-_UNKNOWN_USAGE = Usage()
-"""One request whose tokens and cost nobody reported."""
 
 
 def _to_pointer(name_or_pointer: str) -> str:
@@ -126,8 +119,9 @@ class EventKernel:
         self._allow_fallback = allow_fallback
         self._max_attempts = max_attempts
         self._clock: Clock = clock if clock is not None else SystemClock()
-        self._max_reply_bytes = max_reply_bytes
-        self._max_reply_depth = max_reply_depth
+        self._limits = AskLimits(
+            max_attempts=max_attempts, max_bytes=max_reply_bytes, max_depth=max_reply_depth
+        )
 
     @property
     def registry(self) -> EventRegistry:
@@ -184,6 +178,9 @@ class EventKernel:
             return check
         missing = _with_declared(check.missing, declared_missing, arguments)
         if missing or complete is False:
+            notes = trace.noting()
+            notes.missing = missing
+            notes.reason = fallback_reason(check.missing, declared_missing, complete=complete)
             fallback = self._fallback
             if fallback is None or not self._allow_fallback:
                 return self._without_fallback(missing, trace)
@@ -193,8 +190,9 @@ class EventKernel:
                 # every absent property, demanding only the missing ones.
                 extra = self._absent_properties(entry, arguments)
                 wanted = missing + tuple(p for p in extra if p not in missing)
-            supplied = yield from self._ask_fallback(
+            supplied = yield from ask_fallback(
                 fallback,
+                self._limits,
                 entry=entry,
                 event=event,
                 arguments=arguments,
@@ -278,6 +276,8 @@ class EventKernel:
             complete = resolution.complete
             declared_missing = tuple(_to_pointer(item) for item in resolution.missing)
             resolution = resolution.arguments
+            notes = trace.noting()
+            notes.complete, notes.declared = complete, declared_missing
         if type(resolution) is not dict and not isinstance(resolution, Mapping):
             return trace.finish(
                 Status.DEFINITION_ERROR,
@@ -326,6 +326,7 @@ class EventKernel:
     def _without_fallback(self, missing: tuple[str, ...], trace: Trace) -> EventResult:
         """K15: missing information is reported, not filled."""
         reason = Reason.NO_FALLBACK if self._fallback is None else Reason.FALLBACK_DISABLED
+        trace.noting().skipped = reason
         return trace.finish(
             Status.MISSING_INFORMATION,
             reason,
@@ -341,84 +342,6 @@ class EventKernel:
             return ()
         names = cast("Mapping[str, object]", properties)
         return tuple("/" + escape_pointer_token(key) for key in names if key not in arguments)
-
-    def _ask_fallback(
-        self,
-        fallback: Fallback,
-        *,
-        entry: RegisteredEvent,
-        event: Event,
-        arguments: JSONObject,
-        missing: tuple[str, ...],
-        required: tuple[str, ...],
-        trace: Trace,
-    ) -> Generator[PluginCall, object, JSONObject | EventResult]:
-        """K16-K18: bounded retries, every request counted; the reply parsed and audited."""
-        clock = self._clock
-        trace.fallback_used = True
-        resolved_view = MappingProxyType(copy_object(arguments))
-        reply: object = None
-        for attempt in range(1, self._max_attempts + 1):
-            request = FallbackRequest(
-                definition=entry.definition,
-                event=event,
-                resolved=resolved_view,
-                missing=missing,
-                attempt=attempt,
-                required=required,
-            )
-            started = clock.monotonic_ns()
-            try:
-                reply = yield fallback, request
-            except ProviderError as err:
-                # Plugin code built this error: its figures are read, never trusted.
-                attempts = max(1, checked_count(err.attempts) or 0)
-                trace.llm_calls += attempts
-                trace.usage += checked_usage(err.usage) or Usage(requests=attempts)
-                reason = err.reason if isinstance(err.reason, str) else Reason.FALLBACK_ERROR
-                message, retryable = describe_error(err), err.retryable is True
-            except TimeoutError as err:
-                trace.llm_calls += 1
-                trace.usage += _UNKNOWN_USAGE
-                reason, message, retryable = Reason.TIMEOUT, describe_error(err), True
-            except ConnectionError as err:
-                trace.llm_calls += 1
-                trace.usage += _UNKNOWN_USAGE
-                reason, message, retryable = Reason.CONNECTION_ERROR, describe_error(err), True
-            except Exception as err:
-                trace.llm_calls += 1
-                trace.usage += _UNKNOWN_USAGE
-                reason, message, retryable = Reason.FALLBACK_ERROR, describe_error(err), False
-            else:
-                break
-            finally:
-                trace.fallback_ns += clock.monotonic_ns() - started
-            if not retryable or attempt == self._max_attempts:
-                return trace.finish(Status.FALLBACK_FAILED, reason, message, missing=missing)
-
-        if not isinstance(reply, FallbackReply) or not isinstance(reply.raw, str):
-            trace.llm_calls += 1
-            trace.usage += _UNKNOWN_USAGE
-            return trace.finish(
-                Status.FALLBACK_FAILED,
-                Reason.FALLBACK_BAD_REPLY,
-                "a fallback must return a FallbackReply with a str raw, "
-                f"not {type(reply).__name__}",
-                missing=missing,
-            )
-        usage = checked_usage(reply.usage) or _UNKNOWN_USAGE
-        trace.llm_calls += max(1, usage.requests)
-        trace.usage += usage
-        trace.fallback_raw = reply.raw
-        audit = audit_reply(reply, max_bytes=self._max_reply_bytes, max_depth=self._max_reply_depth)
-        # Both forms are kept for audit, whatever the outcome (K18).
-        trace.fallback_arguments = audit.adapter_form
-        if audit.arguments is None:
-            assert audit.reason is not None
-            return trace.finish(
-                Status.FALLBACK_FAILED, audit.reason, audit.message, missing=missing
-            )
-        return audit.arguments
 
     def _merge(
         self,

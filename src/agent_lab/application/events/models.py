@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Never, Protocol, TypeAlias, runtime_checkable
 
+from agent_lab.application.events.ledger import (
+    GIVEN,
+    DecisionLedger,
+    DispatchNotes,
+    RouteDecision,
+    Timings,
+    build_ledger,
+)
 from agent_lab.strict_json import JSONObject, JSONValue
 from agent_lab.usage import ZERO_USAGE as _ZERO_USAGE
 from agent_lab.usage import Usage
@@ -274,39 +283,10 @@ class Unrequested:
     """The value the fallback gave, which was dropped."""
 
 
-# EventResult and Timings are built on every dispatch. A frozen dataclass's
-# generated __init__ sets each field through object.__setattr__ (1.66 us for
-# EventResult's 16 fields here); filling the instance __dict__ in one call
-# costs 1.02 us and keeps them just as frozen (assignment still raises).
-@dataclass(frozen=True, kw_only=True, init=False)
-class Timings:
-    """Nanoseconds spent per stage, from the kernel's clock (K20)."""
-
-    resolve_ns: int = 0
-    validate_ns: int = 0
-    fallback_ns: int = 0
-    handler_ns: int = 0
-    total_ns: int = 0
-
-    def __init__(
-        self,
-        *,
-        resolve_ns: int = 0,
-        validate_ns: int = 0,
-        fallback_ns: int = 0,
-        handler_ns: int = 0,
-        total_ns: int = 0,
-    ) -> None:
-        """Record the time per stage."""
-        self.__dict__.update(
-            resolve_ns=resolve_ns,
-            validate_ns=validate_ns,
-            fallback_ns=fallback_ns,
-            handler_ns=handler_ns,
-            total_ns=total_ns,
-        )
-
-
+# EventResult is built on every dispatch. A frozen dataclass's generated
+# __init__ sets each field through object.__setattr__ (1.66 us for its 16
+# fields here); filling the instance __dict__ in one call costs 1.02 us and
+# keeps them just as frozen (assignment still raises).
 _NO_TIMINGS = Timings()
 
 
@@ -348,6 +328,10 @@ class EventResult:
     """Time per stage."""
     output: JSONValue = None
     """The handler's output (JSON data)."""
+    route: RouteDecision = GIVEN
+    """How the event was chosen: given, unless an agent routed the message."""
+    _notes: DispatchNotes | None = field(default=None, repr=False, compare=False)
+    """The kernel's notes for the ledger (private: read ``ledger``)."""
 
     def __init__(
         self,
@@ -369,6 +353,8 @@ class EventResult:
         usage: Usage = _ZERO_USAGE,
         timings: Timings = _NO_TIMINGS,
         output: JSONValue = None,
+        route: RouteDecision = GIVEN,
+        _notes: DispatchNotes | None = None,
     ) -> None:
         """Record the outcome of one dispatch."""
         self.__dict__.update(
@@ -389,6 +375,33 @@ class EventResult:
             usage=usage,
             timings=timings,
             output=output,
+            route=route,
+            _notes=_notes,
+        )
+
+    @cached_property
+    def ledger(self) -> DecisionLedger:
+        """Every decision of this dispatch and why the LLM was (or was not) called.
+
+        Built on first read, from the result and the kernel's notes, so a
+        dispatch nobody inspects pays nothing for it.
+        """
+        return build_ledger(
+            event=self.event,
+            status=str(self.status),
+            reason=str(self.reason),
+            route=self.route,
+            resolved=self.resolved,
+            arguments=self.arguments,
+            missing=self.missing,
+            invalid=tuple(issue.pointer for issue in self.errors),
+            fallback_used=self.fallback_used,
+            fallback_raw=self.fallback_raw,
+            fallback_arguments=self.fallback_arguments,
+            conflicts=tuple(conflict.pointer for conflict in self.conflicts),
+            unrequested=tuple(item.pointer for item in self.unrequested),
+            timings=self.timings,
+            notes=self._notes,
         )
 
     @property
