@@ -12,6 +12,7 @@ from typing import Any, cast
 import pytest
 
 from agent_lab.cli import run
+from agent_lab.lab.store import Store
 from tests.openai_server import OpenAIServer, content, serving, status
 from tests.server_personas import llama_cpp
 
@@ -154,3 +155,32 @@ def test_auto_is_the_default_and_the_run_records_and_says_the_mode_it_found(
     found = json.loads(shown)["run"]
     assert found["structured_output_used"] == "json_object"
     assert found["structured_output_note"].startswith("auto: json_object")
+
+
+def test_a_retried_request_is_stored_as_sent_and_failed_beside_its_ledger(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """One 503 and then answers: the trial counts two requests, one failed, and says why."""
+    server.play(status(503))
+    server.default = content('{"label": "x"}')
+    db = tmp_path / "r.sqlite"
+    code, _, err = cli(
+        *RUN, "--limit", "12", "--provider", "openai", "--model", "m", "--base-url", server.url,
+        "--db", str(db), "--policy", "llm-always", "--concurrency", "1",
+        "--max-failure-rate", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    with Store(db) as store:
+        [record] = store.runs()
+        trials = store.trials(record.run_id)
+    [retried] = [t for t in trials if t.failed_calls]
+    # Besides the retry, auto's first tool-choice probe is counted too (the reply was text).
+    assert retried.failed_calls == 1
+    assert retried.llm_calls >= 2
+    assert retried.ledger is not None
+    assert retried.ledger["llm_reason"] == "model_resolves"
+    code, out, err = cli("report", str(db), "--json")
+    assert code == 0, err
+    [figures] = json.loads(out)["policies"]
+    assert figures["failed_llm_calls"] == 1
+    assert set(figures["cost_per_correct"]) == {"value", "low", "high", "n"}

@@ -19,7 +19,7 @@ from agent_lab.lab.metrics import compare, summarize
 from agent_lab.lab.records import TrialRecord, TrialStatus
 from agent_lab.lab.runner import stratified_sample
 from agent_lab.lab.scoring import score
-from agent_lab.lab.store import Store, StoreError
+from agent_lab.lab.store import SCHEMA_VERSION, Store, StoreError
 from agent_lab.lab.workload import Case, Expectation, WorkloadError, load_workload, read_cases
 from tests.lab.factories import new_run, trial
 
@@ -379,4 +379,4 @@ def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Pa
     assert rows["b"].text == "hello"
     assert rows["b"].correct_exact is True
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
-    assert version.fetchone() == ("3",)
+    assert version.fetchone() == (str(SCHEMA_VERSION),)

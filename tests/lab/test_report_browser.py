@@ -128,8 +128,10 @@ def check_sections(page: Page, width: int) -> None:
     assert page.locator("#lessons h3").count() >= 1
     assert page.locator("#lessons table.lessons tbody tr").count() >= 1
     assert [a.get_attribute("href") for a in page.locator("nav.toc a").all()] == [
-        "#found", "#tradeoff", "#policies", "#by-category", "#by-event", "#lessons", "#more",
+        "#found", "#tradeoff", "#policies", "#by-category", "#by-event", "#lessons",
+        "#llm-calls", "#more",
     ]  # fmt: skip
+    check_llm_calls(page)
     for chart in CHARTS:
         svg = page.locator(f'section.chart[data-chart="{chart}"] svg')
         assert svg.count() == 1, chart
@@ -140,6 +142,29 @@ def check_sections(page: Page, width: int) -> None:
         assert box["height"] > (80 if width < 600 else 150), (chart, box)
         # Something drawn: marks, not only the axes' frame.
         assert page.locator(f'section.chart[data-chart="{chart}"] svg path').count() > 10, chart
+
+
+def check_llm_calls(page: Page) -> None:
+    """Why the LLM was called: avoidability per policy, the ranking, the called cases."""
+    summary = page.locator("#llm-calls table.calls-summary tbody tr")
+    assert summary.count() == 3  # one row per policy
+    first_of = {row.locator("td").first.inner_text(): row for row in summary.all()}
+    cells = first_of["deterministic-first"].locator("td").all_inner_texts()
+    called, avoidable, unavoidable, outside = (int(cell) for cell in cells[2:6])
+    assert called > 0
+    assert avoidable + unavoidable + outside == called
+    ranking = page.locator("#llm-calls table.avoidable tbody tr")
+    assert ranking.count() >= 1
+    top = ranking.first.locator("td").all_inner_texts()
+    assert top[0] == "deterministic-first"  # LLM-always's calls are its policy, not a gap
+    assert top[2].startswith(("/", "(routing)"))
+    assert int(top[3]) >= 1
+    assert "\u201c" in top[7]  # a phrasing, quoted
+    called_rows = page.locator("#llm-calls table.called tbody tr")
+    assert called_rows.count() >= 1
+    row = called_rows.first.locator("td").all_inner_texts()
+    assert row[1]  # the case's words
+    assert row[5].startswith(("right", "wrong"))
 
 
 def test_the_sweep_page_shows_its_chart_and_break_even(tmp_path: Path) -> None:

@@ -150,6 +150,8 @@ SUMMARY_COLUMNS: tuple[Column[PolicyMetrics], ...] = (
     Column(name="fallback rate", cell=lambda m: m.fallback_rate.format(1, 100, "%"), drop=5),
     Column(name="tokens/trial", cell=lambda m: m.tokens_per_trial.format(0), drop=2),
     Column(name="cost/trial $", cell=cost_cell, drop=1),
+    Column(name="cost/correct $", cell=lambda m: m.cost_per_correct.format(6), drop=3),
+    Column(name="failed calls", cell=lambda m: str(m.failed_calls), drop=6),
     Column(
         name="total cost $",
         cell=lambda m: "n/a" if m.total_cost is None else f"{m.total_cost:.6f}",

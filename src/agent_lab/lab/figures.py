@@ -30,6 +30,7 @@ _ESTIMATES = (
     "fallback_rate",
     "tokens_per_trial",
     "cost_per_trial",
+    "cost_per_correct",
     "latency_p50_ms",
     "latency_p90_ms",
     "latency_p99_ms",
@@ -50,6 +51,7 @@ def _policy(metrics: PolicyMetrics) -> JSONObject:
         "status_counts": {str(k): v for k, v in metrics.status_counts.items()},
         "total_cost": None if metrics.total_cost is None else str(metrics.total_cost),
         "cost_known_trials": metrics.cost_known,
+        "failed_llm_calls": metrics.failed_calls,
     }
     for name in _ESTIMATES:
         figures[name] = estimate_json(getattr(metrics, name))

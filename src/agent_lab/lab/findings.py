@@ -13,6 +13,15 @@ from typing import TYPE_CHECKING
 from agent_lab.lab.breakdown import Group, breakdown
 from agent_lab.lab.headline import headline
 from agent_lab.lab.lessons import LessonGroup, lessons
+from agent_lab.lab.llm_calls import (
+    AvoidableProperty,
+    CalledCase,
+    PolicyCalls,
+    called_cases,
+    calls_json,
+    policy_calls,
+    rank_avoidable,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,6 +42,12 @@ class Findings:
     events: tuple[Group, ...]
     lessons: tuple[LessonGroup, ...]
     baseline: str | None
+    calls: tuple[PolicyCalls, ...] = ()
+    """Per policy, its LLM-called trials by avoidability."""
+    avoidable: tuple[AvoidableProperty, ...] = ()
+    """The properties behind avoidable calls, ranked: the resolvers' to-do list."""
+    called: tuple[CalledCase, ...] = ()
+    """Every LLM-called or wrong trial, with what was missing and what came back."""
 
     def as_json(self) -> JSONObject:
         """The findings as JSON data (``report --json``)."""
@@ -65,6 +80,7 @@ class Findings:
                 }
                 for g in self.lessons
             ],
+            "llm_calls": calls_json(self.avoidable, self.calls, self.called),
         }
 
 
@@ -88,6 +104,9 @@ def find(
         events=tuple(breakdown(trials, "event", baseline=baseline)),
         lessons=tuple(lessons(trials)),
         baseline=baseline,
+        calls=tuple(policy_calls(trials)),
+        avoidable=tuple(rank_avoidable(trials)),
+        called=tuple(called_cases(trials)),
     )
 
 

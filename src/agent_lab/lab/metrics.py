@@ -101,6 +101,11 @@ class PolicyMetrics:
     """Trials whose cost is known; below ``trials``, the mean is over a part only."""
     total_cost: Decimal | None
     """``None`` unless every trial's cost is known."""
+    cost_per_correct: Estimate
+    """Total cost over correct answers: what one right answer costs, retries and
+    wrong answers paid for included; unknown unless every trial's cost is known."""
+    failed_calls: int = 0
+    """LLM requests that got no usable reply (timeouts, refusals, errors), of every trial."""
     latency_p50_ms: Estimate
     latency_p90_ms: Estimate
     latency_p99_ms: Estimate
@@ -298,6 +303,8 @@ def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMet
                 ).mean(),
                 cost_known=len(costs),
                 total_cost=sum(costs, Decimal(0)) if len(costs) == len(rows) else None,
+                cost_per_correct=_cost_per_correct(rows, rng),
+                failed_calls=sum(row.failed_calls for row in rows),
                 latency_p50_ms=latency.percentile(50),
                 latency_p90_ms=latency.percentile(90),
                 latency_p99_ms=latency.percentile(99),
@@ -305,6 +312,18 @@ def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMet
             )
         )
     return out
+
+
+def _cost_per_correct(rows: Sequence[TrialRecord], rng: np.random.Generator) -> Estimate:
+    # A ratio of sums resampled by case: a case's cost and its right answers go together.
+    if any(row.cost is None for row in rows):
+        return Estimate(None, n=len(rows))
+    cost: dict[str, float] = {}
+    right: dict[str, float] = {}
+    for row in rows:
+        cost[row.case_id] = cost.get(row.case_id, 0.0) + float(row.cost or 0)
+        right[row.case_id] = right.get(row.case_id, 0.0) + float(row.correct)
+    return _ratio_interval(_array(list(cost.values())), _array(list(right.values())), rng)
 
 
 def _tokens(row: TrialRecord) -> float | None:

@@ -147,3 +147,8 @@ class TrialRecord:
     path: str = "none"
     """Which request filled the gaps (``FallbackPath``: none, projected, plain, choice,
     tool, custom); ``none`` in rows stored before this column existed."""
+    failed_calls: int = 0
+    """Of ``llm_calls``, the requests that got no usable reply (timeouts, refusals, errors)."""
+    ledger: JSONObject | None = None
+    """The dispatch's decision ledger (``DecisionLedger.as_json()``); ``None`` in rows
+    stored before this column existed, or when the policy itself failed."""

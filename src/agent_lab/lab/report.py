@@ -21,6 +21,7 @@ from agent_lab.lab.columns import (
     fit,
 )
 from agent_lab.lab.findings import Findings, find
+from agent_lab.lab.llm_calls import CALLED_CASES_SHOWN
 from agent_lab.lab.palette import policy_colors
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.terminal import plain, printable
@@ -212,6 +213,7 @@ def render_html(
         breakdown_rows=breakdown_rows,
         colors=policy_colors(policies),
         max_groups=MAX_GROUPS,
+        called_shown=CALLED_CASES_SHOWN,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document, encoding="utf-8")

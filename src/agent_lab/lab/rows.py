@@ -35,9 +35,9 @@ __all__ = [
     "storable",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2 added correct_exact, alternatives, matching, text, llm_raw, failure, calls and
-expected_calls to trials; 3 added cached_tokens and path."""
+expected_calls to trials; 3 added cached_tokens and path; 4 added failed_calls and ledger."""
 APPLICATION_ID = 0x41474C42  # "AGLB": marks the file as an agent-lab results database
 
 
@@ -109,6 +109,9 @@ _TRIALS = (
     # Schema 3
     _Column("cached_tokens", "INTEGER"),
     _Column("path", "TEXT NOT NULL DEFAULT 'none'", "'none'"),
+    # Schema 4
+    _Column("failed_calls", "INTEGER NOT NULL DEFAULT 0", "0"),
+    _Column("ledger", "TEXT"),
 )
 
 CREATE = (
@@ -206,6 +209,8 @@ def encode_trial(run_id: str, t: TrialRecord, stamp: str) -> tuple[Any, ...]:
         _json(t.expected_calls),
         t.cached_tokens,
         t.path,
+        t.failed_calls,
+        _json(t.ledger),
         stamp,
     )
 
@@ -226,6 +231,7 @@ def decode_trial(row: Sequence[Any]) -> TrialRecord:
         alternatives=_loads(values["alternatives"]),
         calls=_loads(values["calls"]),
         expected_calls=_loads(values["expected_calls"]),
+        ledger=_loads(values["ledger"]),
         cost=None if cost is None else Decimal(cost),
     )
     return TrialRecord(**values)

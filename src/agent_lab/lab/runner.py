@@ -366,6 +366,8 @@ class Runner:
             handler_ns=timings.handler_ns,
             routed_by=outcome.routed_by,
             path=str(outcome.path),
+            failed_calls=usage.failed,
+            ledger=outcome.ledger.as_json(),
             llm_raw=raw if raw is not None else outcome.model_text,
             calls=[
                 {"event": c.event, "status": str(c.status), "arguments": c.arguments}
