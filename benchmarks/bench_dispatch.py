@@ -11,6 +11,8 @@ It measures, in the same process and the same run:
   40-property schema with ``oneOf``/``anyOf``/``$ref``, deterministic path;
 * the fallback path with an instant scripted fallback, and its overhead over
   the deterministic path on the same schema;
+* with the ``otel`` extra, the same deterministic dispatch inside a dispatch span,
+  with no tracer provider configured and with the SDK recording it;
 * LangChain's ``StructuredTool.invoke`` and Semantic Kernel's
   ``kernel.invoke`` on the same models, when the ``bench`` group is installed.
 
@@ -328,6 +330,42 @@ def semantic_kernel_invoke() -> Callable[[], Awaitable[object]] | None:
     return lambda: kernel.invoke(function, arguments)
 
 
+def tracing_rows(kernel: EventKernel, *, loops: int, repeats: int) -> list[tuple[str, str, float]]:
+    """The otel extra's cost: no tracer provider (the default), and an SDK that records."""
+    try:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from agent_lab.otel import Tracing
+    except ImportError:
+        return []
+    idle = Tracing()
+    exporter = InMemorySpanExporter()
+    sdk = TracerProvider()
+    sdk.add_span_processor(SimpleSpanProcessor(exporter))
+    recording = Tracing(sdk)
+    deterministic = Event("timer")
+
+    def recorded() -> object:
+        result = recording.dispatch(kernel, deterministic)
+        exporter.clear()  # keep memory flat: the exporter would hold every span
+        return result
+
+    return [
+        (
+            "small",
+            "dispatch in a span, no tracer provider",
+            median_us(lambda: idle.dispatch(kernel, deterministic), loops=loops, repeats=repeats),
+        ),
+        (
+            "small",
+            "dispatch in a span, SDK recording it",
+            median_us(recorded, loops=loops, repeats=repeats),
+        ),
+    ]
+
+
 def measure_size(
     size: str,
     *,
@@ -455,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
             loops=loops,
             repeats=repeats,
         )
+
+    rows += tracing_rows(kernel, loops=loops, repeats=repeats)
 
     figures = {(size, name): value for size, name, value in rows}
     print(

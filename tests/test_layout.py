@@ -93,6 +93,12 @@ def _allowed(importer: str, imported: str) -> bool:
             or _under(imported, "agent_lab.application", "agent_lab.resolvers")
             or imported in ("agent_lab.providers.base", "agent_lab.providers")
         )
+    if _under(importer, "agent_lab.otel"):
+        # The optional extra: it reads the kernel's and providers' values, and only
+        # the lab and the command line reach it (below, never the other way).
+        return imported in GROUND or _under(
+            imported, "agent_lab.otel", "agent_lab.application", "agent_lab.providers"
+        )
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
     return True

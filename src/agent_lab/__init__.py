@@ -6,6 +6,7 @@ The names below are the stable public API (see ``docs/kernel-contract.md`` in th
 import logging
 
 from agent_lab.application.events.kernel import EventKernel
+from agent_lab.application.events.ledger import DecisionLedger, LLMReason, RouteKind
 from agent_lab.application.events.models import (
     Conflict,
     Event,
@@ -28,6 +29,7 @@ __all__ = [
     "AgentLabError",
     "Clock",
     "Conflict",
+    "DecisionLedger",
     "DefinitionError",
     "Event",
     "EventDefinition",
@@ -37,9 +39,11 @@ __all__ = [
     "FakeClock",
     "FallbackReply",
     "FallbackRequest",
+    "LLMReason",
     "ProviderError",
     "Reason",
     "Resolution",
+    "RouteKind",
     "Status",
     "StrictJSONError",
     "SystemClock",

@@ -161,3 +161,19 @@ def test_a_run_stores_each_trials_ledger(tmp_path: Path) -> None:
     }
     assert reasons & {"missing_required", "no_route", "routing_tie"}
     assert all(t.ledger["llm_reason"] is None for t in trials if t.llm_calls == 0 and t.ledger)
+
+
+def test_the_terminal_report_says_why_the_llm_was_called(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    argv = [
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "40", "--db", str(db),
+        "--provider", "simulated", "--simulated-latency", "1,2", "--no-progress",
+    ]  # fmt: skip
+    assert run(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    out = io.StringIO()
+    assert run(["report", str(db), "--wide"], stdout=out, stderr=io.StringIO()) == 0
+    text = out.getvalue()
+    assert "why the LLM was called" in text
+    section = text.split("why the LLM was called", 1)[1].split("baselines", 1)[0]
+    [row] = [line for line in section.splitlines() if line.startswith("│ deterministic-first")]
+    assert "/" in row or "(routing)" in row  # the property behind most avoidable calls

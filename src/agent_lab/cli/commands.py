@@ -92,6 +92,7 @@ def demo(options: argparse.Namespace, streams: Streams) -> int:
         resume=False,
         progress=not options.no_progress,
         stderr=streams.err,
+        otel_file=None if options.otel_file is None else Path(options.otel_file),
     )
     written = write_report(
         db, run_id, str(folder / "report.html"), "llm-always", streams.console, wide=streams.wide
@@ -133,6 +134,7 @@ def run(options: argparse.Namespace, streams: Streams) -> int:
         resume=options.resume,
         progress=not options.no_progress,
         stderr=streams.err,
+        otel_file=None if options.otel_file is None else Path(options.otel_file),
     )
     print(
         f"run {run_id} saved in {options.db}; see it with: agent-lab report {options.db}",

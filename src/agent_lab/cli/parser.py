@@ -167,6 +167,16 @@ def _failure_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _otel_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--otel-file",
+        metavar="FILE",
+        help="write OpenTelemetry spans (one per trial's dispatch, one per LLM request, "
+        "GenAI conventions) to FILE as OTLP/JSON lines; needs the otel extra. "
+        "OTEL_EXPORTER_OTLP_ENDPOINT sends them to a collector too (default: no spans)",
+    )
+
+
 def _wide_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--wide",
@@ -206,6 +216,7 @@ def _demo(add_parser: AddParser) -> None:
     )
     _provider_options(demo, "local")
     _failure_option(demo)
+    _otel_option(demo)
     _wide_option(demo)
     demo.set_defaults(handler=commands.demo)
 
@@ -261,6 +272,7 @@ def _run(add_parser: AddParser) -> None:
     )
     run.add_argument("--resume", action="store_true", help="continue the unfinished run in --db")
     _failure_option(run)
+    _otel_option(run)
     run.add_argument(
         "--skip-bad-lines", action="store_true", help="skip malformed workload lines (reported)"
     )

@@ -6,6 +6,7 @@ import asyncio
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.cli.tracing import tracing_for
 from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
 from agent_lab.lab.policies import make_policy
 from agent_lab.lab.records import TrialStatus
@@ -48,8 +49,13 @@ def execute(
     resume: bool,
     progress: bool,
     stderr: TextIO,
+    otel_file: Path | None = None,
 ) -> str:
-    """Run every trial into ``db``; return the run id. Ctrl-C keeps what ended."""
+    """Run every trial into ``db``; return the run id. Ctrl-C keeps what ended.
+
+    With ``otel_file`` (or an OTLP endpoint in the environment), each trial is a
+    dispatch span and each provider call a child span.
+    """
     config = RunConfig(
         workload=workload.name,
         plugins=plugins_ref,
@@ -60,16 +66,18 @@ def execute(
         workload_hash=workload.fingerprint(),
         **settings,
     )
-    with open_store(db) as store:
+    with open_store(db) as store, tracing_for(otel_file, stderr) as tracing:
+        provider = built.provider if tracing is None else tracing.provider(built.provider)
         runner = Runner(
             store,
             workload,
             plugins,
-            {name: make_policy(name, plugins, built.provider) for name in policies},
+            {name: make_policy(name, plugins, provider) for name in policies},
             config,
             simulated=built.simulated,
             progress=progress,
             closing=(built.provider,),
+            tracing=tracing,
         )
         try:
             run_id = runner.prepare(resume=resume)

@@ -123,6 +123,28 @@ def _table(
     return table
 
 
+def _calls_table(findings: Findings) -> Table:
+    """Per policy: its LLM-called trials by avoidability, and the property behind most."""
+    table = Table(
+        title="why the LLM was called (by the workload's truth; the ranking is in the HTML report)",
+        title_justify="left",
+    )
+    for name in ("policy", "LLM-called", "avoidable", "unavoidable", "out of domain"):
+        table.add_column(name, justify="left" if name == "policy" else "right")
+    table.add_column("most avoidable calls from", justify="left")
+    for row in findings.calls:
+        top = next((p for p in findings.avoidable if p.policy == row.policy), None)
+        table.add_row(
+            plain(row.policy),
+            str(row.called),
+            str(row.avoidable),
+            str(row.unavoidable),
+            str(row.out_of_domain),
+            "-" if top is None else plain(f"{top.event} {top.pointer} ({top.calls})"),
+        )
+    return table
+
+
 def terminal_tables(
     run: RunRecord,
     metrics: Sequence[PolicyMetrics],
@@ -154,6 +176,8 @@ def terminal_tables(
                 colors=colors, colored=1,
             )
         )  # fmt: skip
+    if findings is not None and any(row.called for row in findings.calls):
+        console.print(_calls_table(findings))
     if references:
         console.print(
             _table(

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.policies import Policy
     from agent_lab.lab.workload import Case, Workload
+    from agent_lab.otel.tracing import Tracing
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["ConfigMismatchError", "RunConfig", "Runner", "stratified_sample"]
@@ -91,6 +92,9 @@ class Runner:
         batch: Trials committed together at most.
         closing: Objects whose ``aclose()`` is awaited when the run ends
             (providers that keep connections open in the run's event loop).
+        tracing: Put each trial in an OpenTelemetry dispatch span (the ``otel``
+            extra); its provider calls are child spans when the policies' provider
+            is ``tracing.provider(...)``.
     """
 
     def __init__(
@@ -106,6 +110,7 @@ class Runner:
         clock: Clock | None = None,
         batch: int = 256,
         closing: Sequence[object] = (),
+        tracing: Tracing | None = None,
     ) -> None:
         self.store = store
         self.workload = workload
@@ -117,6 +122,7 @@ class Runner:
         self.clock = clock if clock is not None else SystemClock()
         self.batch = batch
         self.closing = tuple(closing)
+        self.tracing = tracing
 
     def _trials(self) -> list[_Trial]:
         cases = self.workload.cases
@@ -290,10 +296,30 @@ class Runner:
         assert failure is not None  # the loop ran at least once
         return failure
 
+    async def _traced(self, trial: _Trial) -> AgentReply | _Failure:
+        tracing = self.tracing
+        assert tracing is not None
+        case = trial.case
+        attributes = {
+            "agent_lab.policy": trial.policy,
+            "agent_lab.case_id": case.id,
+            "agent_lab.repeat": trial.repeat,
+        }
+        with tracing.dispatch_span(case.event if case.event_given else None, attributes) as span:
+            outcome = await self._attempt(self.policies[trial.policy], case)
+            if isinstance(outcome, _Failure):
+                tracing.fail(span, str(outcome.reason))
+            else:
+                tracing.record(span, outcome)
+        return outcome
+
     async def _one(self, trial: _Trial) -> TrialRecord:
         case = trial.case
         started = self.clock.monotonic_ns()
-        outcome = await self._attempt(self.policies[trial.policy], case)
+        if self.tracing is None:
+            outcome = await self._attempt(self.policies[trial.policy], case)
+        else:
+            outcome = await self._traced(trial)
         latency = self.clock.monotonic_ns() - started
         if isinstance(outcome, _Failure):
             status, arguments = TrialStatus.ERROR, None

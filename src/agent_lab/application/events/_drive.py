@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextvars
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
@@ -148,6 +149,8 @@ def _run_in_one_loop(coroutine: Awaitable[EventResult]) -> EventResult:
     except RuntimeError:
         return _LOOPS.loop().run_until_complete(wait())
     # A loop already runs in this thread and cannot be re-entered: run the rest
-    # of the dispatch on a private loop in a helper thread.
+    # of the dispatch on a private loop in a helper thread, in this thread's
+    # context (a tracing span, an agent's installed fallback stay current).
+    context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-lab-dispatch") as pool:
-        return pool.submit(asyncio.run, wait()).result()
+        return pool.submit(context.run, asyncio.run, wait()).result()

@@ -108,7 +108,9 @@ class Trace:
             usage=self.usage,
             timings=timings,
             output=output,
-            # ``route`` is left to its class default (GIVEN): one key less per dispatch.
-            _notes=self.notes,
         )
+        # ``route`` and, on a dispatch that noted nothing, ``_notes`` are left to their
+        # class defaults (GIVEN, None): keys not written cost nothing on the hot path.
+        if self.notes is not None:
+            result.__dict__["_notes"] = self.notes
         return result
