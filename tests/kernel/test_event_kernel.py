@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 import gc
 import math
@@ -1167,3 +1168,27 @@ def test_programmer_mistakes_raise(build: Any, error: type[Exception]) -> None:
     """Misusing the API (not user input) raises at once, with a clear message."""
     with pytest.raises(error):
         build(EventRegistry())
+
+
+_CALLER = contextvars.ContextVar[str]("caller")
+
+
+def test_a_sync_dispatch_inside_a_running_loop_keeps_the_callers_context() -> None:
+    """The helper thread that runs the rest of the dispatch sees the caller's context
+    (a tracing span, an agent's installed fallback), not an empty one."""
+
+    async def resolver(event: Event) -> dict[str, Any]:
+        return {"label": _CALLER.get()}
+
+    kernel = make_kernel(
+        resolver,
+        schema={"type": "object", "properties": {"label": {"type": "string"}}},
+    )
+
+    async def inside_a_loop() -> EventResult:
+        _CALLER.set("the caller")
+        return kernel.dispatch(Event("set_timer"))
+
+    result = asyncio.run(inside_a_loop())
+    assert result.status is Status.SUCCESS, result.message
+    assert result.arguments == {"label": "the caller"}

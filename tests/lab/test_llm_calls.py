@@ -7,6 +7,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_lab.application.events.models import Status
 from agent_lab.cli import run
 from agent_lab.lab.llm_calls import (
@@ -137,16 +139,22 @@ def test_cost_per_correct_answer_pays_for_the_wrong_ones_too() -> None:
     assert summarize(unknown)[0].cost_per_correct.value is None  # never a partial sum
 
 
-def test_a_run_stores_each_trials_ledger(tmp_path: Path) -> None:
-    """The demo through the simulated model: every trial keeps its ledger, read back whole."""
-    db = tmp_path / "r.sqlite"
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One simulated demo run, shared by the tests that read it back."""
+    db = tmp_path_factory.mktemp("demo") / "r.sqlite"
     argv = [
         "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "40", "--db", str(db),
         "--provider", "simulated", "--simulated-latency", "1,2", "--no-progress",
     ]  # fmt: skip
     err = io.StringIO()
     assert run(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
-    with Store(db) as store:
+    return db
+
+
+def test_a_run_stores_each_trials_ledger(demo_run: Path) -> None:
+    """The demo through the simulated model: every trial keeps its ledger, read back whole."""
+    with Store(demo_run) as store:
         [record] = store.runs()
         trials = store.trials(record.run_id)
     assert trials
@@ -163,15 +171,9 @@ def test_a_run_stores_each_trials_ledger(tmp_path: Path) -> None:
     assert all(t.ledger["llm_reason"] is None for t in trials if t.llm_calls == 0 and t.ledger)
 
 
-def test_the_terminal_report_says_why_the_llm_was_called(tmp_path: Path) -> None:
-    db = tmp_path / "r.sqlite"
-    argv = [
-        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "40", "--db", str(db),
-        "--provider", "simulated", "--simulated-latency", "1,2", "--no-progress",
-    ]  # fmt: skip
-    assert run(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+def test_the_terminal_report_says_why_the_llm_was_called(demo_run: Path) -> None:
     out = io.StringIO()
-    assert run(["report", str(db), "--wide"], stdout=out, stderr=io.StringIO()) == 0
+    assert run(["report", str(demo_run), "--wide"], stdout=out, stderr=io.StringIO()) == 0
     text = out.getvalue()
     assert "why the LLM was called" in text
     section = text.split("why the LLM was called", 1)[1].split("baselines", 1)[0]
