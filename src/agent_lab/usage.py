@@ -40,7 +40,7 @@ class Usage:
     @property
     def failed(self) -> int:
         """Requests that got no reply: sent, counted, and paid for in latency."""
-        return self.requests - (self.requests if self.succeeded is None else self.succeeded)
+        return self.requests - _succeeded(self)
 
     def as_failed(self) -> Usage:
         """These figures, with every request counted as failed."""

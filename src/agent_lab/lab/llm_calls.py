@@ -165,8 +165,9 @@ def rank_avoidable(trials: Sequence[TrialRecord]) -> list[AvoidableProperty]:
 
 def _causes(trial: TrialRecord) -> tuple[str, ...]:
     route = _mapping(_mapping(trial.ledger).get("route"))
-    causes = (_ROUTING,) if route.get("llm_reason") is not None else ()
-    return causes + asked_for(trial) or (_ROUTING,)
+    causes = ((_ROUTING,) if route.get("llm_reason") is not None else ()) + asked_for(trial)
+    # A call the ledger says nothing of (a row stored before it existed) is put on routing.
+    return causes or (_ROUTING,)
 
 
 def _unique(texts: Iterable[str]) -> list[str]:

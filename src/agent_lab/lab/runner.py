@@ -296,9 +296,7 @@ class Runner:
         assert failure is not None  # the loop ran at least once
         return failure
 
-    async def _traced(self, trial: _Trial) -> AgentReply | _Failure:
-        tracing = self.tracing
-        assert tracing is not None
+    async def _traced(self, trial: _Trial, tracing: Tracing) -> AgentReply | _Failure:
         case = trial.case
         attributes = {
             "agent_lab.policy": trial.policy,
@@ -319,7 +317,7 @@ class Runner:
         if self.tracing is None:
             outcome = await self._attempt(self.policies[trial.policy], case)
         else:
-            outcome = await self._traced(trial)
+            outcome = await self._traced(trial, self.tracing)
         latency = self.clock.monotonic_ns() - started
         if isinstance(outcome, _Failure):
             status, arguments = TrialStatus.ERROR, None

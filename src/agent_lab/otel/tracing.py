@@ -168,6 +168,11 @@ def ledger_attributes(
         "agent_lab.usage.output_tokens": usage.completion_tokens,
         "agent_lab.cost": None if usage.cost is None else float(usage.cost),
     }
+    return _known(found)
+
+
+def _known(found: Mapping[str, AttributeValue | None]) -> dict[str, AttributeValue]:
+    # A span attribute cannot be None: an unknown figure is left out, never sent as 0.
     return {key: value for key, value in found.items() if value is not None}
 
 
@@ -251,7 +256,7 @@ class TracedProvider:
             "agent_lab.requests.succeeded": usage.succeeded,
             "agent_lab.cost": None if usage.cost is None else float(usage.cost),
         }
-        span.set_attributes({key: value for key, value in found.items() if value is not None})
+        span.set_attributes(_known(found))
         if reply.failure is not None:
             span.set_attribute("error.type", reply.failure.reason)
             span.set_status(StatusCode.ERROR, reply.failure.reason)

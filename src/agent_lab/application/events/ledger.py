@@ -404,7 +404,8 @@ def build_ledger(
         else ResolverOutput(
             set=set_pointers(resolved), declared_missing=noted.declared, complete=noted.complete
         ),
-        missing=noted.missing if notes is not None and noted.reason is not None else missing,
+        # Noted when a fallback was needed: what was missing before it, not after.
+        missing=noted.missing if noted.reason is not None else missing,
         invalid=invalid,
         fallback=FallbackDecision(
             called=fallback_used,
