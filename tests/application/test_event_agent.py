@@ -216,3 +216,58 @@ def test_concurrent_messages_on_one_agent_never_see_each_others_choice() -> None
         {"word": word} for word in ("alpha", "beta", "gamma", "delta")
     ]
     assert [(reply.status, reply.llm_calls) for reply in replies] == [(Status.SUCCESS, 1)] * 4
+
+
+def test_a_failed_routing_request_is_a_failure_never_a_decline() -> None:
+    """The event-choosing request got no reply: fallback_failed with its reason and attempt.
+
+    Were it ``unknown_event`` (no route), an out-of-domain case would score it
+    as a right decline, and an outage would raise deterministic-first's accuracy.
+    """
+    from agent_lab.providers import FailureReason, ProviderFailure
+    from agent_lab.usage import Usage
+
+    failed = ProviderReply(
+        usage=Usage(requests=3, succeeded=0),
+        failure=ProviderFailure(reason=FailureReason.CONNECTION_ERROR, message="refused"),
+        latency_ns=5_000,
+    )
+    provider = ScriptedProvider([failed])
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("tell me a joke", context=NOW))
+    assert reply.status is Status.FALLBACK_FAILED
+    assert (reply.reason, reply.message, reply.llm_calls) == ("connection_error", "refused", 3)
+    ledger = reply.ledger
+    [attempt] = ledger.route.attempts
+    assert (attempt.outcome, attempt.reason, attempt.usage.requests) == (
+        "error",
+        "connection_error",
+        3,
+    )
+    assert ledger.llm_requests == 3
+    assert ledger.as_json()["route"]["attempts"][0]["duration_ns"] == 5_000  # type: ignore[index,call-overload]
+
+
+def test_a_routing_request_that_answered_is_in_the_route_unless_it_filled_the_gaps() -> None:
+    """Every request appears once in the ledger: under the route, or as the fallback's reply."""
+    choose = ProviderReply(
+        tool_calls=(ToolCall(name="play_music", arguments_raw="{}", arguments={}),)
+    )
+    provider = ScriptedProvider([choose])
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("I'd like to hear something from Coldplay", context=NOW))
+    assert reply.path == "choice"
+    assert reply.ledger.route.attempts == ()
+    assert reply.ledger.llm_requests == reply.llm_calls == 1
+    declined = ScriptedProvider([ProviderReply(text="None of these fits.")])
+    agent = EventAgent(
+        plugins, fallback=LLMFallback(declined), chooser=ToolChooser(declined, plugins.definitions)
+    )
+    reply = asyncio.run(agent.respond("tell me a joke", context=NOW))
+    assert reply.status is Status.UNKNOWN_EVENT
+    assert [a.reason for a in reply.ledger.route.attempts] == ["completed"]
+    assert reply.ledger.llm_requests == reply.llm_calls == 1

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent_lab.application.events.ledger import LEDGER_VERSION
 from agent_lab.application.events.models import Status
 from agent_lab.cli import run
 from agent_lab.lab.llm_calls import (
@@ -158,7 +159,7 @@ def test_a_run_stores_each_trials_ledger(demo_run: Path) -> None:
         [record] = store.runs()
         trials = store.trials(record.run_id)
     assert trials
-    assert all(t.ledger is not None and t.ledger["version"] == 1 for t in trials)
+    assert all(t.ledger is not None and t.ledger["version"] == LEDGER_VERSION for t in trials)
     first = {t.policy: t for t in trials if t.llm_calls and t.ledger}
     assert first["llm-always"].ledger is not None
     assert first["llm-always"].ledger["llm_reason"] == "model_resolves"

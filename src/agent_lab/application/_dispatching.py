@@ -9,7 +9,13 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from agent_lab.application.events.kernel import EventKernel
-from agent_lab.application.events.ledger import LLMReason, RouteDecision, RouteKind
+from agent_lab.application.events.ledger import (
+    Attempt,
+    AttemptOutcome,
+    LLMReason,
+    RouteDecision,
+    RouteKind,
+)
 from agent_lab.application.events.models import (
     Event,
     EventResult,
@@ -38,8 +44,10 @@ __all__ = [
     "LEXICAL",
     "answers_with_several",
     "as_mapping",
+    "chose_by_model",
     "dispatch_call",
     "dispatch_calls",
+    "failed_choice",
     "installed",
     "message_fallback",
     "model_kernel",
@@ -139,6 +147,40 @@ async def dispatch_calls(
         result=first,
         message=choice.message,
         calls=tuple(dispatched),
+    )
+
+
+def chose_by_model(route: RouteDecision, choice: ToolChoice) -> RouteDecision:
+    """``route`` as decided by a model's tool choice, with that request as its attempt."""
+    failed = choice.outcome is ChoiceOutcome.FAILED
+    attempt = Attempt(
+        number=1,
+        outcome=AttemptOutcome.ERROR if failed else AttemptOutcome.REPLY,
+        reason=(choice.reason or "failed") if failed else "completed",
+        usage=choice.usage,
+        started_ns=0,
+        duration_ns=choice.latency_ns,
+    )
+    return dataclasses.replace(route, by=RouteKind.LLM_CHOICE, attempts=(attempt,))
+
+
+def failed_choice(route: RouteDecision, choice: ToolChoice) -> AgentReply:
+    """A tool-choice request that got no usable reply: a failure, whoever sent it.
+
+    Never ``unknown_event``: a message the model could not be asked about was
+    not declined, and scoring it as a decline would turn an outage into right
+    answers on every out-of-domain case.
+    """
+    return AgentReply(
+        route=route,
+        status=Status.FALLBACK_FAILED,
+        reason=choice.reason or "failed",
+        event=None,
+        arguments=None,
+        routed_by=Routing.NONE,
+        llm_calls=choice.usage.requests,
+        usage=choice.usage,
+        message=choice.message,
     )
 
 

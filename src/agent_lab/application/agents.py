@@ -13,8 +13,10 @@ from agent_lab.application._dispatching import (
     BY_PATTERN,
     LEXICAL,
     answers_with_several,
+    chose_by_model,
     dispatch_call,
     dispatch_calls,
+    failed_choice,
     installed,
     message_fallback,
     model_kernel,
@@ -183,7 +185,9 @@ class EventAgent:
                 chooser = self.chooser if candidates is None else self.chooser.narrowed(candidates)
                 choice = await chooser.choose(text, payload=payload, context=context)
                 routing_calls, routing_usage = choice.usage.requests, choice.usage
-                decided = dataclasses.replace(decided, by=RouteKind.LLM_CHOICE)
+                decided = chose_by_model(decided, choice)
+                if choice.outcome is ChoiceOutcome.FAILED:
+                    return failed_choice(decided, choice)
                 if choice.outcome is ChoiceOutcome.CHOSEN:
                     event, routed_by = choice.name, Routing.LLM
                     chosen = choice
@@ -229,8 +233,9 @@ class EventAgent:
         path = FallbackPath.NONE
         if choice_first is not None and choice_first.served:
             # The choice's own arguments served as the fallback reply: the
-            # kernel counted that request already.
+            # kernel counted that request already, and its ledger holds it.
             routing_calls, routing_usage, path = 0, Usage.zero(), FallbackPath.CHOICE
+            decided = dataclasses.replace(decided, attempts=())
         elif cheaper is not None:
             path = cheaper.path
             if cheaper.several is not None:
@@ -375,11 +380,14 @@ class ToolAgent:
             chooser = chooser.narrowed(candidates)
         choice = await chooser.choose(text, payload=payload, context=context)
         calls = choice.usage.requests
+        # Unless the choice's arguments go through the kernel as its fallback reply
+        # (then the kernel's ledger holds the request), the route holds it.
+        decided = chose_by_model(BY_MODEL, choice)
         if answers_with_several(choice, chooser.names):
             several = await dispatch_calls(
                 self.kernel, choice, text=text, payload=payload, context=context
             )
-            return routed(BY_MODEL, dataclasses.replace(several, path=FallbackPath.TOOL))
+            return routed(decided, dataclasses.replace(several, path=FallbackPath.TOOL))
         if choice.outcome is not ChoiceOutcome.CHOSEN or choice.name is None:
             status = (
                 Status.UNKNOWN_EVENT
@@ -387,7 +395,7 @@ class ToolAgent:
                 else Status.FALLBACK_FAILED
             )
             return AgentReply(
-                route=BY_MODEL,
+                route=decided,
                 status=status,
                 reason=choice.reason or choice.outcome.value,
                 event=None,

@@ -32,10 +32,11 @@ __all__ = [
     "RouteDecision",
     "RouteKind",
     "Timings",
+    "attempt_json",
     "usage_json",
 ]
 
-LEDGER_VERSION = 1
+LEDGER_VERSION = 2
 """The version of ``as_json()``'s form; a change that breaks a reader raises it."""
 
 
@@ -118,6 +119,21 @@ class Timings:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One request to a model: when it was sent, how it ended, what it cost."""
+
+    number: int
+    outcome: AttemptOutcome
+    reason: str
+    """``completed`` for a reply, else the error's reason (``timeout``, ``rate_limited``...)."""
+    usage: Usage
+    """Its tokens and cost; ``usage.requests`` counts a provider's own retries inside it."""
+    started_ns: int
+    """When it was sent, in nanoseconds from the dispatch's start."""
+    duration_ns: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RouteDecision:
     """How the event was chosen, and whether choosing it took a model."""
 
@@ -126,6 +142,9 @@ class RouteDecision:
     """The events whose routes tied for the best score, when they did."""
     llm_reason: LLMReason | None = None
     """Why a model was asked to choose; ``None`` when plain code chose."""
+    attempts: tuple[Attempt, ...] = ()
+    """The requests sent to choose the event, unless the model's arguments then served
+    as the fallback's reply (that request is then one of the ledger's ``attempts``)."""
 
 
 GIVEN = RouteDecision(by=RouteKind.GIVEN)
@@ -157,21 +176,6 @@ class FallbackDecision:
     """Of ``asked``, those the reply had to hold."""
     skipped: str | None = None
     """Why a needed fallback was not called: ``no_fallback`` or ``fallback_disabled``."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Attempt:
-    """One request to the fallback: when it was sent, how it ended, what it cost."""
-
-    number: int
-    outcome: AttemptOutcome
-    reason: str
-    """``completed`` for a reply, else the error's reason (``timeout``, ``rate_limited``...)."""
-    usage: Usage
-    """Its tokens and cost; ``usage.requests`` counts a provider's own retries inside it."""
-    started_ns: int
-    """When it was sent, in nanoseconds from the dispatch's start."""
-    duration_ns: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -218,8 +222,8 @@ class DecisionLedger:
 
     @property
     def llm_requests(self) -> int:
-        """Requests the fallback sent, a provider's own retries included."""
-        return sum(attempt.usage.requests for attempt in self.attempts)
+        """Requests sent to choose the event and to fill it, a provider's own retries included."""
+        return sum(attempt.usage.requests for attempt in (*self.route.attempts, *self.attempts))
 
     def as_json(self) -> JSONObject:
         """The ledger as JSON data, in the form ``docs/ledger.schema.json`` describes."""
@@ -238,6 +242,7 @@ class DecisionLedger:
                 "by": str(route.by),
                 "tied": list(route.tied),
                 "llm_reason": None if route.llm_reason is None else str(route.llm_reason),
+                "attempts": [attempt_json(attempt) for attempt in route.attempts],
             },
             "resolver": None
             if resolver is None
@@ -255,17 +260,7 @@ class DecisionLedger:
                 "required": list(fallback.required),
                 "skipped": fallback.skipped,
             },
-            "attempts": [
-                {
-                    "number": attempt.number,
-                    "outcome": str(attempt.outcome),
-                    "reason": attempt.reason,
-                    "started_ns": attempt.started_ns,
-                    "duration_ns": attempt.duration_ns,
-                    "usage": usage_json(attempt.usage),
-                }
-                for attempt in self.attempts
-            ],
+            "attempts": [attempt_json(attempt) for attempt in self.attempts],
             "audit": None
             if audit is None
             else {
@@ -282,6 +277,18 @@ class DecisionLedger:
                 "total_ns": timings.total_ns,
             },
         }
+
+
+def attempt_json(attempt: Attempt) -> JSONObject:
+    """An ``Attempt`` as JSON data."""
+    return {
+        "number": attempt.number,
+        "outcome": str(attempt.outcome),
+        "reason": attempt.reason,
+        "started_ns": attempt.started_ns,
+        "duration_ns": attempt.duration_ns,
+        "usage": usage_json(attempt.usage),
+    }
 
 
 def usage_json(usage: Usage) -> JSONObject:
