@@ -375,3 +375,51 @@ def test_a_model_that_declines_in_text_keeps_its_decline_after_one_probe(
     assert first.usage.requests == 2
     assert second.usage.requests == 1
     assert [r.body.get("tool_choice") for r in server.requests] == ["auto", "required", "auto"]
+
+
+def test_a_server_that_refuses_tools_with_a_400_is_asked_the_choice_as_json(
+    server: OpenAIServer,
+) -> None:
+    """Ollama's 400 "does not support tools": the same choice, asked as structured output."""
+    server.responder = personas.ollama_without_tools(
+        '{"name": "set_timer", "arguments": {"duration_seconds": 240}}'
+    )
+    target = provider(server)
+    first, second = choose(target, 2)
+    (call,) = first.tool_calls
+    assert (call.name, call.arguments) == ("set_timer", {"duration_seconds": 240})
+    assert first.usage.requests == len(server.requests) - 1
+    assert second.usage.requests == 1
+    assert second.tool_calls[0].name == "set_timer"
+    note = target.structured_output_note
+    assert note is not None
+    assert "tool choice as JSON" in note
+    assert "does not support tools" in note
+
+
+def test_prepare_settles_auto_before_any_counted_request(server: OpenAIServer) -> None:
+    """prepare() spends the refusals and probes; later requests go straight through."""
+    server.responder = personas.llama_cpp(ANSWER)
+    target = provider(server)
+
+    async def prepared() -> Any:
+        return await target.prepare()
+
+    setup = asyncio.run(prepared())
+    assert setup.usage.requests == len(server.requests) >= 4
+    assert setup.note == target.structured_output_note
+    assert setup.note is not None
+    assert setup.note.startswith("auto: json_object, tool choice as JSON")
+    before = len(server.requests)
+    (fallback,) = complete(target)
+    (chosen,) = choose(target)
+    assert (fallback.usage.requests, chosen.usage.requests) == (1, 1)
+    assert len(server.requests) == before + 2
+
+
+def test_prepare_sends_nothing_for_a_fixed_mode(server: OpenAIServer) -> None:
+    target = provider(server, "json_object")
+    setup = asyncio.run(target.prepare())
+    assert setup.usage.requests == 0
+    assert setup.note is None
+    assert server.requests == []

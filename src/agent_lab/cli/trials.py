@@ -77,6 +77,7 @@ def execute(
             simulated=built.simulated,
             progress=progress,
             closing=(built.provider,),
+            setup=(built.provider,),
             tracing=tracing,
         )
         try:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agent_lab.application.events.ledger import usage_json
 from agent_lab.application.events.models import Status, Timings
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
@@ -20,6 +21,7 @@ from agent_lab.lab.records import LabReason, TrialRecord, TrialStatus
 from agent_lab.lab.run_config import RunConfig, differences, stratified_sample
 from agent_lab.lab.scoring import score
 from agent_lab.lab.store import Store, StoreError
+from agent_lab.providers.base import prepare
 from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
@@ -92,6 +94,9 @@ class Runner:
         batch: Trials committed together at most.
         closing: Objects whose ``aclose()`` is awaited when the run ends
             (providers that keep connections open in the run's event loop).
+        setup: Providers whose one-time set-up (``prepare()``, e.g. finding the
+            structured-output format a server takes) runs before the first trial;
+            its requests are stored in the run's metadata (``setup``), never in a trial.
         tracing: Put each trial in an OpenTelemetry dispatch span (the ``otel``
             extra); its provider calls are child spans when the policies' provider
             is ``tracing.provider(...)``.
@@ -110,6 +115,7 @@ class Runner:
         clock: Clock | None = None,
         batch: int = 256,
         closing: Sequence[object] = (),
+        setup: Sequence[object] = (),
         tracing: Tracing | None = None,
     ) -> None:
         self.store = store
@@ -122,6 +128,7 @@ class Runner:
         self.clock = clock if clock is not None else SystemClock()
         self.batch = batch
         self.closing = tuple(closing)
+        self.setup = tuple(setup)
         self.tracing = tracing
 
     def _trials(self) -> list[_Trial]:
@@ -248,6 +255,8 @@ class Runner:
             )
             bar.start()
             task = bar.add_task("trials", total=total, completed=total_before, rate="")
+        if pending:
+            await self._prepare(run_id)
         started = self.clock.monotonic_ns()
         updater: asyncio.Task[None] | None = None
         writer = asyncio.create_task(write())
@@ -273,6 +282,22 @@ class Runner:
         if self.store.count(run_id) >= total:
             self.store.finish_run(run_id)
         return written
+
+    async def _prepare(self, run_id: str) -> None:
+        # One-time costs happen before timing, and are charged to no trial: at any
+        # concurrency, a counted trial sends exactly its own requests.
+        for resource in self.setup:
+            found = await prepare(resource)
+            if found is None:
+                continue
+            usage = found.usage
+            _log.info(
+                "set-up: %d request(s)%s", usage.requests, f": {found.note}" if found.note else ""
+            )
+            self.store.add_provenance(
+                run_id,
+                {"setup": {**usage_json(usage), "failed": usage.failed, "note": found.note}},
+            )
 
     async def _rates(self, bar: Progress, task: Any, tally: _Tally, started: int) -> None:
         while True:

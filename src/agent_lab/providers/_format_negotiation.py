@@ -17,15 +17,29 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from agent_lab.providers._choice_as_json import as_choice, as_json_request
-from agent_lab.providers.base import FailureReason, ProviderFailure, ProviderReply, ProviderRequest
+from agent_lab.providers.base import (
+    FailureReason,
+    Message,
+    ProviderFailure,
+    ProviderReply,
+    ProviderRequest,
+)
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from agent_lab.providers._openai_wire import StructuredOutput
+    from agent_lab.strict_json import JSONObject
 
-__all__ = ["AUTO_ORDER", "FormatNegotiation", "ignored", "negotiated", "refusal"]
+__all__ = [
+    "AUTO_ORDER",
+    "FormatNegotiation",
+    "ignored",
+    "negotiated",
+    "refusal",
+    "setup_probes",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -173,6 +187,17 @@ async def _choice(
     reply = await send(request, negotiation.mode)
     if reply.tool_calls:
         negotiation.tools = "native"
+    refused = None
+    # Only a client error: a 5xx naming tools is an outage as likely as a refusal.
+    failure = reply.failure
+    if negotiation.tools != "native" and failure is not None and failure.reason == "http_4xx":
+        refused = refusal(failure, "tools")
+    if refused is not None:
+        # A server that refuses tools outright (Ollama's 400 "does not support tools")
+        # answers the same choice asked as structured output.
+        negotiation.tools_ignored(refused)
+        answer = as_choice(await _structured(negotiation, as_json_request(request), send))
+        return _spent(reply.usage, answer)
     if negotiation.tools == "native" or not reply.ok or reply.tool_calls:
         return reply
     probe = _spent(reply.usage, await send(replace(request, tool_choice="required"), "tools"))
@@ -188,6 +213,54 @@ async def _choice(
     )
     answer = as_choice(await _structured(negotiation, as_json_request(request), send))
     return _spent(probe.usage, answer)
+
+
+_PROBE_SCHEMA: Final[JSONObject] = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+    "additionalProperties": False,
+}
+_PROBE_TOOL: Final[JSONObject] = {
+    "type": "function",
+    "function": {
+        "name": "ping",
+        "description": "Answer a ping.",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+    },
+}
+
+
+def setup_probes() -> tuple[ProviderRequest, ...]:
+    """The two small requests that settle ``auto`` before any counted request.
+
+    One asks for JSON that follows a schema (the fallback's kind of request),
+    one offers a tool and asks for its call (the tool chooser's): whatever
+    refusals, retries in another mode and ``tool_choice="required"`` probes
+    they cause are spent on them, once.
+    """
+    return (
+        ProviderRequest(
+            purpose="fallback",
+            messages=(
+                Message("system", "Reply with a JSON object that follows the schema."),
+                Message("user", 'Reply {"ok": true}.'),
+            ),
+            response_schema=_PROBE_SCHEMA,
+            schema_name="probe",
+            max_tokens=16,
+        ),
+        ProviderRequest(
+            purpose="tool_choice",
+            messages=(
+                Message("system", "Call the function that answers the user's request."),
+                Message("user", "ping"),
+            ),
+            tools=(_PROBE_TOOL,),
+            tool_choice="auto",
+            max_tokens=32,
+        ),
+    )
 
 
 def _one_line(text: str, limit: int = 160) -> str:

@@ -12,7 +12,7 @@ from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Awaitable, Callable, Mapping
 
 __all__ = [
     "FailureReason",
@@ -21,7 +21,9 @@ __all__ = [
     "ProviderFailure",
     "ProviderReply",
     "ProviderRequest",
+    "ProviderSetup",
     "ToolCall",
+    "prepare",
     "tools_json",
 ]
 
@@ -43,6 +45,8 @@ class FailureReason(StrEnum):
     NOT_IN_CASSETTE = "not_in_cassette"
     MODEL_ERROR = "model_error"
     """An embedded model failed to run."""
+    PROVIDER_ERROR = "provider_error"
+    """The provider raised instead of returning a reply (a bug in a provider's code)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +160,34 @@ class ProviderReply:
     def ok(self) -> bool:
         """Whether the reply carries something to use."""
         return self.failure is None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderSetup:
+    """What a provider spent once, before its first counted request (``prepare()``).
+
+    A lab run calls it before the first trial, so that one-time costs (finding
+    the structured-output format a server takes) land in the run's metadata,
+    never in a trial's figures.
+    """
+
+    usage: Usage
+    """The set-up requests, their tokens and cost (``Usage.zero()`` when none were sent)."""
+    note: str | None = None
+    """What the set-up found, in one line (e.g. ``auto: json_object``), if anything."""
+
+
+async def prepare(provider: object) -> ProviderSetup | None:
+    """Run ``provider.prepare()`` when it has one; ``None`` when it needs no set-up.
+
+    Providers with one-time work (format negotiation) offer an async
+    ``prepare() -> ProviderSetup``; the port does not require it.
+    """
+    method: Callable[[], Awaitable[object]] | None = getattr(provider, "prepare", None)
+    if method is None or not callable(method):
+        return None
+    setup = await method()
+    return setup if isinstance(setup, ProviderSetup) else None
 
 
 _TOOLS_TEXT: dict[int, tuple[tuple[JSONObject, ...], str]] = {}

@@ -13,7 +13,12 @@ import httpx2  # the SDK's HTTP client package
 import openai
 
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.providers._format_negotiation import FormatNegotiation, negotiated, refusal
+from agent_lab.providers._format_negotiation import (
+    FormatNegotiation,
+    negotiated,
+    refusal,
+    setup_probes,
+)
 from agent_lab.providers._openai_wire import (
     StructuredOutput,
     body_text,
@@ -27,6 +32,7 @@ from agent_lab.providers.base import (
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
+    ProviderSetup,
     ToolCall,
 )
 from agent_lab.providers.pricing import PriceTable
@@ -169,6 +175,22 @@ class OpenAIProvider:
     def structured_output_note(self) -> str | None:
         """What ``auto`` found and why, in one line; ``None`` for a fixed mode."""
         return self._format.note()
+
+    async def prepare(self) -> ProviderSetup:
+        """Settle ``structured_output="auto"`` before any counted request (one-time set-up).
+
+        Sends a small structured-output request and a small tool-choice
+        request, so that the negotiation's refusals and probes are spent here,
+        where a lab run records them as set-up, and not in its first trials. A
+        fixed mode sends nothing. A server that does not answer leaves ``auto``
+        to settle on later requests, as it would without set-up.
+        """
+        if not self._format.auto:
+            return ProviderSetup(usage=Usage.zero())
+        spent = Usage.zero()
+        for probe in setup_probes():
+            spent += (await self.complete(probe)).usage
+        return ProviderSetup(usage=spent, note=self.structured_output_note)
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Send the request, retrying what may pass again; never raises for the remote side."""

@@ -15,6 +15,8 @@ from agent_lab.providers.base import (
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
+    ProviderSetup,
+    prepare,
 )
 from agent_lab.usage import Usage
 
@@ -42,6 +44,10 @@ class RecordingProvider:
     async def aclose(self) -> None:
         """Close the wrapped provider's kept connections, if it keeps any."""
         await self.inner.aclose()
+
+    async def prepare(self) -> ProviderSetup | None:
+        """The wrapped provider's set-up, unrecorded: a replay never negotiates."""
+        return await prepare(self.inner)
 
     async def complete(self, request: ProviderRequest) -> ProviderReply:
         """Ask the wrapped provider, record the exchange, return its reply."""
