@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, cast
 
 from agent_lab.application.events.models import FallbackReply, FallbackRequest, Usage
+from agent_lab.application.events.validation import describe_error
 from agent_lab.application.prompts import fallback_request, tool_choice_request
 from agent_lab.application.tools import openai_tool
 from agent_lab.errors import ProviderError
@@ -243,7 +244,15 @@ class ToolChooser:
 
     async def send(self, request: ProviderRequest) -> ToolChoice:
         """Send a request built by ``request_for``; the model's choice. Never raises."""
-        reply = await self.provider.complete(request)
+        try:
+            reply = await self.provider.complete(request)
+        except Exception as err:  # noqa: BLE001 - the port promises no raise; a provider's bug is a failure
+            return ToolChoice(
+                outcome=ChoiceOutcome.FAILED,
+                reason=FailureReason.PROVIDER_ERROR,
+                message=f"the provider raised {describe_error(err)}",
+                usage=Usage(requests=1, succeeded=0),
+            )
         usage, latency = reply.usage, reply.latency_ns
         if reply.failure is not None:
             return ToolChoice(

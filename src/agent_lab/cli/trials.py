@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.cli.tracing import tracing_for
 from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
+from agent_lab.lab.metering import MeteredProvider
 from agent_lab.lab.policies import make_policy
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.runner import RunConfig, Runner
@@ -67,7 +68,8 @@ def execute(
         **settings,
     )
     with open_store(db) as store, tracing_for(otel_file, stderr) as tracing:
-        provider = built.provider if tracing is None else tracing.provider(built.provider)
+        traced = built.provider if tracing is None else tracing.provider(built.provider)
+        provider = MeteredProvider(traced)
         runner = Runner(
             store,
             workload,

@@ -17,6 +17,7 @@ from agent_lab.application.events.models import Status, Timings
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
 from agent_lab.lab.environment import environment
+from agent_lab.lab.metering import counting
 from agent_lab.lab.records import LabReason, TrialRecord, TrialStatus
 from agent_lab.lab.run_config import RunConfig, differences, stratified_sample
 from agent_lab.lab.scoring import score
@@ -339,10 +340,11 @@ class Runner:
     async def _one(self, trial: _Trial) -> TrialRecord:
         case = trial.case
         started = self.clock.monotonic_ns()
-        if self.tracing is None:
-            outcome = await self._attempt(self.policies[trial.policy], case)
-        else:
-            outcome = await self._traced(trial, self.tracing)
+        with counting() as sent:
+            if self.tracing is None:
+                outcome = await self._attempt(self.policies[trial.policy], case)
+            else:
+                outcome = await self._traced(trial, self.tracing)
         latency = self.clock.monotonic_ns() - started
         if isinstance(outcome, _Failure):
             status, arguments = TrialStatus.ERROR, None
@@ -385,14 +387,19 @@ class Runner:
             "latency_ns": latency,
         }
         if isinstance(outcome, _Failure):
+            # No reply, but the requests it sent were sent (and maybe paid): the meter's
+            # count; their tokens and cost are known only if every call returned.
+            spent = sent.usage if sent.complete else Usage(requests=0)
             return TrialRecord(
                 **common,
                 event=None,
                 reason=outcome.reason,
-                llm_calls=0,
-                prompt_tokens=None,
-                completion_tokens=None,
-                cost=None,
+                llm_calls=sent.requests,
+                failed_calls=sent.failed,
+                prompt_tokens=spent.prompt_tokens,
+                completion_tokens=spent.completion_tokens,
+                cached_tokens=spent.cached_tokens,
+                cost=spent.cost,
                 error=outcome.message,
             )
         result = outcome.result
