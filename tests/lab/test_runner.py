@@ -142,17 +142,32 @@ def test_resume_runs_only_the_trials_the_store_lacks(tmp_path: Path) -> None:
     }
 
 
+class RaisingFirst:
+    """A policy that raises on its first ``raises`` tries, then answers as LLM-always does."""
+
+    name = POLICY
+
+    def __init__(self, provider: ScriptedProvider, raises: int) -> None:
+        self.inner = LLMAlways(PLUGINS, provider)
+        self.raises = raises
+
+    async def run(self, case: Case) -> AgentReply:
+        if self.raises:
+            self.raises -= 1
+            raise RuntimeError("the policy's own bug")
+        return await self.inner.run(case)
+
+
 def test_a_policy_that_raises_is_recorded_as_an_error_trial(tmp_path: Path) -> None:
     """A failing policy is a stored trial with status error and the error's text, not a crash."""
-    provider = ScriptedProvider([RuntimeError("the model is down")])
     with Store(tmp_path / "r.sqlite") as store:
-        run = runner(store, cases(1), LLMAlways(PLUGINS, provider), retries=0)
+        run = runner(store, cases(1), RaisingFirst(ScriptedProvider([]), raises=1), retries=0)
         run_id, written = start(run)
         assert written == 1
         (failed,) = store.trials(run_id)
     assert failed.status is TrialStatus.ERROR
     assert failed.reason == LabReason.POLICY_ERROR
-    assert failed.error == "RuntimeError: the model is down"
+    assert failed.error == "RuntimeError: the policy's own bug"
     assert (failed.correct, failed.llm_calls, failed.prompt_tokens, failed.cost) == (
         False,
         0,
@@ -162,14 +177,27 @@ def test_a_policy_that_raises_is_recorded_as_an_error_trial(tmp_path: Path) -> N
     assert failed.latency_ns == TICK_NS
 
 
-def test_a_failed_try_is_retried(tmp_path: Path) -> None:
-    """L8: bounded retries; the trial keeps the try that succeeded, timed from the first."""
-    provider = ScriptedProvider([RuntimeError("once"), choose_one()])
+def test_a_provider_that_raises_is_a_failed_request_not_a_failed_policy(tmp_path: Path) -> None:
+    """The port never raises: a provider's exception is a counted provider_error failure."""
+    provider = ScriptedProvider([RuntimeError("the model is down")])
     with Store(tmp_path / "r.sqlite") as store:
         run = runner(store, cases(1), LLMAlways(PLUGINS, provider), retries=1)
         run_id, _ = start(run)
+        (failed,) = store.trials(run_id)
+    assert len(provider.requests) == 1  # a failure is not the runner's to retry
+    assert failed.status is TrialStatus.FALLBACK_FAILED
+    assert (failed.reason, failed.llm_calls, failed.failed_calls) == ("provider_error", 1, 1)
+    assert failed.failure == "the provider raised RuntimeError: the model is down"
+
+
+def test_a_failed_try_is_retried(tmp_path: Path) -> None:
+    """L8: bounded retries; the trial keeps the try that succeeded, timed from the first."""
+    provider = ScriptedProvider([choose_one()])
+    with Store(tmp_path / "r.sqlite") as store:
+        run = runner(store, cases(1), RaisingFirst(provider, raises=1), retries=1)
+        run_id, _ = start(run)
         (retried,) = store.trials(run_id)
-    assert len(provider.requests) == 2
+    assert len(provider.requests) == 1
     assert (retried.status, retried.error, retried.latency_ns) == (
         TrialStatus.SUCCESS,
         None,

@@ -388,8 +388,9 @@ class Runner:
         }
         if isinstance(outcome, _Failure):
             # No reply, but the requests it sent were sent (and maybe paid): the meter's
-            # count; their tokens and cost are known only if every call returned.
-            spent = sent.usage if sent.complete else Usage(requests=0)
+            # count; their tokens and cost are known only if every call returned. None
+            # counted may also mean an unmetered provider: unknown, never zero.
+            spent = sent.usage if sent.complete and sent.requests else Usage(requests=0)
             return TrialRecord(
                 **common,
                 event=None,
