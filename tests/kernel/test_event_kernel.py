@@ -1192,3 +1192,43 @@ def test_a_sync_dispatch_inside_a_running_loop_keeps_the_callers_context() -> No
     result = asyncio.run(inside_a_loop())
     assert result.status is Status.SUCCESS, result.message
     assert result.arguments == {"label": "the caller"}
+
+
+def test_offload_runs_sync_plugin_code_in_the_executors_threads_in_the_callers_context() -> None:
+    """adispatch with offload: resolver and handler run off the event loop's thread."""
+    import asyncio
+    import contextvars
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="unset")
+    seen: dict[str, tuple[int, str]] = {}
+
+    def resolve(event: Event) -> dict[str, object]:
+        seen["resolver"] = (threading.get_ident(), marker.get())
+        return {"n": 1}
+
+    def handle(arguments: object) -> str:
+        seen["handler"] = (threading.get_ident(), marker.get())
+        return "done"
+
+    registry = EventRegistry()
+    registry.register(
+        EventDefinition(
+            "e",
+            parameters={"type": "object", "properties": {"n": {"type": "integer"}}},
+            resolver=resolve,
+            handler=handle,
+        )
+    )
+
+    async def dispatched() -> tuple[EventResult, int]:
+        marker.set("caller")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            result = await EventKernel(registry, offload=pool).adispatch(Event("e"))
+        return result, threading.get_ident()
+
+    result, loop_thread = asyncio.run(dispatched())
+    assert (result.status, result.output) == (Status.SUCCESS, "done")
+    assert {thread != loop_thread for thread, _ in seen.values()} == {True}
+    assert {value for _, value in seen.values()} == {"caller"}

@@ -31,6 +31,7 @@ from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Generator, Mapping
+    from concurrent.futures import Executor
 
     from agent_lab.application.events.models import Fallback
     from agent_lab.application.plugins import PluginSet
@@ -197,12 +198,14 @@ def said(choice: ToolChoice | None) -> str | None:
     return choice.message
 
 
-def model_kernel(plugins: PluginSet, clock: Clock | None) -> EventKernel:
+def model_kernel(
+    plugins: PluginSet, clock: Clock | None, offload: Executor | None = None
+) -> EventKernel:
     """A kernel whose every argument comes from the model (the tool agent, several calls)."""
     registry = EventRegistry()
     for definition in plugins.definitions:
         registry.register(dataclasses.replace(definition, resolver=_incomplete))
-    return EventKernel(registry, message_fallback, clock=clock, max_attempts=1)
+    return EventKernel(registry, message_fallback, clock=clock, max_attempts=1, offload=offload)
 
 
 def _incomplete(event: Event) -> Resolution:

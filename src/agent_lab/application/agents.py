@@ -44,6 +44,7 @@ from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
+    from concurrent.futures import Executor
 
     from agent_lab.application.events.models import Fallback, Resolver
     from agent_lab.application.plugins import PluginSet
@@ -118,6 +119,8 @@ class EventAgent:
         clock: The kernel's clock.
         lexical: Route a plugin set that has no routes with ``LexicalRouter``
             (``False``: such messages go to the chooser, as before).
+        offload: Run resolvers and handlers in this executor's threads
+            (``EventKernel``'s ``offload``).
     """
 
     def __init__(
@@ -128,6 +131,7 @@ class EventAgent:
         chooser: ToolChooser | None = None,
         clock: Clock | None = None,
         lexical: bool = True,
+        offload: Executor | None = None,
     ) -> None:
         self.plugins = plugins
         self.chooser = chooser
@@ -138,9 +142,9 @@ class EventAgent:
             )
         self._fallback = fallback
         self.kernel = EventKernel(
-            registry, None if fallback is None else message_fallback, clock=clock
+            registry, None if fallback is None else message_fallback, clock=clock, offload=offload
         )
-        self._calls_kernel = model_kernel(plugins, clock)
+        self._calls_kernel = model_kernel(plugins, clock, offload)
         # Plugin sets with routes keep them; one without any (imported, or a user's
         # that lists none) is routed by its events' own words, on a measured margin.
         self.lexical = (
@@ -353,11 +357,16 @@ class ToolAgent:
     """
 
     def __init__(
-        self, plugins: PluginSet, provider: Provider, *, clock: Clock | None = None
+        self,
+        plugins: PluginSet,
+        provider: Provider,
+        *,
+        clock: Clock | None = None,
+        offload: Executor | None = None,
     ) -> None:
         self.plugins = plugins
         self.chooser = ToolChooser(provider, plugins.definitions)
-        self.kernel = model_kernel(plugins, clock)
+        self.kernel = model_kernel(plugins, clock, offload)
 
     async def respond(
         self,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.cli.tracing import tracing_for
@@ -19,7 +21,7 @@ from agent_lab.providers.openai_compat import OpenAIProvider
 from agent_lab.providers.replay import RecordingProvider
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Generator, Sequence
     from pathlib import Path
     from typing import TextIO
 
@@ -67,14 +69,29 @@ def execute(
         workload_hash=workload.fingerprint(),
         **settings,
     )
-    with open_store(db) as store, tracing_for(otel_file, stderr) as tracing:
+    # With a trial timeout, plugin code runs in worker threads: a resolver or handler that
+    # blocks then cannot stall the event loop, so the timeout holds and other trials'
+    # latencies are their own. Timed-out calls keep their thread until they return, hence
+    # a pool larger than the concurrency. Without a timeout, no thread hop is paid.
+    offload = (
+        None
+        if config.timeout is None
+        else ThreadPoolExecutor(
+            max_workers=max(32, 4 * config.concurrency), thread_name_prefix="agent-lab-plugin"
+        )
+    )
+    with (
+        open_store(db) as store,
+        tracing_for(otel_file, stderr) as tracing,
+        _shut_down_after(offload),
+    ):
         traced = built.provider if tracing is None else tracing.provider(built.provider)
         provider = MeteredProvider(traced)
         runner = Runner(
             store,
             workload,
             plugins,
-            {name: make_policy(name, plugins, provider) for name in policies},
+            {name: make_policy(name, plugins, provider, offload=offload) for name in policies},
             config,
             simulated=built.simulated,
             progress=progress,
@@ -88,6 +105,14 @@ def execute(
             raise UsageError(str(err)) from err
         try:
             asyncio.run(runner.run(run_id))
+            if runner.stalls:
+                print(
+                    f"agent-lab: the event loop was blocked {len(runner.stalls)} time(s), the "
+                    f"longest {max(runner.stalls):.1f} s, by code that does not await (a "
+                    "provider's, or a plugin's without --timeout): latencies measured "
+                    "meanwhile include the wait",
+                    file=stderr,
+                )
         except KeyboardInterrupt:
             print(
                 f"interrupted: {store.count(run_id)} trials are saved; continue with --resume",
@@ -97,6 +122,16 @@ def execute(
         finally:
             _record_format(store, run_id, built, stderr)
     return run_id
+
+
+@contextmanager
+def _shut_down_after(pool: ThreadPoolExecutor | None) -> Generator[None]:
+    try:
+        yield
+    finally:
+        if pool is not None:
+            # Calls a timeout gave up on are not waited for: their results go nowhere.
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _record_format(store: Store, run_id: str, built: BuiltProvider, stderr: TextIO) -> None:

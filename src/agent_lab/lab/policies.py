@@ -8,6 +8,8 @@ from agent_lab.application.agents import AgentReply, EventAgent, ToolAgent
 from agent_lab.application.llm import LLMFallback, ToolChooser
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.workload import Case
     from agent_lab.providers.base import Provider
@@ -60,11 +62,14 @@ class DeterministicFirst:
 
     name = "deterministic-first"
 
-    def __init__(self, plugins: PluginSet, provider: Provider) -> None:
+    def __init__(
+        self, plugins: PluginSet, provider: Provider, *, offload: Executor | None = None
+    ) -> None:
         self.agent = EventAgent(
             plugins,
             fallback=LLMFallback(provider),
             chooser=ToolChooser(provider, plugins.definitions),
+            offload=offload,
         )
 
     async def run(self, case: Case) -> AgentReply:
@@ -77,8 +82,10 @@ class LLMAlways:
 
     name = "llm-always"
 
-    def __init__(self, plugins: PluginSet, provider: Provider) -> None:
-        self.agent = ToolAgent(plugins, provider)
+    def __init__(
+        self, plugins: PluginSet, provider: Provider, *, offload: Executor | None = None
+    ) -> None:
+        self.agent = ToolAgent(plugins, provider, offload=offload)
 
     async def run(self, case: Case) -> AgentReply:
         """One tool-calling request, then the kernel's validation and handler."""
@@ -90,8 +97,14 @@ class DeterministicOnly:
 
     name = "deterministic-only"
 
-    def __init__(self, plugins: PluginSet, provider: Provider | None = None) -> None:
-        self.agent = EventAgent(plugins)
+    def __init__(
+        self,
+        plugins: PluginSet,
+        provider: Provider | None = None,
+        *,
+        offload: Executor | None = None,
+    ) -> None:
+        self.agent = EventAgent(plugins, offload=offload)
 
     async def run(self, case: Case) -> AgentReply:
         """Route and resolve with code alone."""
@@ -105,13 +118,15 @@ POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[Determinis
 }
 
 
-def make_policy(name: str, plugins: PluginSet, provider: Provider) -> Policy:
-    """Build a policy by name.
+def make_policy(
+    name: str, plugins: PluginSet, provider: Provider, *, offload: Executor | None = None
+) -> Policy:
+    """Build a policy by name (``offload``: run plugin code in this executor's threads).
 
     Raises:
         KeyError: No policy of that name (the message lists them).
     """
     try:
-        return POLICIES[name](plugins, provider)
+        return POLICIES[name](plugins, provider, offload=offload)
     except KeyError:
         raise KeyError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None

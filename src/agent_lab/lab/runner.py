@@ -40,6 +40,11 @@ __all__ = ["ConfigMismatchError", "RunConfig", "Runner", "stratified_sample"]
 _log = logging.getLogger(__name__)
 
 
+STALL_S = 0.25
+"""A blocked event loop this long or longer is reported (``Runner.stalls``)."""
+_STALL_PROBE_S = 0.05
+
+
 @dataclass
 class _Trial:
     case: Case
@@ -130,6 +135,8 @@ class Runner:
         self.batch = batch
         self.closing = tuple(closing)
         self.setup = tuple(setup)
+        self.stalls: list[float] = []
+        """Seconds the event loop was blocked, each time it was blocked ``STALL_S`` or more."""
         self.tracing = tracing
 
     def _trials(self) -> list[_Trial]:
@@ -260,6 +267,7 @@ class Runner:
             await self._prepare(run_id)
         started = self.clock.monotonic_ns()
         updater: asyncio.Task[None] | None = None
+        watcher: asyncio.Task[None] | None = None
         writer = asyncio.create_task(write())
         try:
             # No more workers than trials to run: each one costs memory, and idle ones nothing else.
@@ -267,12 +275,27 @@ class Runner:
             workers = [asyncio.create_task(work()) for _ in range(count)]
             if bar is not None:
                 updater = asyncio.create_task(self._rates(bar, task, tally, started))
+            watcher = asyncio.create_task(self._watch_stalls())
             await asyncio.gather(*workers)
         finally:
             await results.put(None)
             await writer
             if updater is not None:
                 updater.cancel()
+            if watcher is not None:
+                watcher.cancel()
+            if self.stalls:
+                _log.warning("the event loop was blocked %d time(s)", len(self.stalls))
+                self.store.add_provenance(
+                    run_id,
+                    {
+                        "loop_stalls": {
+                            "count": len(self.stalls),
+                            "longest_s": round(max(self.stalls), 3),
+                            "total_s": round(sum(self.stalls), 3),
+                        }
+                    },
+                )
             if bar is not None:
                 bar.update(task, completed=total_before + tally.done)
                 bar.stop()
@@ -300,6 +323,17 @@ class Runner:
                 {"setup": {**usage_json(usage), "failed": usage.failed, "note": found.note}},
             )
 
+    async def _watch_stalls(self) -> None:
+        # Code that does not await (a blocking call in a provider, a busy loop) holds every
+        # trial: their latencies then include the wait. Nothing can undo that, but the run
+        # says so (``stalls``, stored as ``loop_stalls``) rather than report it as theirs.
+        while True:
+            before = self.clock.monotonic_ns()
+            await asyncio.sleep(_STALL_PROBE_S)
+            late = (self.clock.monotonic_ns() - before) / 1e9 - _STALL_PROBE_S
+            if late >= STALL_S:
+                self.stalls.append(late)
+
     async def _rates(self, bar: Progress, task: Any, tally: _Tally, started: int) -> None:
         while True:
             await asyncio.sleep(0.5)
@@ -309,13 +343,21 @@ class Runner:
     async def _attempt(self, policy: Policy, case: Case) -> AgentReply | _Failure:
         """The policy's reply, with up to ``retries`` more tries when it raises or times out."""
         failure: _Failure | None = None
+        timeout = self.config.timeout
         for _ in range(max(0, self.config.retries) + 1):
             try:
-                if self.config.timeout is None:
+                if timeout is None:
                     return await policy.run(case)
-                return await asyncio.wait_for(policy.run(case), self.config.timeout)
+                began = self.clock.monotonic_ns()
+                reply = await asyncio.wait_for(policy.run(case), timeout)
+                if self.clock.monotonic_ns() - began <= timeout * 1e9:
+                    return reply
+                # Code that blocks the event loop cannot be cancelled: the reply came,
+                # but past the time allowed, and the trial is over time all the same.
+                message = f"trial took longer than {timeout} s (the event loop was blocked)"
+                failure = _Failure(LabReason.TIMEOUT, message)
             except TimeoutError:
-                message = f"trial took longer than {self.config.timeout} s"
+                message = f"trial took longer than {timeout} s"
                 failure = _Failure(LabReason.TIMEOUT, message)
             except Exception as err:  # noqa: BLE001 - a failing trial is recorded, not fatal
                 failure = _Failure(LabReason.POLICY_ERROR, f"{type(err).__name__}: {err}")

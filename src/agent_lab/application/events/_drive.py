@@ -13,7 +13,7 @@ import contextvars
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, TypeAlias, cast
 
 from agent_lab.application.events.models import (
@@ -75,11 +75,17 @@ def drive_sync(pipeline: Pipeline) -> EventResult:
             return _run_in_one_loop(drive_async(pipeline, pending=outcome))
 
 
-async def drive_async(pipeline: Pipeline, *, pending: object = None) -> EventResult:
+async def drive_async(
+    pipeline: Pipeline, *, pending: object = None, offload: Executor | None = None
+) -> EventResult:
     """Run ``pipeline`` to its end, awaiting what its calls return.
 
     ``pending`` is an awaitable that ``drive_sync`` met and hands over with
-    the rest of the pipeline.
+    the rest of the pipeline. With ``offload``, resolvers and handlers are
+    called in its threads (in this task's context), so that plugin code that
+    blocks cannot stall the event loop, and a timeout around the dispatch
+    holds; what they return that is awaitable is awaited here. The fallback
+    is the provider port's async code and is called in the loop.
     """
     outcome: object = None
     failure: Exception | None = None
@@ -96,11 +102,22 @@ async def drive_async(pipeline: Pipeline, *, pending: object = None) -> EventRes
         failure = None
         try:
             function, argument = cast("tuple[Callable[[Any], object], object]", call)
-            outcome = function(argument)
+            if offload is None or type(argument) is FallbackRequest:
+                outcome = function(argument)
+            else:
+                outcome = await asyncio.get_running_loop().run_in_executor(
+                    offload, _in_this_context(function, argument)
+                )
             if _is_awaitable(outcome):
                 outcome = await cast("Awaitable[object]", outcome)
         except Exception as err:
             outcome, failure = None, err
+
+
+def _in_this_context(function: Callable[[Any], object], argument: object) -> Callable[[], object]:
+    # The caller's context (a tracing span) goes with the call to the worker thread.
+    context = contextvars.copy_context()
+    return lambda: context.run(function, argument)
 
 
 class _KeptLoop:

@@ -50,6 +50,8 @@ from agent_lab.strict_json import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from agent_lab.application.events.registry import EventRegistry, RegisteredEvent
 
 __all__ = ["EventKernel"]
@@ -90,6 +92,10 @@ class EventKernel:
             ``ProviderError(retryable=True)`` (K16). The kernel does not
             sleep between attempts; backoff belongs to the provider.
         clock: Any object with ``monotonic_ns()``; the system clock by default.
+        offload: Under ``adispatch``, call resolvers and handlers in this
+            executor's threads, so that plugin code that blocks cannot stall
+            the event loop (and a timeout around ``adispatch`` holds). ``None``
+            (the default) calls them in the loop, which costs no thread hop.
         max_reply_bytes: Size bound for the fallback's raw JSON (K17).
         max_reply_depth: Nesting bound for the fallback's raw JSON (K17).
 
@@ -108,6 +114,7 @@ class EventKernel:
         clock: Clock | None = None,
         max_reply_bytes: int = DEFAULT_MAX_BYTES,
         max_reply_depth: int = DEFAULT_MAX_DEPTH,
+        offload: Executor | None = None,
     ) -> None:
         """Create a kernel over ``registry``."""
         if max_attempts < 1:
@@ -119,6 +126,7 @@ class EventKernel:
         self._allow_fallback = allow_fallback
         self._max_attempts = max_attempts
         self._clock: Clock = clock if clock is not None else SystemClock()
+        self._offload = offload
         self._limits = AskLimits(
             max_attempts=max_attempts, max_bytes=max_reply_bytes, max_depth=max_reply_depth
         )
@@ -140,7 +148,7 @@ class EventKernel:
 
     async def adispatch(self, event: Event) -> EventResult:
         """Dispatch one event, awaiting async resolvers, fallbacks and handlers."""
-        return await drive_async(self._pipeline(event))
+        return await drive_async(self._pipeline(event), offload=self._offload)
 
     # The pipeline ---------------------------------------------------------------------
 
