@@ -77,6 +77,27 @@ def test_candidates_limit_the_ranking_and_one_candidate_never_routes() -> None:
     assert router.rank("anything", ["not_an_event"]).ranked == ()
 
 
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        (event("a", "the"),),
+        (event("a", "of it", x={"type": "string"}), event("b_c", "a b c")),
+        (event("a", "the"), MUSIC),
+    ],
+    ids=["one-empty-event", "every-event-empty", "one-empty-among-others"],
+)
+def test_events_whose_words_are_all_stopwords_or_single_letters_do_not_crash_the_router(
+    definitions: tuple[EventDefinition, ...],
+) -> None:
+    """bm25s cannot index an empty vocabulary; such events are simply never matched."""
+    router = LexicalRouter(definitions)
+    for text in ("", "a", "the a of b", "play music, a song", "zebra quantum"):
+        ranking = router.rank(text)
+        assert ranking.best in (None, "play_music")
+        assert [name for name, _ in ranking.ranked] != []
+    assert router.rank("a b c", ["a"]).best is None
+
+
 @pytest.mark.parametrize("text", ["", "   ", "the a of", "!!!"])
 def test_text_with_no_words_never_routes(text: str) -> None:
     assert LexicalRouter(EVENTS).rank(text).best is None

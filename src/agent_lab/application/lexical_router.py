@@ -144,7 +144,10 @@ class LexicalRouter:
         documents = _tokens([describe(d) for d in chosen])
         self._terms = [frozenset(words) for words in documents]
         self._retriever: Any = _bm25s().BM25()
-        if chosen:
+        # bm25s cannot index an empty vocabulary: events whose every word is a
+        # stopword or a single letter are left unscored (nothing to match).
+        self._indexed = any(documents)
+        if self._indexed:
             self._retriever.index(documents, show_progress=False)
 
     def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
@@ -158,7 +161,9 @@ class LexicalRouter:
             return Ranking((), 0.0, confident=False)
         query = _tokens([text])[0]
         scores: np.ndarray = (
-            self._retriever.get_scores(query) if query else np.zeros(len(self.names))
+            self._retriever.get_scores(query)
+            if query and self._indexed
+            else np.zeros(len(self.names))
         )
         ranked = sorted(
             ((name, float(scores[self._index[name]])) for name in names),
