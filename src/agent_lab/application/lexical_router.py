@@ -42,9 +42,9 @@ DEFAULT_MARGIN = 0.1
 """The relative lead (``(best - second) / best``) needed to route without the LLM.
 
 Chosen on the tuning half of BFCL multiple (even case numbers), with
-``min_terms`` 2, as the margin of highest coverage with no wrong route
-there; reported on the other half and on the demo (docs/experiments.md,
-"The lexical router").
+``min_terms`` 2: one step stricter than 0.05, the least strict margin with
+no wrong route there; reported on the other half and on the demo
+(docs/experiments.md, "The lexical router").
 """
 
 DEFAULT_MIN_TERMS = 2
@@ -59,8 +59,9 @@ DEFAULT_NAME_SHARE = 1.0
 With one candidate there is no runner-up to lead, so the evidence must be
 absolute. Chosen on the tuning halves (even case numbers) of BFCL simple and
 irrelevance (one function each) and of the demo's events taken one at a
-time, as the share of highest coverage with no wrong route there; reported
-on the other halves (docs/experiments.md, "One candidate: the name rule").
+time: every word of the name, a step stricter than 0.8, the least strict
+share with no wrong route there; reported on the other halves
+(docs/experiments.md, "One candidate: the name rule").
 """
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
