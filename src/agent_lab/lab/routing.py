@@ -153,47 +153,42 @@ def measure_routing(
                 router = DeterministicRouter(
                     plugins, margin=margin, min_terms=min_terms, name_share=name_share
                 )
-                if router.lexical is None:
-                    events = [router.route(c.text, within).event for c, within, _ in questions]
-                    return [_routes_figures(events, answers)]
+                found = [router.route(c.text, within) for c, within, _ in questions]
+                decisions = [(f.event, f.ranking) for f in found]
                 lexical = router.lexical
             else:
                 lexical = LexicalRouter(
                     plugins.definitions, margin=margin, min_terms=min_terms, name_share=name_share
                 )
-            rankings = [lexical.rank(c.text, within) for c, within, _ in questions]
-            figures.append(_lexical_figures(lexical, rankings, answers))
+                rankings = [lexical.rank(c.text, within) for c, within, _ in questions]
+                decisions = [(r.best, r) for r in rankings]
+            figures.append(_figures(decisions, answers, lexical))
+            if lexical is None:
+                return figures  # the routes decided: the lexical settings do not apply
     return figures
 
 
-def _routes_figures(events: Sequence[str | None], answers: Sequence[str | None]) -> RoutingFigures:
-    pairs = [(e, a) for e, a in zip(events, answers, strict=True) if e is not None]
-    return RoutingFigures(
-        router="routes",
-        margin=None,
-        min_terms=None,
-        name_share=None,
-        cases=len(answers),
-        in_domain=sum(answer is not None for answer in answers),
-        routed=len(pairs),
-        right=sum(e == a for e, a in pairs),
-    )
-
-
-def _lexical_figures(
-    lexical: LexicalRouter, rankings: Sequence[Ranking], answers: Sequence[str | None]
+def _figures(
+    decisions: Sequence[tuple[str | None, Ranking | None]],
+    answers: Sequence[str | None],
+    lexical: LexicalRouter | None,
 ) -> RoutingFigures:
-    routes = [(r, a) for r, a in zip(rankings, answers, strict=True) if r.best is not None]
-    named = [(r, a) for r, a in routes if r.name_share >= lexical.name_share]
+    """Count the decisions (each event with the lexical ranking behind it, if any)."""
+    routes = [(e, r, a) for (e, r), a in zip(decisions, answers, strict=True) if e is not None]
+    named = None
+    if lexical is not None:
+        named = [
+            (e, a) for e, r, a in routes if r is not None and r.name_share >= lexical.name_share
+        ]
     return RoutingFigures(
-        router="lexical",
-        margin=lexical.margin,
-        min_terms=lexical.min_terms,
-        name_share=lexical.name_share,
+        router="routes" if lexical is None else "lexical",
+        margin=None if lexical is None else lexical.margin,
+        min_terms=None if lexical is None else lexical.min_terms,
+        name_share=None if lexical is None else lexical.name_share,
         cases=len(answers),
         in_domain=sum(answer is not None for answer in answers),
         routed=len(routes),
-        right=sum(r.best == a for r, a in routes),
-        named_routed=len(named),
-        named_right=sum(r.best == a for r, a in named),
+        right=sum(e == a for e, _, a in routes),
+        named_routed=None if named is None else len(named),
+        named_right=None if named is None else sum(e == a for e, a in named),
     )
