@@ -18,7 +18,14 @@ step can be rerun by hand):
   break-even (``--sweep-limit`` cases, at a 1 ms simulated latency, since a
   sweep measures accuracy and requests, not time);
 * with ``--local-sample N`` (default 40, 0 to skip), runs the embedded local
-  model on a stratified sample of N cases, and ``agent-lab demo`` itself.
+  model on a stratified sample of N cases, and ``agent-lab demo`` itself;
+* measures routing with no LLM (``agent-lab routing``): the lexical router's
+  margin on BFCL multiple, the demo's routes against its lexical figure, the
+  lone-candidate name rule on BFCL simple and irrelevance and on the demo's
+  events one at a time (tuned on even case numbers, reported on odd), and
+  runs BFCL simple with its one function unnamed (``event_given`` false: a
+  plugin set of one function), to count the requests the rule saves.
+  ``--routing-only`` runs this part alone.
 
 Each figure comes from ``agent-lab report --json``, ``precision --json`` or
 ``sweep --json``, the same numbers the reports print. The tables are written,
@@ -199,18 +206,58 @@ def no_regret_row(name: str, report: dict[str, Any], db: Path) -> str:
 
 
 ROUTING_HEADER: tuple[str, ...] = (
-    "| workload | split | margin | routed | right | precision (Wilson 95%) | coverage |",
-    "| --- | --- | ---: | ---: | ---: | --- | ---: |",
+    "| workload | split | router | margin | routed | right | precision (Wilson 95%) | coverage "
+    "| with the name rule too: routed, right |",
+    "| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |",
 )
 
 
 def routing_rows(name: str, split: str, figures: dict[str, Any]) -> list[str]:
+    def setting(value: float | None) -> str:
+        return "-" if value is None else f"{value:g}"
+
+    def named(m: dict[str, Any]) -> str:
+        return "-" if m["named_routed"] is None else f"{m['named_routed']}, {m['named_right']}"
+
     return [
-        f"| {name} | {split} | {m['margin']:g} | {m['routed']} | {m['right']} "
+        f"| {name} | {split} | {m['router']} | {setting(m['margin'])} | {m['routed']} "
+        f"| {m['right']} | {pct({'value': m['precision'], 'low': m['low'], 'high': m['high']})} "
+        f"| {m['coverage']:.1%} | {named(m)} |"
+        for m in figures["figures"]
+    ]
+
+
+NAME_RULE_HEADER: tuple[str, ...] = (
+    "| workload | split | name share | asked | in domain | routed | right "
+    "| precision (Wilson 95%) | coverage |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+)
+NAME_SHARES = "0.5,0.6,0.7,0.75,0.8,0.9,1"
+
+
+def name_rule_rows(name: str, split: str, figures: dict[str, Any]) -> list[str]:
+    return [
+        f"| {name} | {split} | {m['name_share']:g} | {m['cases']} | {m['in_domain']} "
+        f"| {m['routed']} | {m['right']} "
         f"| {pct({'value': m['precision'], 'low': m['low'], 'high': m['high']})} "
         f"| {m['coverage']:.1%} |"
-        for m in figures["margins"]
+        for m in figures["figures"]
     ]
+
+
+def unnamed(source: Path, target: Path) -> Path:
+    """The same cases with their one function unnamed: the agent must route each, or not."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    target.write_text(
+        "".join(json.dumps({**row, "event_given": False}) + "\n" for row in rows),
+        encoding="utf-8",
+    )
+    return target
+
+
+def tune_and_report(split: str) -> str:
+    return f"{split} ({'tune' if split == 'even' else 'report'})"
 
 
 def section(title: str, lines: list[str]) -> str:
@@ -227,6 +274,9 @@ def main() -> None:
     parser.add_argument("--sweep-limit", type=int, default=1000)
     parser.add_argument("--local-sample", type=int, default=40)
     parser.add_argument("--no-demo", action="store_true", help="skip agent-lab demo")
+    parser.add_argument(
+        "--routing-only", action="store_true", help="only the routing tables and their run"
+    )
     options = parser.parse_args()
     out: Path = options.out
     out.mkdir(parents=True, exist_ok=True)
@@ -234,7 +284,7 @@ def main() -> None:
     names = options.only or list(WORKLOADS)
 
     sgd_train, sgd_dev, bfcl = out / "sgd-train", out / "sgd", out / "bfcl"
-    if any(WORKLOADS[n][0] == "sgd" for n in names):
+    if not options.routing_only and any(WORKLOADS[n][0] == "sgd" for n in names):
         lab("import", "sgd", str(options.corpora / "sgd/dev"), "--out", str(sgd_dev))
         lab("import", "sgd", str(options.corpora / "sgd/train"), "--out", str(sgd_train))
     if any(WORKLOADS[n][0] == "bfcl" for n in names):
@@ -247,6 +297,9 @@ def main() -> None:
     local = list(POLICY_HEADER)
     no_regret = list(NO_REGRET_HEADER)
     routing = list(ROUTING_HEADER)
+    name_rule = list(NAME_RULE_HEADER)
+    one_function = list(POLICY_HEADER)
+    one_function_regret = list(NO_REGRET_HEADER)
     for name in names:
         source, workload = WORKLOADS[name]
         data = sgd_dev if source == "sgd" else bfcl
@@ -257,11 +310,30 @@ def main() -> None:
             margins = ("--margins", "0,0.05,0.1,0.2,0.3,0.5")
             for split in ("even", "odd"):
                 figures = lab.json("routing", cases, *plugins, *margins, "--split", split)
-                routing += routing_rows(
-                    name, f"{split} ({'tune' if split == 'even' else 'report'})", figures
-                )
+                routing += routing_rows(name, tune_and_report(split), figures)
         if name == "demo":
-            routing += routing_rows(name, "all (report)", lab.json("routing", cases, *plugins))
+            routing += routing_rows(name, "all", lab.json("routing", cases, *plugins))
+            figures = lab.json("routing", cases, *plugins, "--lexical-only")
+            routing += routing_rows(name, "all (report)", figures)
+        if name in ("demo", "bfcl-simple", "bfcl-irrelevance"):
+            for split in ("even", "odd"):
+                figures = lab.json(
+                    "routing", cases, *plugins, "--one-event", "--name-shares", NAME_SHARES,
+                    "--split", split,
+                )  # fmt: skip
+                name_rule += name_rule_rows(name, tune_and_report(split), figures)
+        if name == "bfcl-simple":
+            cases_unnamed = unnamed(bfcl / workload, bfcl / "workload-simple_python-unnamed.jsonl")
+            db = out / "bfcl-simple-unnamed-ideal.sqlite"
+            db.unlink(missing_ok=True)
+            lab("run", str(cases_unnamed), *plugins, "--no-progress", "--concurrency",
+                options.concurrency, "--provider", "simulated", "--llm-profile", "ideal",
+                "--db", str(db))  # fmt: skip
+            report = lab.json("report", str(db))
+            one_function += policy_rows("bfcl-simple, unnamed", "simulated, ideal", report)
+            one_function_regret.append(no_regret_row("bfcl-simple, unnamed", report, db))
+        if options.routing_only:
+            continue
         if source != "demo" and "parallel" not in name and "irrelevance" not in name:
             for split, folder in splits:
                 figures = lab.json("precision", str(folder / workload), "--plugins", str(folder))
@@ -296,21 +368,28 @@ def main() -> None:
             lab("run", cases, *plugins, "--no-progress", "--provider", "local",
                 "--limit", str(options.local_sample), "--db", str(db))  # fmt: skip
             local += policy_rows(name, "local SmolLM2-135M", lab.json("report", str(db)))
-    if options.local_sample and not options.no_demo:
+    if options.local_sample and not options.no_demo and not options.routing_only:
         lab("demo", "--out", str(out / "demo"), "--no-progress")
         report = lab.json("report", str(out / "demo" / "results.sqlite"))
         local += policy_rows("demo", "local SmolLM2-135M", report)
 
+    sections = [
+        ("Deterministic precision (no LLM; rules tuned on train)", precision),
+        ("Policies, every case", policies),
+        (f"Break-even sweep of wrong_value ({options.sweep_limit} cases)", sweeps),
+        ("Break-even wrong_value (95% CI)", break_evens),
+        ("No regret: deterministic-first against llm-always, paired", no_regret),
+        ("The lexical router (no LLM)", routing),
+        ("One candidate: the name rule (no LLM)", name_rule),
+        ("BFCL simple, its one function unnamed", one_function),
+        ("BFCL simple, its one function unnamed: requests", one_function_regret),
+        (f"Local model ({options.local_sample}-case samples; the demo)", local),
+    ]
+    routing_sections = (routing, name_rule, one_function, one_function_regret)
     text = "\n".join(
-        [
-            section("Deterministic precision (no LLM; rules tuned on train)", precision),
-            section("Policies, every case", policies),
-            section(f"Break-even sweep of wrong_value ({options.sweep_limit} cases)", sweeps),
-            section("Break-even wrong_value (95% CI)", break_evens),
-            section("No regret: deterministic-first against llm-always, paired", no_regret),
-            section("The lexical router (no LLM)", routing),
-            section(f"Local model ({options.local_sample}-case samples; the demo)", local),
-        ]
+        section(title, lines)
+        for title, lines in sections
+        if not options.routing_only or any(lines is kept for kept in routing_sections)
     )
     (out / "summary.md").write_text(text, encoding="utf-8")
     print(text)

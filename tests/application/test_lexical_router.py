@@ -6,6 +6,8 @@ import asyncio
 from typing import Any, cast
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_lab import EventDefinition, Status
 from agent_lab.application.agents import EventAgent
@@ -39,6 +41,7 @@ FLIGHTS = event(
 )
 MUSIC = event("play_music", "Play a song or an artist.", query={"type": "string"})
 EVENTS = (WEATHER, FLIGHTS, MUSIC)
+ROUTER = LexicalRouter(EVENTS)
 
 
 def test_an_event_is_described_by_its_name_description_parameters_and_enums() -> None:
@@ -67,14 +70,106 @@ def test_a_narrow_lead_is_not_enough_to_route() -> None:
     assert router.rank("book a flight, and the weather forecast for the city").best is None
 
 
-def test_candidates_limit_the_ranking_and_one_candidate_never_routes() -> None:
+def test_candidates_limit_the_ranking() -> None:
     router = LexicalRouter(EVENTS)
     two = router.rank("weather forecast for the city", ["book_flight", "play_music"])
     assert {name for name, _ in two.ranked} == {"book_flight", "play_music"}
     assert two.best is None  # neither shares a word
-    alone = router.rank("weather forecast for the city", ["weather.getForecast"])
-    assert alone.best is None
     assert router.rank("anything", ["not_an_event"]).ranked == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "share", "routed"),
+    [
+        ("play music by Miles Davis, a song", 1.0, True),
+        ("music to play while I cook: a song please", 1.0, True),
+        ("play a song", 0.5, False),  # "music" is not said
+        ("music", 0.5, False),
+        ("play music", 1.0, True),
+        ("the weather forecast for Paris", 0.0, False),
+    ],
+    ids=["every-name-word", "any-order", "part-of-the-name", "one-word", "the-name", "other"],
+)
+def test_a_lone_candidate_routes_only_when_the_message_holds_every_word_of_its_name(
+    text: str, share: float, routed: bool
+) -> None:
+    """No runner-up to lead: the evidence is absolute (docs/experiments.md, the name rule)."""
+    ranking = LexicalRouter(EVENTS).rank(text, ["play_music"])
+    assert ranking.name_share == share
+    assert ranking.best == ("play_music" if routed else None)
+
+
+def test_every_name_word_is_not_enough_when_it_is_one_shared_word() -> None:
+    weather = event("weather", "Get the weather forecast for a city.")
+    assert LexicalRouter([weather]).rank("weather").best is None  # min_terms
+    assert LexicalRouter([weather]).rank("the weather forecast").best == "weather"
+
+
+def test_a_lone_candidate_is_decided_as_in_a_plugin_set_of_that_event_alone() -> None:
+    """The name rule reads nothing of the other events, so one-event plugin sets route alike."""
+    texts = [
+        "what is the weather forecast in Paris, in celsius?",
+        "get the forecast weather for the city",
+        "play music by Miles Davis, a song",
+        "book a flight from the airport",
+        "tell me a joke",
+    ]
+    together = LexicalRouter(EVENTS)
+    for definition in EVENTS:
+        alone = LexicalRouter([definition])
+        for text in texts:
+            assert alone.rank(text).best == together.rank(text, [definition.name]).best, text
+    alone = LexicalRouter([FLIGHTS])
+    assert alone.rank("book a flight from the departure airport").best == "book_flight"
+
+
+def test_a_lone_candidate_with_a_lower_name_share_routes_on_part_of_its_name() -> None:
+    assert LexicalRouter(EVENTS).rank("play a song", ["play_music"]).best is None
+    lower = LexicalRouter(EVENTS, name_share=0.5)
+    assert lower.rank("play a song", ["play_music"]).best == "play_music"
+
+
+def test_numbers_in_a_name_are_not_words_a_message_must_say() -> None:
+    """An importer names a second function of one name ``__2``; no message says "2"."""
+    second = event("book_flight__12", "Book a flight between two airports.")
+    router = LexicalRouter([second])
+    assert router.rank("book a flight to Rome").best == "book_flight__12"
+
+
+def test_a_name_with_no_words_never_routes_a_lone_candidate() -> None:
+    nameless = event("x_1", "Book a flight between two airports.")
+    assert (
+        LexicalRouter([nameless], name_share=0.0).rank("book a flight between airports").best
+        is None
+    )
+
+
+def test_a_candidate_listed_twice_is_one_candidate() -> None:
+    router = LexicalRouter(EVENTS)
+    twice = router.rank("play music by Miles Davis, a song", ["play_music", "play_music"])
+    assert twice.ranked == router.rank("play music by Miles Davis, a song", ["play_music"]).ranked
+    assert twice.best == "play_music"
+
+
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        (event("a", "the"),),
+        (event("a", "of it", x={"type": "string"}), event("b_c", "a b c")),
+        (event("a", "the"), MUSIC),
+    ],
+    ids=["one-empty-event", "every-event-empty", "one-empty-among-others"],
+)
+def test_events_whose_words_are_all_stopwords_or_single_letters_do_not_crash_the_router(
+    definitions: tuple[EventDefinition, ...],
+) -> None:
+    """bm25s cannot index an empty vocabulary; such events are simply never matched."""
+    router = LexicalRouter(definitions)
+    for text in ("", "a", "the a of b", "play music, a song", "zebra quantum"):
+        ranking = router.rank(text)
+        assert ranking.best in (None, "play_music")
+        assert [name for name, _ in ranking.ranked] != []
+    assert router.rank("a b c", ["a"]).best is None
 
 
 @pytest.mark.parametrize("text", ["", "   ", "the a of", "!!!"])
@@ -82,11 +177,21 @@ def test_text_with_no_words_never_routes(text: str) -> None:
     assert LexicalRouter(EVENTS).rank(text).best is None
 
 
+@given(text=st.text(max_size=200), lone=st.booleans())
+def test_no_message_crashes_the_router(text: str, lone: bool) -> None:
+    """Whatever a user sends is ranked, routed or not; never an exception."""
+    ranking = ROUTER.rank(text, ["play_music"] if lone else None)
+    assert ranking.best in (None, *ROUTER.names)
+    assert 0.0 <= ranking.name_share <= 1.0
+
+
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="margin"):
         LexicalRouter(EVENTS, margin=1.5)
     with pytest.raises(ValueError, match="min_terms"):
         LexicalRouter(EVENTS, min_terms=0)
+    with pytest.raises(ValueError, match="name_share"):
+        LexicalRouter(EVENTS, name_share=1.5)
 
 
 def test_a_plugin_set_with_no_routes_is_routed_lexically_with_no_request() -> None:

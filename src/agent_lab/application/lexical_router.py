@@ -7,9 +7,12 @@ into words (twice, as the strongest evidence), its description, its
 parameters' names, descriptions and enum values. A message is scored against
 those descriptions with BM25 (``bm25s``; scores are IDF-weighted over the
 whole plugin set, so words every event shares count for little), and routed
-without the LLM only when the best candidate leads the next by a relative
-margin whose precision was measured (docs/experiments.md). Otherwise the
-ranking still helps: the LLM is offered the best few candidates only.
+without the LLM only on evidence whose precision was measured
+(docs/experiments.md): among several candidates, when the best leads the
+next by a relative margin; a lone candidate (a plugin set of one event, or a
+message offered one function) has no runner-up, so it is routed only when
+the message holds every word of its name. Otherwise the ranking still helps:
+the LLM is offered the best few candidates only.
 """
 
 from __future__ import annotations
@@ -26,15 +29,22 @@ if TYPE_CHECKING:
 
     from agent_lab.application.events.models import EventDefinition
 
-__all__ = ["DEFAULT_MARGIN", "DEFAULT_MIN_TERMS", "LexicalRouter", "Ranking", "describe"]
+__all__ = [
+    "DEFAULT_MARGIN",
+    "DEFAULT_MIN_TERMS",
+    "DEFAULT_NAME_SHARE",
+    "LexicalRouter",
+    "Ranking",
+    "describe",
+]
 
 DEFAULT_MARGIN = 0.1
 """The relative lead (``(best - second) / best``) needed to route without the LLM.
 
 Chosen on the tuning half of BFCL multiple (even case numbers), with
-``min_terms`` 2, as the margin of highest coverage with no wrong route
-there; reported on the other half and on the demo (docs/experiments.md,
-"The lexical router").
+``min_terms`` 2: one step stricter than 0.05, the least strict margin with
+no wrong route there; reported on the other half and on the demo
+(docs/experiments.md, "The lexical router").
 """
 
 DEFAULT_MIN_TERMS = 2
@@ -43,8 +53,20 @@ DEFAULT_MIN_TERMS = 2
 One shared word ("minutes", "days") is weak evidence whatever the margin says.
 """
 
+DEFAULT_NAME_SHARE = 1.0
+"""The share of a lone candidate's name words the message must hold to route to it.
+
+With one candidate there is no runner-up to lead, so the evidence must be
+absolute. Chosen on the tuning halves (even case numbers) of BFCL simple and
+irrelevance (one function each) and of the demo's events taken one at a
+time: every word of the name, a step stricter than 0.8, the least strict
+share with no wrong route there; reported on the other halves
+(docs/experiments.md, "One candidate: the name rule").
+"""
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_.\-/]+")
+_DIGITS = re.compile(r"\d+")
 
 
 def _words(identifier: str) -> str:
@@ -83,13 +105,15 @@ def describe(definition: EventDefinition) -> str:
     return " ".join(part for part in parts if part)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ranking:
-    """Candidates best first with their scores, and whether the best leads by the margin."""
+    """Candidates best first with their scores, and whether the evidence for the best suffices."""
 
     ranked: tuple[tuple[str, float], ...]
     margin: float
     """The best's relative lead over the second: ``(best - second) / best`` (0 when unscored)."""
+    name_share: float
+    """The share of the best's name words the message holds (0 when its name has none)."""
     confident: bool
 
     @property
@@ -117,12 +141,26 @@ def _tokens(texts: list[str]) -> list[list[str]]:
     )
 
 
+def _name_words(definition: EventDefinition) -> frozenset[str]:
+    """The words of an event's name, as the router reads them (``get_weather`` -> get, weather).
+
+    Numbers are left out: an importer's ``__2`` (two functions with one name)
+    is no word a message says.
+    """
+    return frozenset(w for w in _tokens([_words(definition.name)])[0] if not _DIGITS.fullmatch(w))
+
+
 class LexicalRouter:
-    """Ranks a plugin set's events against a message; routes only on a measured margin.
+    """Ranks a plugin set's events against a message; routes only on measured evidence.
 
     Args:
         definitions: The plugin set's events (the index is built once, here).
-        margin: The relative lead needed to route (``DEFAULT_MARGIN``).
+        margin: The relative lead the best of several candidates needs to route
+            (``DEFAULT_MARGIN``).
+        min_terms: Distinct words the message must share with the best's
+            description to route (``DEFAULT_MIN_TERMS``).
+        name_share: The share of a lone candidate's name words the message
+            must hold to route to it (``DEFAULT_NAME_SHARE``).
     """
 
     def __init__(
@@ -131,34 +169,49 @@ class LexicalRouter:
         *,
         margin: float = DEFAULT_MARGIN,
         min_terms: int = DEFAULT_MIN_TERMS,
+        name_share: float = DEFAULT_NAME_SHARE,
     ) -> None:
         if not 0.0 <= margin <= 1.0:
             raise ValueError(f"margin must be in [0, 1], not {margin!r}")
         if min_terms < 1:
             raise ValueError(f"min_terms must be at least 1, not {min_terms!r}")
+        if not 0.0 <= name_share <= 1.0:
+            raise ValueError(f"name_share must be in [0, 1], not {name_share!r}")
         chosen = tuple(definitions)
         self.names = tuple(d.name for d in chosen)
         self.margin = margin
         self.min_terms = min_terms
+        self.name_share = name_share
         self._index = {name: i for i, name in enumerate(self.names)}
         documents = _tokens([describe(d) for d in chosen])
         self._terms = [frozenset(words) for words in documents]
+        self._named = [_name_words(d) for d in chosen]
         self._retriever: Any = _bm25s().BM25()
-        if chosen:
+        # bm25s cannot index an empty vocabulary: events whose every word is a
+        # stopword or a single letter are left unscored (nothing to match).
+        self._indexed = any(documents)
+        if self._indexed:
             self._retriever.index(documents, show_progress=False)
 
     def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
         """Score ``text`` against the candidates (default: every event), best first.
 
-        Routing needs two candidates at least: with one, there is nothing to
-        tell apart, and whether it fits at all is the LLM's call.
+        Among several candidates the best routes when it leads the next by the
+        margin; a lone candidate has no runner-up, so it routes only when the
+        message holds ``name_share`` of its name's words. Either way the best
+        must share ``min_terms`` words with the message. A lone candidate's
+        decision reads nothing of the other events, so it is the same in a
+        plugin set of that event alone.
         """
-        names = [n for n in (self.names if candidates is None else candidates) if n in self._index]
+        pool = self.names if candidates is None else candidates
+        names = [n for n in dict.fromkeys(pool) if n in self._index]
         if not names:
-            return Ranking((), 0.0, confident=False)
+            return Ranking(ranked=(), margin=0.0, name_share=0.0, confident=False)
         query = _tokens([text])[0]
         scores: np.ndarray = (
-            self._retriever.get_scores(query) if query else np.zeros(len(self.names))
+            self._retriever.get_scores(query)
+            if query and self._indexed
+            else np.zeros(len(self.names))
         )
         ranked = sorted(
             ((name, float(scores[self._index[name]])) for name in names),
@@ -167,6 +220,18 @@ class LexicalRouter:
         best = ranked[0][1]
         second = ranked[1][1] if len(ranked) > 1 else 0.0
         margin = (best - second) / best if best > 0 else 0.0
-        shared = len(self._terms[self._index[ranked[0][0]]].intersection(query))
-        confident = len(ranked) > 1 and margin >= self.margin and shared >= self.min_terms
-        return Ranking(tuple(ranked), margin, confident=confident)
+        index = self._index[ranked[0][0]]
+        said = frozenset(query)
+        shared = len(self._terms[index] & said)
+        named = self._named[index]
+        name_share = len(named & said) / len(named) if named else 0.0
+        if len(ranked) > 1:
+            evident = margin >= self.margin
+        else:
+            evident = bool(named) and name_share >= self.name_share
+        return Ranking(
+            ranked=tuple(ranked),
+            margin=margin,
+            name_share=name_share,
+            confident=evident and shared >= self.min_terms,
+        )

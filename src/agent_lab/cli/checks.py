@@ -110,9 +110,18 @@ def signed_fraction(text: str) -> float:
 
 def margins(text: str) -> list[float]:
     """``M1,M2,...``: relative margins, each in [0, 1] (``agent-lab routing --margins``)."""
+    return _shares(text, "margins")
+
+
+def name_shares(text: str) -> list[float]:
+    """``S1,S2,...``: shares of an event's name words, each in [0, 1] (``--name-shares``)."""
+    return _shares(text, "name shares")
+
+
+def _shares(text: str, what: str) -> list[float]:
     values = [_finite(part) for part in text.split(",") if part.strip()]
     if not values or any(not 0.0 <= value <= 1.0 for value in values):
-        raise argparse.ArgumentTypeError(f"{text!r}: give one or more margins, each in [0, 1]")
+        raise argparse.ArgumentTypeError(f"{text!r}: give one or more {what}, each in [0, 1]")
     return values
 
 

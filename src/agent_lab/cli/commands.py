@@ -328,29 +328,41 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def routing(options: argparse.Namespace, streams: Streams) -> int:
-    """``agent-lab routing``: the lexical router's precision and coverage, without an LLM."""
+    """``agent-lab routing``: the plugin set's routing's precision and coverage, without an LLM."""
     plugins = load_plugin_set(options.plugins)
     plugin_registry(plugins, options.plugins)
     workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
     figures = measure_routing(
-        workload, plugins, options.margins, min_terms=options.min_terms, split=options.split
+        workload,
+        plugins,
+        options.margins,
+        name_shares=options.name_shares,
+        min_terms=options.min_terms,
+        split=options.split,
+        mode=options.mode,
     )
     if options.json:
         rows = [f.as_json() for f in figures]
-        print(json.dumps({"split": options.split, "margins": rows}, indent=2), file=streams.out)
+        document = {"mode": options.mode, "split": options.split, "figures": rows}
+        print(json.dumps(document, indent=2), file=streams.out)
         return 0
-    cases = figures[0].cases if figures else 0
-    table = Table(
-        title=f"lexical routing over {cases} cases whose event is not given "
-        f"(split {options.split}, at least {options.min_terms} shared words)"
+    asked = (
+        "(case, event) pairs" if options.mode == "one-event" else "cases whose event is not given"
     )
-    for column in ("margin", "routed", "right", "precision", "95% CI", "coverage"):
+    table = Table(
+        title=f"{options.mode} routing over {figures[0].cases} {asked} "
+        f"(split {options.split}, at least {options.min_terms} shared words for the lexical router)"
+    )
+    for column in ("router", "margin", "name share", "routed", "right", "precision", "95% CI"):
         table.add_column(column, justify="right")
+    table.add_column("coverage", justify="right")
     for row in figures:
         found = row.as_json()
         precision = "n/a" if row.precision is None else f"{row.precision:.1%}"
         table.add_row(
-            f"{row.margin:g}",
+            row.router,
+            "-" if row.margin is None else f"{row.margin:g}",
+            "-" if row.name_share is None else f"{row.name_share:g}",
             str(row.routed),
             str(row.right),
             precision,

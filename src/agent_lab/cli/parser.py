@@ -7,9 +7,9 @@ import importlib.metadata
 import typing
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.lexical_router import DEFAULT_MARGIN, DEFAULT_MIN_TERMS
 from agent_lab.cli import checks, commands, loading
 from agent_lab.cli.gate_parser import add_gate
+from agent_lab.cli.routing_parser import add_routing
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -407,29 +407,4 @@ def _plugins(add_parser: AddParser) -> None:
     )
     precision.set_defaults(handler=commands.precision)
 
-    routing = add_parser(
-        "routing", help="how often the lexical router routes, and how often rightly (no LLM)"
-    )
-    routing.add_argument("workload", help="a JSONL file, or a built-in workload name")
-    routing.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder")
-    routing.add_argument(
-        "--margins",
-        type=checks.margins,
-        default=[DEFAULT_MARGIN],
-        help=f"relative leads to measure, e.g. 0,0.1,0.2 (default {DEFAULT_MARGIN})",
-    )
-    routing.add_argument(
-        "--min-terms",
-        type=checks.positive_count,
-        default=DEFAULT_MIN_TERMS,
-        help=f"words shared with the best event's description (default {DEFAULT_MIN_TERMS})",
-    )
-    routing.add_argument(
-        "--split",
-        choices=("all", "even", "odd"),
-        default="all",
-        help="the cases whose id ends in an even or odd number (tune on one, report the "
-        "other; default all)",
-    )
-    routing.add_argument("--json", action="store_true", help="print the figures as JSON")
-    routing.set_defaults(handler=commands.routing)
+    add_routing(add_parser)

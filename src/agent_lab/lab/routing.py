@@ -1,10 +1,21 @@
-"""How often the lexical router routes (coverage) and how often it is right (precision), no LLM.
+"""How often a plugin set's routing decides with no LLM (coverage), and how rightly (precision).
 
-A case is counted when its event is not given and it offers two candidates
-or more (or none listed: the whole plugin set). A route to an event on an
-out-of-domain case (none expected) is a wrong route. Cases can be split by
-the parity of the number ending their id, so that the margin is chosen on
-one half and reported on the other.
+Three ways to ask, by ``mode``:
+
+* ``configured`` (the default): the plugin set's routing as the event agent
+  runs it (``DeterministicRouter``): its routes, or, when it has none, the
+  lexical router.
+* ``lexical-only``: the lexical router whatever routes the plugin set has.
+* ``one-event``: each event as a plugin set of its own, with no routes: every
+  case is asked of each of its candidates alone (or of every event, when it
+  lists none), whether or not the case names its event, and a route is right
+  only to the case's own event. This is how a plugin set of one event fares;
+  a lone candidate's decision reads nothing of the other events.
+
+In the first two a case is counted when its event is not given. A route to
+an event on an out-of-domain case (none expected) is a wrong route. Cases can
+be split by the parity of the number ending their id, so that a setting is
+chosen on one half and reported on the other.
 """
 
 from __future__ import annotations
@@ -13,19 +24,27 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from agent_lab.application.lexical_router import DEFAULT_MIN_TERMS, LexicalRouter
+from agent_lab.application.lexical_router import (
+    DEFAULT_MARGIN,
+    DEFAULT_MIN_TERMS,
+    DEFAULT_NAME_SHARE,
+    LexicalRouter,
+)
+from agent_lab.application.routing import DeterministicRouter
 from agent_lab.lab.intervals import wilson
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
+    from agent_lab.application.lexical_router import Ranking
     from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.workload import Case, Workload
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["RoutingFigures", "Split", "in_split", "measure_routing"]
+__all__ = ["RoutingFigures", "RoutingMode", "Split", "in_split", "measure_routing"]
 
 Split = Literal["all", "even", "odd"]
+RoutingMode = Literal["configured", "lexical-only", "one-event"]
 _NUMBER = re.compile(r"(\d+)\D*$")
 
 
@@ -39,18 +58,29 @@ def in_split(case: Case, split: Split) -> bool:
     return (int(found.group(1)) % 2 == 0) == (split == "even")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoutingFigures:
-    """The router at one margin: cases, routed, right, and what those make."""
+    """The routing at one setting: questions, routed, right, and what those make."""
 
-    margin: float
-    min_terms: int
+    router: Literal["routes", "lexical"]
+    """What decided: the plugin set's routes, or the lexical router."""
+    margin: float | None
+    """The lexical router's settings (``None`` when the routes decided)."""
+    min_terms: int | None
+    name_share: float | None
     cases: int
-    """Cases the router was asked about."""
+    """Questions asked: cases, or (case, event) pairs in ``one-event`` mode."""
     in_domain: int
-    """Of them, cases that expect an event."""
+    """Of them, questions whose answer is an event."""
     routed: int
     right: int
+    named_routed: int | None = None
+    """Of the lexical routes, those whose best holds ``name_share`` of its name words.
+
+    What the lone-candidate rule would leave if it applied to every set
+    (``None`` when the routes decided).
+    """
+    named_right: int | None = None
 
     @property
     def precision(self) -> float | None:
@@ -59,15 +89,17 @@ class RoutingFigures:
 
     @property
     def coverage(self) -> float:
-        """Routes over in-domain cases: the share that needed no request to choose."""
+        """Routes over in-domain questions: the share that needed no request to choose."""
         return self.routed / self.in_domain if self.in_domain else 0.0
 
     def as_json(self) -> JSONObject:
         """The figures, with the Wilson interval of the precision."""
         low, high = wilson(self.right, self.routed)
         return {
+            "router": self.router,
             "margin": self.margin,
             "min_terms": self.min_terms,
+            "name_share": self.name_share,
             "cases": self.cases,
             "in_domain": self.in_domain,
             "routed": self.routed,
@@ -76,42 +108,87 @@ class RoutingFigures:
             "low": low,
             "high": high,
             "coverage": self.coverage,
+            "named_routed": self.named_routed,
+            "named_right": self.named_right,
         }
+
+
+def _questions(
+    cases: Sequence[Case], plugins: PluginSet, mode: RoutingMode
+) -> Iterator[tuple[Case, tuple[str, ...] | None, str | None]]:
+    """Each question: the case, the candidates it is asked with, and the right answer."""
+    if mode != "one-event":
+        for case in cases:
+            if not case.event_given:
+                yield case, case.candidates, case.event
+        return
+    every = tuple(d.name for d in plugins.definitions)
+    for case in cases:
+        for name in dict.fromkeys(case.candidates or every):
+            yield case, (name,), name if name == case.event else None
 
 
 def measure_routing(
     workload: Workload,
     plugins: PluginSet,
-    margins: Sequence[float],
+    margins: Sequence[float] = (DEFAULT_MARGIN,),
     *,
+    name_shares: Sequence[float] = (DEFAULT_NAME_SHARE,),
     min_terms: int = DEFAULT_MIN_TERMS,
     split: Split = "all",
+    mode: RoutingMode = "configured",
 ) -> list[RoutingFigures]:
-    """The lexical router's precision and coverage at each margin, on the chosen half."""
-    cases = [
-        case
-        for case in workload.cases
-        if not case.event_given
-        and (case.candidates is None or len(case.candidates) > 1)
-        and in_split(case, split)
-    ]
+    """Precision and coverage at each margin and name share, on the chosen half.
+
+    A plugin set routed by its routes (``configured``, with routes) gives one
+    row: the lexical settings do not apply to it.
+    """
+    cases = [case for case in workload.cases if in_split(case, split)]
+    questions = list(_questions(cases, plugins, mode))
+    answers = [answer for _, _, answer in questions]
     figures: list[RoutingFigures] = []
     for margin in margins:
-        router = LexicalRouter(plugins.definitions, margin=margin, min_terms=min_terms)
-        routed = right = 0
-        for case in cases:
-            best = router.rank(case.text, case.candidates).best
-            if best is not None:
-                routed += 1
-                right += best == case.event
-        figures.append(
-            RoutingFigures(
-                margin=margin,
-                min_terms=min_terms,
-                cases=len(cases),
-                in_domain=sum(case.event is not None for case in cases),
-                routed=routed,
-                right=right,
-            )
-        )
+        for name_share in name_shares:
+            if mode == "configured":
+                router = DeterministicRouter(
+                    plugins, margin=margin, min_terms=min_terms, name_share=name_share
+                )
+                found = [router.route(c.text, within) for c, within, _ in questions]
+                decisions = [(f.event, f.ranking) for f in found]
+                lexical = router.lexical
+            else:
+                lexical = LexicalRouter(
+                    plugins.definitions, margin=margin, min_terms=min_terms, name_share=name_share
+                )
+                rankings = [lexical.rank(c.text, within) for c, within, _ in questions]
+                decisions = [(r.best, r) for r in rankings]
+            figures.append(_figures(decisions, answers, lexical))
+            if lexical is None:
+                return figures  # the routes decided: the lexical settings do not apply
     return figures
+
+
+def _figures(
+    decisions: Sequence[tuple[str | None, Ranking | None]],
+    answers: Sequence[str | None],
+    lexical: LexicalRouter | None,
+) -> RoutingFigures:
+    """Count the decisions (each event with the lexical ranking behind it, if any)."""
+    routes = [(e, r, a) for (e, r), a in zip(decisions, answers, strict=True) if e is not None]
+    named = None
+    if lexical is not None:
+        named = [
+            (e, a) for e, r, a in routes if r is not None and r.name_share >= lexical.name_share
+        ]
+    return RoutingFigures(
+        router="routes" if lexical is None else "lexical",
+        margin=None if lexical is None else lexical.margin,
+        min_terms=None if lexical is None else lexical.min_terms,
+        name_share=None if lexical is None else lexical.name_share,
+        cases=len(answers),
+        in_domain=sum(answer is not None for answer in answers),
+        routed=len(routes),
+        right=sum(e == a for e, _, a in routes),
+        named_routed=None if named is None else len(named),
+        named_right=None if named is None else sum(e == a for e, a in named),
+    )
