@@ -37,9 +37,9 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.application.fallback_paths import CheaperPath
-from agent_lab.application.lexical_router import LexicalRouter
 from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChoice, ToolChooser
 from agent_lab.application.replies import AgentReply, DispatchedCall, FallbackPath, Routing
+from agent_lab.application.routing import DeterministicRouter
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
@@ -145,11 +145,9 @@ class EventAgent:
             registry, None if fallback is None else message_fallback, clock=clock, offload=offload
         )
         self._calls_kernel = model_kernel(plugins, clock, offload)
-        # Plugin sets with routes keep them; one without any (imported, or a user's
-        # that lists none) is routed by its events' own words, on a measured margin.
-        self.lexical = (
-            LexicalRouter(plugins.definitions) if lexical and not plugins.routes else None
-        )
+        # One copy of the LLM-free routing, shared with the lab's measurement of it.
+        self.router = DeterministicRouter(plugins, lexical=lexical)
+        self.lexical = self.router.lexical
 
     async def respond(
         self,
@@ -171,14 +169,13 @@ class EventAgent:
         chosen: ToolChoice | None = None
         unchosen: ToolChoice | None = None
         if event is None:
-            route = self.plugins.route(text)
-            event, routed_by = route.event, Routing.ROUTER
-            decided = BY_PATTERN if route.by_pattern else BY_KEYWORD
-            if candidates is not None and event not in candidates:
-                event = None
-            if event is None and self.lexical is not None:
-                event, routed_by = self.lexical.rank(text, candidates).best, Routing.LEXICAL
-                decided = LEXICAL
+            found = self.router.route(text, candidates)
+            route, event = found.match, found.event
+            if found.lexical:
+                routed_by, decided = Routing.LEXICAL, LEXICAL
+            else:
+                routed_by = Routing.ROUTER
+                decided = BY_PATTERN if route.by_pattern else BY_KEYWORD
             if event is None:
                 tie = route.candidates if route.tied else ()
                 why = LLMReason.ROUTING_TIE if tie else LLMReason.NO_ROUTE

@@ -13,17 +13,15 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agent_lab.application.events.ledger import usage_json
-from agent_lab.application.events.models import Status, Timings
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
 from agent_lab.lab.environment import environment
 from agent_lab.lab.metering import counting
-from agent_lab.lab.records import LabReason, TrialRecord, TrialStatus
+from agent_lab.lab.records import LabReason, TrialRecord
 from agent_lab.lab.run_config import RunConfig, differences, stratified_sample
-from agent_lab.lab.scoring import score
 from agent_lab.lab.store import Store, StoreError
+from agent_lab.lab.trial_records import PolicyFailure, trial_record
 from agent_lab.providers.base import prepare
-from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,14 +55,6 @@ class _Trial:
 class _Tally:
     done: int = 0
     errors: list[str] = field(default_factory=list[str])
-
-
-@dataclass(frozen=True, slots=True)
-class _Failure:
-    """A trial whose policy gave no reply: why, in the lab's words and in the error's."""
-
-    reason: LabReason
-    message: str
 
 
 class _RateLimiter:
@@ -340,9 +330,9 @@ class Runner:
             elapsed = (self.clock.monotonic_ns() - started) / 1e9
             bar.update(task, rate=f"{tally.done / elapsed:,.1f} trials/s" if elapsed else "")
 
-    async def _attempt(self, policy: Policy, case: Case) -> AgentReply | _Failure:
+    async def _attempt(self, policy: Policy, case: Case) -> AgentReply | PolicyFailure:
         """The policy's reply, with up to ``retries`` more tries when it raises or times out."""
-        failure: _Failure | None = None
+        failure: PolicyFailure | None = None
         timeout = self.config.timeout
         for _ in range(max(0, self.config.retries) + 1):
             try:
@@ -355,16 +345,16 @@ class Runner:
                 # Code that blocks the event loop cannot be cancelled: the reply came,
                 # but past the time allowed, and the trial is over time all the same.
                 message = f"trial took longer than {timeout} s (the event loop was blocked)"
-                failure = _Failure(LabReason.TIMEOUT, message)
+                failure = PolicyFailure(LabReason.TIMEOUT, message)
             except TimeoutError:
                 message = f"trial took longer than {timeout} s"
-                failure = _Failure(LabReason.TIMEOUT, message)
+                failure = PolicyFailure(LabReason.TIMEOUT, message)
             except Exception as err:  # noqa: BLE001 - a failing trial is recorded, not fatal
-                failure = _Failure(LabReason.POLICY_ERROR, f"{type(err).__name__}: {err}")
+                failure = PolicyFailure(LabReason.POLICY_ERROR, f"{type(err).__name__}: {err}")
         assert failure is not None  # the loop ran at least once
         return failure
 
-    async def _traced(self, trial: _Trial, tracing: Tracing) -> AgentReply | _Failure:
+    async def _traced(self, trial: _Trial, tracing: Tracing) -> AgentReply | PolicyFailure:
         case = trial.case
         attributes = {
             "agent_lab.policy": trial.policy,
@@ -373,7 +363,7 @@ class Runner:
         }
         with tracing.dispatch_span(case.event if case.event_given else None, attributes) as span:
             outcome = await self._attempt(self.policies[trial.policy], case)
-            if isinstance(outcome, _Failure):
+            if isinstance(outcome, PolicyFailure):
                 tracing.fail(span, str(outcome.reason))
             else:
                 tracing.record(span, outcome)
@@ -388,90 +378,12 @@ class Runner:
             else:
                 outcome = await self._traced(trial, self.tracing)
         latency = self.clock.monotonic_ns() - started
-        if isinstance(outcome, _Failure):
-            status, arguments = TrialStatus.ERROR, None
-        else:
-            status, arguments = TrialStatus.of(outcome.status), outcome.arguments
-        event = None if isinstance(outcome, _Failure) else outcome.event
-        made = () if isinstance(outcome, _Failure) else outcome.calls
-        scored = score(
+        return trial_record(
             case,
-            status,
-            arguments,
-            event,
-            [(c.event, TrialStatus.of(c.status), c.arguments) for c in made] or None,
-        )
-        common: dict[str, Any] = {
-            "case_id": case.id,
-            "policy": trial.policy,
-            "repeat": trial.repeat,
-            "warmup": trial.warmup,
-            "category": case.category,
-            "expected_event": case.event,
-            "status": status,
-            "expected_status": case.expected.status,
-            "correct": scored.correct,
-            "correct_exact": scored.correct_exact,
-            "arguments": arguments,
-            "expected": case.expected.arguments,
-            "alternatives": case.expected.alternatives,
-            "matching": case.matching,
-            "text": case.text,
-            "expected_calls": None
-            if case.expected.calls is None
-            else [
-                {"event": c.event, "arguments": c.arguments, "alternatives": c.alternatives}
-                for c in case.expected.calls
-            ],
-            "field_tp": scored.field_tp,
-            "field_fp": scored.field_fp,
-            "field_fn": scored.field_fn,
-            "latency_ns": latency,
-        }
-        if isinstance(outcome, _Failure):
-            # No reply, but the requests it sent were sent (and maybe paid): the meter's
-            # count; their tokens and cost are known only if every call returned. None
-            # counted may also mean an unmetered provider: unknown, never zero.
-            spent = sent.usage if sent.complete and sent.requests else Usage(requests=0)
-            return TrialRecord(
-                **common,
-                event=None,
-                reason=outcome.reason,
-                llm_calls=sent.requests,
-                failed_calls=sent.failed,
-                prompt_tokens=spent.prompt_tokens,
-                completion_tokens=spent.completion_tokens,
-                cached_tokens=spent.cached_tokens,
-                cost=spent.cost,
-                error=outcome.message,
-            )
-        result = outcome.result
-        timings = result.timings if result is not None else Timings()
-        # A policy of the user's may hand back any usage; the store takes only plausible figures.
-        usage = checked_usage(outcome.usage) or Usage()
-        raw = result.fallback_raw if result is not None else None
-        return TrialRecord(
-            **common,
-            event=outcome.event,
-            reason=str(outcome.reason),
-            llm_calls=outcome.llm_calls,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            cached_tokens=usage.cached_tokens,
-            cost=usage.cost,
-            resolve_ns=timings.resolve_ns,
-            validate_ns=timings.validate_ns,
-            fallback_ns=timings.fallback_ns,
-            handler_ns=timings.handler_ns,
-            routed_by=outcome.routed_by,
-            path=str(outcome.path),
-            failed_calls=usage.failed,
-            ledger=outcome.ledger.as_json(),
-            llm_raw=raw if raw is not None else outcome.model_text,
-            calls=[
-                {"event": c.event, "status": str(c.status), "arguments": c.arguments}
-                for c in outcome.calls
-            ]
-            or None,
-            failure=outcome.message or None if outcome.status is Status.FALLBACK_FAILED else None,
+            policy=trial.policy,
+            repeat=trial.repeat,
+            warmup=trial.warmup,
+            outcome=outcome,
+            latency_ns=latency,
+            sent=sent,
         )

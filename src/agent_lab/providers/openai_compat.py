@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import random
@@ -19,11 +18,11 @@ from agent_lab.providers._format_negotiation import (
     refusal,
     setup_probes,
 )
+from agent_lab.providers._openai_reply import MESSAGE_LIMIT, completion_reply
 from agent_lab.providers._openai_wire import (
     StructuredOutput,
     body_text,
     format_tool_name,
-    read_completion,
     request_body,
 )
 from agent_lab.providers._openai_wire import retry_after as retry_after_of
@@ -33,7 +32,6 @@ from agent_lab.providers.base import (
     ProviderReply,
     ProviderRequest,
     ProviderSetup,
-    ToolCall,
 )
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.providers.redaction import Redactor, split_credentials
@@ -49,7 +47,6 @@ _log = logging.getLogger(__name__)
 _NO_KEY = "no-key-needed"
 DEFAULT_MAX_BODY_BYTES = 8 << 20
 """The largest reply body read (8 MiB): a chat completion is kilobytes; more is a fault."""
-_MESSAGE_LIMIT = 300
 
 
 class _BodyTooLargeError(Exception):
@@ -279,7 +276,7 @@ class OpenAIProvider:
                     ProviderFailure(
                         reason=FailureReason.CONNECTION_ERROR,
                         message=self._redact.truncate(
-                            f"{type(refused).__name__}: {refused}", _MESSAGE_LIMIT
+                            f"{type(refused).__name__}: {refused}", MESSAGE_LIMIT
                         ),
                         retryable=True,
                     )
@@ -295,7 +292,7 @@ class OpenAIProvider:
                 failure = ProviderFailure(
                     reason=FailureReason.CONNECTION_ERROR,
                     message=self._redact.truncate(
-                        f"{type(err).__name__}: {err.__cause__ or err}", _MESSAGE_LIMIT
+                        f"{type(err).__name__}: {err.__cause__ or err}", MESSAGE_LIMIT
                     ),
                     retryable=True,
                 )
@@ -310,12 +307,20 @@ class OpenAIProvider:
             except Exception as err:  # noqa: BLE001 - complete() never raises for the remote side
                 failure = ProviderFailure(
                     reason=FailureReason.CONNECTION_ERROR,
-                    message=self._redact.truncate(f"{type(err).__name__}: {err}", _MESSAGE_LIMIT),
+                    message=self._redact.truncate(f"{type(err).__name__}: {err}", MESSAGE_LIMIT),
                     retryable=True,
                 )
                 wait = self._backoff(attempt)
             else:
-                return self._reply(body, model, attempt, started, format_tool)
+                return completion_reply(
+                    body,
+                    model=model,
+                    attempts=attempt,
+                    latency_ns=self._clock.monotonic_ns() - started,
+                    format_tool=format_tool,
+                    redact=self._redact,
+                    prices=self.prices,
+                )
             # A refused format is not retried as it is: auto moves to the next one.
             refused = self._format.auto and refusal(failure, mode) is not None
             if refused or not failure.retryable or attempt >= self.max_attempts:
@@ -382,7 +387,7 @@ class OpenAIProvider:
             # The SDK keeps only an {"error": {"message"}} or a top-level "message";
             # FastAPI servers say why in {"detail": ...}, which would be lost.
             said = f"{said} - {body_text(err.body)}"
-        message = self._redact.truncate(f"HTTP {status}: {said}", _MESSAGE_LIMIT)
+        message = self._redact.truncate(f"HTTP {status}: {said}", MESSAGE_LIMIT)
         if status == 429:
             retry_after = retry_after_of(err.response.headers)
             wait = (
@@ -398,71 +403,3 @@ class OpenAIProvider:
                 reason=FailureReason.HTTP_5XX, message=message, retryable=True
             ), self._backoff(attempt)
         return ProviderFailure(reason=FailureReason.HTTP_4XX, message=message), 0.0
-
-    def _reply(
-        self, body: bytes, model: str, attempts: int, started: int, format_tool: str | None
-    ) -> ProviderReply:
-        latency = self._clock.monotonic_ns() - started
-        try:
-            completion = read_completion(json.loads(body), model)
-        except Exception as err:  # noqa: BLE001 - any malformed body is a failure reply
-            return ProviderReply(
-                usage=Usage(requests=attempts, model=model),
-                latency_ns=latency,
-                failure=ProviderFailure(
-                    reason=FailureReason.INVALID_RESPONSE,
-                    message=self._redact.truncate(
-                        f"not a chat completion: {type(err).__name__}: {err}", _MESSAGE_LIMIT
-                    ),
-                ),
-            )
-        # A server may echo what it was sent, the key included: nothing it returns
-        # reaches a result, a cassette or the store unredacted.
-        redact = self._redact
-        answered_by = redact(completion.model)
-        text = None if completion.text is None else redact(completion.text)
-        calls = tuple(
-            ToolCall(
-                name=redact(call.name),
-                arguments_raw=redact(call.arguments_raw),
-                arguments=call.arguments
-                if redact(call.arguments_raw) == call.arguments_raw
-                else None,
-            )
-            for call in completion.tool_calls
-        )
-        parsed = completion.parsed if text == completion.text else None
-        if format_tool is not None and text is None:
-            # structured_output="tools": the forced call's arguments are the reply.
-            answer = next((call for call in calls if call.name == format_tool), None)
-            if answer is not None:
-                text, parsed, calls = answer.arguments_raw, answer.arguments, ()
-        usage = Usage(
-            prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens,
-            cost=self.prices.cost(
-                answered_by, completion.prompt_tokens, completion.completion_tokens
-            ),
-            model=answered_by,
-            requests=attempts,
-            cached_tokens=completion.cached_tokens,
-            # The earlier attempts were the retried failures; this one answered.
-            succeeded=1,
-        )
-        if text is None and not calls:
-            return ProviderReply(
-                usage=usage,
-                latency_ns=latency,
-                finish_reason=completion.finish_reason,
-                failure=ProviderFailure(
-                    reason=FailureReason.NO_CONTENT, message="neither text nor a tool call"
-                ),
-            )
-        return ProviderReply(
-            text=text,
-            parsed=parsed,
-            tool_calls=calls,
-            usage=usage,
-            latency_ns=latency,
-            finish_reason=completion.finish_reason,
-        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.application.events.ledger import DispatchNotes
+from agent_lab.application.events._ledger_notes import DispatchNotes
 from agent_lab.application.events.models import (
     Conflict,
     EventResult,

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, cast
 from agent_lab._json_walk import copy_object
 from agent_lab.application.events._asking import AskLimits, ask_fallback
 from agent_lab.application.events._drive import Pipeline, PluginCall, drive_async, drive_sync
+from agent_lab.application.events._ledger_notes import fallback_reason
 from agent_lab.application.events._trace import Trace
-from agent_lab.application.events.ledger import fallback_reason
 from agent_lab.application.events.merge import merge_arguments
 from agent_lab.application.events.models import (
     Event,

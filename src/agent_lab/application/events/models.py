@@ -9,13 +9,12 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Never, Protocol, TypeAlias, runtime_checkable
 
+from agent_lab.application.events._ledger_notes import DispatchNotes, build_ledger
 from agent_lab.application.events.ledger import (
     GIVEN,
     DecisionLedger,
-    DispatchNotes,
     RouteDecision,
     Timings,
-    build_ledger,
 )
 from agent_lab.strict_json import JSONObject, JSONValue
 from agent_lab.usage import ZERO_USAGE as _ZERO_USAGE

@@ -1,0 +1,95 @@
+"""A chat-completion body read into a ``ProviderReply``: redacted, priced, or a failure."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from agent_lab.providers._openai_wire import read_completion
+from agent_lab.providers.base import FailureReason, ProviderFailure, ProviderReply, ToolCall
+from agent_lab.usage import Usage
+
+if TYPE_CHECKING:
+    from agent_lab.providers.pricing import PriceTable
+    from agent_lab.providers.redaction import Redactor
+
+__all__ = ["MESSAGE_LIMIT", "completion_reply"]
+
+MESSAGE_LIMIT = 300
+"""The longest failure message kept (server text is redacted, then cut to this)."""
+
+
+def completion_reply(
+    body: bytes,
+    *,
+    model: str,
+    attempts: int,
+    latency_ns: int,
+    format_tool: str | None,
+    redact: Redactor,
+    prices: PriceTable,
+) -> ProviderReply:
+    """The reply a chat-completion body makes, redacted; a body that is none is a failure.
+
+    ``attempts`` counts the requests sent for it (the earlier ones failed);
+    ``format_tool`` names the forced call whose arguments are the reply
+    (``structured_output="tools"``).
+    """
+    try:
+        completion = read_completion(json.loads(body), model)
+    except Exception as err:  # noqa: BLE001 - any malformed body is a failure reply
+        return ProviderReply(
+            usage=Usage(requests=attempts, model=model),
+            latency_ns=latency_ns,
+            failure=ProviderFailure(
+                reason=FailureReason.INVALID_RESPONSE,
+                message=redact.truncate(
+                    f"not a chat completion: {type(err).__name__}: {err}", MESSAGE_LIMIT
+                ),
+            ),
+        )
+    # A server may echo what it was sent, the key included: nothing it returns
+    # reaches a result, a cassette or the store unredacted.
+    answered_by = redact(completion.model)
+    text = None if completion.text is None else redact(completion.text)
+    calls = tuple(
+        ToolCall(
+            name=redact(call.name),
+            arguments_raw=redact(call.arguments_raw),
+            arguments=call.arguments if redact(call.arguments_raw) == call.arguments_raw else None,
+        )
+        for call in completion.tool_calls
+    )
+    parsed = completion.parsed if text == completion.text else None
+    if format_tool is not None and text is None:
+        # structured_output="tools": the forced call's arguments are the reply.
+        answer = next((call for call in calls if call.name == format_tool), None)
+        if answer is not None:
+            text, parsed, calls = answer.arguments_raw, answer.arguments, ()
+    usage = Usage(
+        prompt_tokens=completion.prompt_tokens,
+        completion_tokens=completion.completion_tokens,
+        cost=prices.cost(answered_by, completion.prompt_tokens, completion.completion_tokens),
+        model=answered_by,
+        requests=attempts,
+        cached_tokens=completion.cached_tokens,
+        # The earlier attempts were the retried failures; this one answered.
+        succeeded=1,
+    )
+    if text is None and not calls:
+        return ProviderReply(
+            usage=usage,
+            latency_ns=latency_ns,
+            finish_reason=completion.finish_reason,
+            failure=ProviderFailure(
+                reason=FailureReason.NO_CONTENT, message="neither text nor a tool call"
+            ),
+        )
+    return ProviderReply(
+        text=text,
+        parsed=parsed,
+        tool_calls=calls,
+        usage=usage,
+        latency_ns=latency_ns,
+        finish_reason=completion.finish_reason,
+    )
