@@ -9,7 +9,7 @@ from markupsafe import Markup
 from rich.table import Table
 from rich.text import Text
 
-from agent_lab.lab.charts import CHARTS, charts, sweep_charts
+from agent_lab.lab.charts import CHARTS, Chart, charts, sweep_charts
 from agent_lab.lab.columns import (
     BREAKDOWN_COLUMNS,
     COMPARISON_COLUMNS,
@@ -212,10 +212,10 @@ def render_html(
     """Write the self-contained HTML report (no scripts, no network) and return its path."""
     found = findings or find(trials, metrics, comparisons, provenance=provenance(run))
     policies = [m.policy for m in metrics]
-    drawn = {
-        "tradeoff": ("Accuracy against LLM calls", tradeoff_chart(metrics, references)),
-        "by-category": ("By category", breakdown_chart(found.categories)),
-        "by-event": ("By event", breakdown_chart(found.events)),
+    drawn: dict[str, Chart] = {
+        "tradeoff": tradeoff_chart(metrics, references),
+        "by-category": breakdown_chart(found.categories),
+        "by-event": breakdown_chart(found.events),
         **charts(trials, metrics),
     }
     document = _TEMPLATES.get_template("report.html.j2").render(
