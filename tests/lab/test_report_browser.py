@@ -79,7 +79,9 @@ MEASURE = """() => {
     html.push([node.textContent.trim().slice(0, 60), px]);
   }
   const svg = [];
+  const clipped = [];
   for (const chart of document.querySelectorAll("svg")) {
+    const panel = chart.getBoundingClientRect();
     const inner = document.createTreeWalker(chart, NodeFilter.SHOW_TEXT);
     for (let node = inner.nextNode(); node; node = inner.nextNode()) {
       const element = node.parentElement;  // a <text>, or a <tspan> of one
@@ -93,9 +95,15 @@ MEASURE = """() => {
         parseFloat(getComputedStyle(element).fontSize) * scale,
         element.getBBox().height * scale,
       ]);
+      const box = element.getBoundingClientRect();
+      if (box.left < panel.left - 0.5 || box.right > panel.right + 0.5
+          || box.top < panel.top - 0.5 || box.bottom > panel.bottom + 0.5) {
+        clipped.push(node.textContent.slice(0, 60));
+      }
     }
   }
-  return {body: parseFloat(getComputedStyle(document.body).fontSize), html, svg};
+  const body = parseFloat(getComputedStyle(document.body).fontSize);
+  return {body, html, svg, clipped};
 }"""
 
 
@@ -108,6 +116,8 @@ class TextSizes:
     """Each text node of the page, and its font size."""
     svg: list[tuple[str, float, float]]
     """Each chart text, its font size and its box's height, as rendered."""
+    clipped: list[str]
+    """Chart text drawn past its panel's edge, where the page cuts it off."""
 
 
 def measure(page: Page) -> TextSizes:
@@ -117,11 +127,13 @@ def measure(page: Page) -> TextSizes:
         body=float(found["body"]),
         html=[(str(text), float(px)) for text, px in found["html"]],
         svg=[(str(text), float(px), float(box)) for text, px, box in found["svg"]],
+        clipped=[str(text) for text in found["clipped"]],
     )
 
 
 def check_text_sizes(page: Page, where: str) -> TextSizes:
-    """Every text at least ``MIN_TEXT_PX``, within ``TEXT_RATIO`` of the body; one chart scale."""
+    """Every text at least ``MIN_TEXT_PX``, within ``TEXT_RATIO`` of the body, none cut off;
+    one scale for every chart."""
     sizes = measure(page)
     low, high = max(MIN_TEXT_PX, sizes.body / TEXT_RATIO), sizes.body * TEXT_RATIO
     every = [(text, px) for text, px in sizes.html] + [(text, px) for text, px, _ in sizes.svg]
@@ -132,6 +144,8 @@ def check_text_sizes(page: Page, where: str) -> TextSizes:
     assert small_boxes == [], (
         f"{where}: chart text boxes under {MIN_TEXT_PX} px: {small_boxes[:10]}"
     )
+    # The browser's font may be wider than the one matplotlib measured: none may be cut off.
+    assert sizes.clipped == [], f"{where}: chart text past its panel's edge: {sizes.clipped[:10]}"
     chart_px = [px for _, px, _ in sizes.svg]
     assert max(chart_px) / min(chart_px) <= CHART_TEXT_SPREAD, (where, min(chart_px), max(chart_px))
     return sizes

@@ -103,7 +103,7 @@ def _group_panel(group: Group, colors: dict[str, str]) -> str:
         f"{label(group.name, 40)}: {counted(group.cases, 'case')}{marker}", x=0.01, ha="left"
     )
     accuracy.set_title("accuracy (%)")
-    calls.set_title("LLM calls per trial")
+    calls.set_title("LLM calls/trial")
     accuracy.set_xlim(0, 105)
     accuracy.set_xticks([0, 50, 100])
     calls.set_xlim(0, max(1.05, *(f.llm_calls.high or 0.0 for f in figures)) * 1.05)
