@@ -15,21 +15,25 @@ from tests.lab.factories import trial
 def test_with_no_known_cost_the_cost_panel_is_left_out_and_the_title_says_why() -> None:
     trials = [trial(f"c{i}", policy, cost=None, llm_calls=1) for i in range(6) for policy in "ab"]
     metrics = summarize(trials)
-    title, _ = charts(trials, metrics)["llm-calls-and-cost"]
-    assert "cost left out: no policy has a known cost above zero" in title
+    drawn = charts(trials, metrics)["llm-calls-and-cost"]
+    assert "cost left out: no policy has a known cost above zero" in drawn.title
+    assert len(drawn.panels) == 1
     # The trade-off always has data: against mean latency when cost is not known.
-    assert "mean latency per trial" in tradeoff_chart(metrics, [])
-    assert "cost per trial" not in tradeoff_chart(metrics, [])
+    tradeoff = tradeoff_chart(metrics, [])
+    assert "mean latency per trial" in tradeoff.panels[1]
+    assert "cost is not known for every trial" in tradeoff.title
+    assert not any("cost per trial" in panel for panel in tradeoff.panels)
 
 
 def test_a_known_cost_is_drawn_on_a_cost_axis() -> None:
     trials = [trial(f"c{i}", policy, cost=Decimal("0.001"), llm_calls=1) for i in range(6)
               for policy in "ab"]  # fmt: skip
     metrics = summarize(trials)
-    title, svg = charts(trials, metrics)["llm-calls-and-cost"]
-    assert title == "LLM calls and cost per policy"
-    assert svg.startswith("<svg")
-    assert "cost per trial ($)" in tradeoff_chart(metrics, [])
+    drawn = charts(trials, metrics)["llm-calls-and-cost"]
+    assert drawn.title == "LLM calls and cost per policy"
+    assert all(panel.startswith("<svg") for panel in drawn.panels)
+    assert "cost per trial ($)" in drawn.panels[1]
+    assert "cost per trial ($)" in tradeoff_chart(metrics, []).panels[1]
 
 
 def partly_known() -> list[TrialRecord]:
@@ -55,6 +59,5 @@ def test_no_known_cost_is_n_a_in_the_table() -> None:
 
 def test_a_partly_known_cost_is_not_drawn_as_a_free_policy() -> None:
     metrics = summarize(partly_known())
-    title, _ = charts(partly_known(), metrics)["llm-calls-and-cost"]
-    assert "cost left out" in title
-    assert "cost per trial" not in tradeoff_chart(metrics, [])
+    assert "cost left out" in charts(partly_known(), metrics)["llm-calls-and-cost"].title
+    assert not any("cost per trial" in panel for panel in tradeoff_chart(metrics, []).panels)

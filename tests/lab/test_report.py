@@ -6,12 +6,14 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+from markupsafe import escape
 from rich.console import Console
 
 from agent_lab.lab.columns import COMPARISON_COLUMNS, SUMMARY_COLUMNS
 from agent_lab.lab.metrics import compare, summarize
 from agent_lab.lab.records import RunRecord, RunState
-from agent_lab.lab.report import CHARTS, render_html, terminal_tables
+from agent_lab.lab.report import CHARTS, footnote, provenance, render_html, terminal_tables
 from tests.lab.factories import trial
 
 HOSTILE = '<script>alert("x")</script>'
@@ -63,7 +65,8 @@ def test_user_text_in_the_html_report_is_escaped(tmp_path: Path) -> None:
     document = path.read_text(encoding="utf-8")
     assert "<script" not in document
     assert document.count("&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") == 4
-    assert document.count("<svg") == len(CHARTS)
+    assert document.count('<section class="chart"') == len(CHARTS)
+    assert document.count("<svg") >= len(CHARTS)
 
 
 def test_the_terminal_and_the_html_tables_share_one_column_spec(tmp_path: Path) -> None:
@@ -85,3 +88,47 @@ def test_the_terminal_and_the_html_tables_share_one_column_spec(tmp_path: Path) 
     header = next(line for line in out.getvalue().splitlines() if "policy" in line)
     shown = [name.strip() for name in header.strip("┃ ").split("┃")]
     assert shown == [column.name for column in SUMMARY_COLUMNS if column.terminal]
+
+
+TYPICAL = {"provider_settings": {"profile": {"name": "typical", "source": "an assumption",
+                                             "wrong_value": 0.03}}}  # fmt: skip
+SMALL_MODEL = "small model"
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "config", "said"),
+    [
+        ("local", "SmolLM2-135M-Instruct", {}, ["SmolLM2-135M-Instruct", SMALL_MODEL, "locally"]),
+        ("simulated", "simulated(typical)", TYPICAL, ["No model was run", "simulated",
+                                                      "profile 'typical'"]),
+        ("oracle", "oracle(ideal)", {}, ["No model was run", "oracle", "ceiling"]),
+        ("openai", "gpt-4o-mini", {}, ["gpt-4o-mini", "OpenAI-compatible endpoint"]),
+        ("replay", "gpt-4o-mini", {}, ["gpt-4o-mini", "cassette", "no request was made"]),
+        ("my.module:provider", "mine-1", {}, ["mine-1", "my.module:provider"]),
+    ],
+    ids=["local", "simulated", "oracle", "openai", "replay", "custom"],
+)  # fmt: skip
+def test_the_footnote_says_what_the_runs_provider_was(
+    tmp_path: Path, provider: str, model: str, config: dict[str, object], said: list[str]
+) -> None:
+    """The small-model caveat only for the local model; a simulation says so and names its
+    profile; a real endpoint, a cassette or a plugin's provider names its model."""
+    record = run_record(provider=provider, model=model, config=config,
+                        simulated=provider in ("simulated", "oracle"))  # fmt: skip
+    note = footnote(record)
+    assert all(words in note for words in said), note
+    assert (SMALL_MODEL in note) == (provider == "local")
+    document = render_html(record, TRIALS, summarize(TRIALS), [], tmp_path / "r.html")
+    html = document.read_text(encoding="utf-8")
+    assert escape(note) in html
+    assert (SMALL_MODEL in html) == (provider == "local")
+
+
+def test_a_profiles_source_is_no_parenthesis_inside_the_provenance() -> None:
+    """The profile's source often holds a parenthesis; the provenance adds none around it."""
+    config = {"provider_settings": {"profile": {"name": "typical", "wrong_value": 0.03,
+              "source": "an assumption (round figures, not a measurement)"}}}  # fmt: skip
+    said = provenance(run_record(config=config))
+    assert said.endswith(
+        "profile 'typical': wrong_value 0.03; an assumption (round figures, not a measurement)"
+    )

@@ -1,14 +1,24 @@
-"""The HTML report in a real headless Chromium: every chart renders, no console errors, offline."""
+"""The HTML report in a real headless Chromium: every chart renders, no console errors, offline.
+
+At 1280 and 390 pixels it measures every text as rendered, the charts' and
+the page's: none under ``MIN_TEXT_PX``, none further than ``TEXT_RATIO`` from
+the body text, and the charts' text all at one size.
+"""
 
 from __future__ import annotations
 
 import io
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 from agent_lab.cli import run
 from agent_lab.lab.report import CHARTS
@@ -38,6 +48,120 @@ def need_chromium() -> None:
 SCREENSHOTS = "AGENT_LAB_SCREENSHOTS"
 """A folder to save the report's screenshots in too (the docs' images come from there)."""
 WIDTHS = {"wide": 1280, "phone": 390}
+MIN_TEXT_PX = 9
+"""No text smaller, in CSS pixels, at any width: the least a phone shows legibly."""
+TEXT_RATIO = 1.6
+"""Every text's size within this factor of the body text's, either way. The page's
+largest text, its title, is 1.6 times the body (the classic step from body to
+headline); the same factor below keeps every label readable wherever the body is,
+and together they stop a chart's text from dwarfing, or vanishing beside, the prose."""
+CHART_TEXT_SPREAD = 1.25
+"""The largest text in the charts over the smallest: one scale for every chart (titles
+and labels one step above ticks and legends), where a chart stretched to the page's
+width once drew its text three times as large as another's."""
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+
+# Every text node's font size; in the charts, every text's (a <tspan>'s for a label
+# drawn in parts) font size and box height, scaled by the chart's transform (rotation
+# included) to the screen.
+MEASURE = """() => {
+  const html = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.textContent.trim() || element.closest("svg") || !element.getClientRects().length) {
+      continue;
+    }
+    const px = parseFloat(getComputedStyle(element).fontSize);
+    html.push([node.textContent.trim().slice(0, 60), px]);
+  }
+  const svg = [];
+  const clipped = [];
+  for (const chart of document.querySelectorAll("svg")) {
+    const panel = chart.getBoundingClientRect();
+    const inner = document.createTreeWalker(chart, NodeFilter.SHOW_TEXT);
+    for (let node = inner.nextNode(); node; node = inner.nextNode()) {
+      const element = node.parentElement;  // a <text>, or a <tspan> of one
+      if (!node.textContent.trim() || element.closest("metadata, style, title")) {
+        continue;
+      }
+      const m = element.getScreenCTM();
+      const scale = Math.hypot(m.a, m.b);
+      svg.push([
+        node.textContent.slice(0, 60),
+        parseFloat(getComputedStyle(element).fontSize) * scale,
+        element.getBBox().height * scale,
+      ]);
+      const box = element.getBoundingClientRect();
+      if (box.left < panel.left - 0.5 || box.right > panel.right + 0.5
+          || box.top < panel.top - 0.5 || box.bottom > panel.bottom + 0.5) {
+        clipped.push(node.textContent.slice(0, 60));
+      }
+    }
+  }
+  const body = parseFloat(getComputedStyle(document.body).fontSize);
+  return {body, html, svg, clipped};
+}"""
+
+
+@dataclass(frozen=True, slots=True)
+class TextSizes:
+    """Rendered text sizes on one page at one width, in CSS pixels."""
+
+    body: float
+    html: list[tuple[str, float]]
+    """Each text node of the page, and its font size."""
+    svg: list[tuple[str, float, float]]
+    """Each chart text, its font size and its box's height, as rendered."""
+    clipped: list[str]
+    """Chart text drawn past its panel's edge, where the page cuts it off."""
+
+
+def measure(page: Page) -> TextSizes:
+    """The page's text sizes as Chromium renders them."""
+    found = cast("dict[str, Any]", page.evaluate(MEASURE))
+    return TextSizes(
+        body=float(found["body"]),
+        html=[(str(text), float(px)) for text, px in found["html"]],
+        svg=[(str(text), float(px), float(box)) for text, px, box in found["svg"]],
+        clipped=[str(text) for text in found["clipped"]],
+    )
+
+
+def check_text_sizes(page: Page, where: str) -> TextSizes:
+    """Every text at least ``MIN_TEXT_PX``, within ``TEXT_RATIO`` of the body, none cut off;
+    one scale for every chart."""
+    sizes = measure(page)
+    low, high = max(MIN_TEXT_PX, sizes.body / TEXT_RATIO), sizes.body * TEXT_RATIO
+    every = [(text, px) for text, px in sizes.html] + [(text, px) for text, px, _ in sizes.svg]
+    assert sizes.svg, where
+    off = [(text, round(px, 1)) for text, px in every if not low <= px <= high + 0.01]
+    assert off == [], f"{where}: text outside [{low:.1f}, {high:.1f}] px: {off[:10]}"
+    small_boxes = [(text, round(box, 1)) for text, _, box in sizes.svg if box < MIN_TEXT_PX]
+    assert small_boxes == [], (
+        f"{where}: chart text boxes under {MIN_TEXT_PX} px: {small_boxes[:10]}"
+    )
+    # The browser's font may be wider than the one matplotlib measured: none may be cut off.
+    assert sizes.clipped == [], f"{where}: chart text past its panel's edge: {sizes.clipped[:10]}"
+    chart_px = [px for _, px, _ in sizes.svg]
+    assert max(chart_px) / min(chart_px) <= CHART_TEXT_SPREAD, (where, min(chart_px), max(chart_px))
+    return sizes
+
+
+def open_page(browser: Browser, width: int, problems: list[str], requests: list[str]) -> Page:
+    """A page at ``width`` (a phone's, as a phone lays it out, under 600), recording errors."""
+    phone = width < 600
+    page = browser.new_page(viewport={"width": width, "height": 900}, is_mobile=phone)
+    page.on(
+        "console",
+        lambda message: problems.append(message.text) if message.type == "error" else None,
+    )
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("request", lambda request: requests.append(request.url))
+    return page
 
 
 def demo_report(tmp_path: Path) -> Path:
@@ -78,31 +202,14 @@ def test_the_report_renders_every_section_offline_without_console_errors(
     problems: list[str] = []
     requests: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             for label, width in WIDTHS.items():
-                page = browser.new_page(viewport={"width": width, "height": 900})
-                page.on(
-                    "console",
-                    lambda message: (
-                        problems.append(message.text) if message.type == "error" else None
-                    ),
-                )
-                page.on("pageerror", lambda error: problems.append(str(error)))
-                page.on("request", lambda request: requests.append(request.url))
+                page = open_page(browser, width, problems, requests)
                 page.goto(html.as_uri())
                 page.wait_for_load_state("load")
                 check_sections(page, width)
+                check_text_sizes(page, f"{workload} at {width} px")
                 # The page itself never scrolls sideways; wide tables scroll in their box.
                 assert page.evaluate("document.documentElement.scrollWidth") <= width, label
                 ARTIFACTS.mkdir(exist_ok=True)
@@ -133,15 +240,16 @@ def check_sections(page: Page, width: int) -> None:
     ]  # fmt: skip
     check_llm_calls(page)
     for chart in CHARTS:
-        svg = page.locator(f'section.chart[data-chart="{chart}"] svg')
-        assert svg.count() == 1, chart
-        box = svg.bounding_box()
-        assert box is not None, chart
-        # Drawn to the page's width, never wider, and never a sliver.
-        assert min(width * 0.5, 300) < box["width"] <= width, (chart, box)
-        assert box["height"] > (80 if width < 600 else 150), (chart, box)
-        # Something drawn: marks, not only the axes' frame.
-        assert page.locator(f'section.chart[data-chart="{chart}"] svg path').count() > 10, chart
+        panels = page.locator(f'section.chart[data-chart="{chart}"] svg')
+        assert panels.count() >= 1, chart
+        for svg in panels.all():
+            box = svg.bounding_box()
+            assert box is not None, chart
+            # Drawn at its own size, which a phone shows unscaled: never a sliver, never wider.
+            assert 300 < box["width"] <= min(width, 400), (chart, box)
+            assert box["height"] > 100, (chart, box)
+            # Something drawn: marks, not only the axes' frame.
+            assert svg.locator("path").count() > 10, chart
 
 
 def check_llm_calls(page: Page) -> None:
@@ -168,7 +276,8 @@ def check_llm_calls(page: Page) -> None:
 
 
 def test_the_sweep_page_shows_its_chart_and_break_even(tmp_path: Path) -> None:
-    """agent-lab sweep's page: the accuracy/calls chart drawn, the break-even stated, offline."""
+    """agent-lab sweep's page: the charts drawn, the break-even stated, offline; at 1280 and at
+    390 pixels, no sideways scroll and every text measured as the report's is."""
     need_chromium()
     db, html = tmp_path / "s.sqlite", tmp_path / "sweep.html"
     out, err = io.StringIO(), io.StringIO()
@@ -180,29 +289,26 @@ def test_the_sweep_page_shows_its_chart_and_break_even(tmp_path: Path) -> None:
     problems: list[str] = []
     requests: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on(
-                "console",
-                lambda message: problems.append(message.text) if message.type == "error" else None,
-            )
-            page.on("request", lambda request: requests.append(request.url))
-            page.goto(html.as_uri())
-            page.wait_for_load_state("load")
-            svg = page.locator('section.chart[data-chart="sweep"] svg')
-            assert svg.count() == 1
-            box = svg.bounding_box()
-            assert box is not None
-            assert box["width"] > 400
-            assert page.locator('section.chart[data-chart="sweep"] svg path').count() > 10
-            assert "break-even wrong_value" in page.locator("#break-even").inner_text()
-            assert page.locator("#points tbody tr").count() == 2
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "sweep-test.png"), full_page=True)
+            for width in WIDTHS.values():
+                page = open_page(browser, width, problems, requests)
+                page.goto(html.as_uri())
+                page.wait_for_load_state("load")
+                panels = page.locator('section.chart[data-chart="sweep"] svg')
+                assert panels.count() == 2  # accuracy, and LLM calls
+                for svg in panels.all():
+                    box = svg.bounding_box()
+                    assert box is not None
+                    assert 300 < box["width"] <= min(width, 400)
+                    assert svg.locator("path").count() > 10
+                assert "break-even wrong_value" in page.locator("#break-even").inner_text()
+                assert page.locator("#points tbody tr").count() == 2
+                assert page.evaluate("document.documentElement.scrollWidth") <= width
+                check_text_sizes(page, f"the sweep at {width} px")
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / f"sweep-{width}.png"), full_page=True)
+                page.close()
         finally:
             browser.close()
     assert problems == []

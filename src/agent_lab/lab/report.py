@@ -9,7 +9,7 @@ from markupsafe import Markup
 from rich.table import Table
 from rich.text import Text
 
-from agent_lab.lab.charts import CHARTS, charts, sweep_charts
+from agent_lab.lab.charts import CHARTS, Chart, charts, sweep_charts
 from agent_lab.lab.columns import (
     BREAKDOWN_COLUMNS,
     COMPARISON_COLUMNS,
@@ -26,6 +26,7 @@ from agent_lab.lab.palette import policy_colors
 from agent_lab.lab.records import TrialStatus
 from agent_lab.lab.terminal import plain, printable
 from agent_lab.lab.tradeoff_charts import MAX_GROUPS, breakdown_chart, tradeoff_chart
+from agent_lab.lab.wording import counted
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,7 +38,15 @@ if TYPE_CHECKING:
     from agent_lab.lab.records import RunRecord, TrialRecord
     from agent_lab.lab.sweep import SweepSummary
 
-__all__ = ["CHARTS", "provenance", "render_html", "render_sweep_html", "terminal_tables"]
+__all__ = [
+    "CHARTS",
+    "footnote",
+    "profile_of",
+    "provenance",
+    "render_html",
+    "render_sweep_html",
+    "terminal_tables",
+]
 
 Row = TypeVar("Row")
 
@@ -83,7 +92,9 @@ def profile_of(run: RunRecord) -> str:
         and value
     )
     name, source = profile.get("name", "?"), profile.get("source", "")
-    return f"profile {name!r}: {rates or 'no errors'} ({source})"
+    described = f"profile {name!r}: {rates or 'no errors'}"
+    # The source is a clause of its own, not a parenthesis: it may hold one itself.
+    return f"{described}; {source}" if source else described
 
 
 def provenance(run: RunRecord) -> str:
@@ -93,6 +104,40 @@ def provenance(run: RunRecord) -> str:
     if run.provider == "simulated":
         return f"{SIMULATED_LABEL}; {profile_of(run)}"
     return f"provider {run.provider}, model {run.model or 'default'}"
+
+
+def footnote(run: RunRecord) -> str:
+    """What the figures can and cannot say, for the provider the run used."""
+    model = run.model or "its default model"
+    match run.provider:
+        case "local":
+            return (
+                f"Model {model}, a small model run locally on the CPU: "
+                "its accuracy says nothing about a production model's."
+            )
+        case "simulated":
+            profile = _mapping(_mapping(run.config.get("provider_settings")).get("profile"))
+            name = profile.get("name")
+            rates = f"the rates of profile {name!r}" if name else "its profile's rates"
+            return (
+                "No model was run: a simulated model answered from what it was sent, "
+                f"erring at {rates}. Its accuracy follows from those rates; "
+                "it measures no model."
+            )
+        case "oracle":
+            return (
+                "No model was run: the oracle reads the answer key, "
+                "so its accuracy is a ceiling, not a measurement of any model."
+            )
+        case "replay":
+            return (
+                f"Replies replayed from a cassette recorded from model {model}; "
+                "no request was made."
+            )
+        case "openai":
+            return f"Model {model}, asked at an OpenAI-compatible endpoint."
+        case _:
+            return f"Model {model}, from provider {run.provider}."
 
 
 def _table(
@@ -212,15 +257,16 @@ def render_html(
     """Write the self-contained HTML report (no scripts, no network) and return its path."""
     found = findings or find(trials, metrics, comparisons, provenance=provenance(run))
     policies = [m.policy for m in metrics]
-    drawn = {
-        "tradeoff": ("Accuracy against LLM calls", tradeoff_chart(metrics, references)),
-        "by-category": ("By category", breakdown_chart(found.categories)),
-        "by-event": ("By event", breakdown_chart(found.events)),
+    drawn: dict[str, Chart] = {
+        "tradeoff": tradeoff_chart(metrics, references),
+        "by-category": breakdown_chart(found.categories),
+        "by-event": breakdown_chart(found.events),
         **charts(trials, metrics),
     }
     document = _TEMPLATES.get_template("report.html.j2").render(
         run=run,
         provenance=provenance(run),
+        footnote=footnote(run),
         python=run.environment.get("python"),
         cpu=run.environment.get("cpu"),
         revision=run.environment.get("git_revision"),
@@ -238,6 +284,7 @@ def render_html(
         colors=policy_colors(policies),
         max_groups=MAX_GROUPS,
         called_shown=CALLED_CASES_SHOWN,
+        counted=counted,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document, encoding="utf-8")
