@@ -10,7 +10,8 @@ For each workload it imports the benchmark and then, through the
 step can be rerun by hand):
 
 * measures the deterministic precision per kind of value, no LLM, on SGD
-  train (where the resolver's rules were tuned) and on dev (held out);
+  train (where the resolver's rules were tuned) and on dev (held out), and
+  with SGD's services left out fold by fold (``leave_services_out.py``);
 * runs the three policies on every case under the sighted simulated model,
   once per error profile in ``--profiles`` (default ``ideal`` and
   ``typical``), and once under the oracle (the answer key: a ceiling);
@@ -108,7 +109,9 @@ def precision_row(split: str, name: str, figures: dict[str, Any]) -> str:
         if name not in kinds or not kinds[name]["filled"]:
             return "-"
         k = kinds[name]
-        return f"{k['precision']:.2%} [{k['low']:.1%}, {k['high']:.1%}] ({k['filled']})"
+        # Coverage: of the truth's values of this kind, the share filled at all.
+        coverage = "" if k.get("coverage") is None else f"; {k['coverage']:.0%}"
+        return f"{k['precision']:.2%} [{k['low']:.1%}, {k['high']:.1%}] ({k['filled']}{coverage})"
 
     cells = [kind(k) for k in ("boolean", "date", "enum", "free-form", "number", "time")]
     precision = pct({"value": overall["precision"], "low": overall["low"], "high": overall["high"]})
@@ -290,6 +293,14 @@ def main() -> None:
     if any(WORKLOADS[n][0] == "bfcl" for n in names):
         lab("import", "bfcl", str(options.corpora / "bfcl"), "--out", str(bfcl))
 
+    leave_out = ""
+    if not options.routing_only and any(WORKLOADS[n][0] == "sgd" for n in names):
+        folds = out / "leave-services-out"
+        script = Path(__file__).with_name("leave_services_out.py")
+        command = [sys.executable, str(script), str(options.corpora), "--out", str(folds)]
+        print("$ " + shlex.join(command), flush=True)
+        subprocess.run(command, capture_output=True, check=True)
+        leave_out = (folds / "leave-services-out.md").read_text(encoding="utf-8")
     precision = list(PRECISION_HEADER)
     policies = list(POLICY_HEADER)
     sweeps = list(SWEEP_HEADER)
@@ -375,6 +386,7 @@ def main() -> None:
 
     sections = [
         ("Deterministic precision (no LLM; rules tuned on train)", precision),
+        ("Deterministic precision, services left out", [leave_out]),
         ("Policies, every case", policies),
         (f"Break-even sweep of wrong_value ({options.sweep_limit} cases)", sweeps),
         ("Break-even wrong_value (95% CI)", break_evens),

@@ -6,12 +6,14 @@ any model: each case's resolver runs once, and every value it fills is checked
 against the expected arguments (canonically, type-sensitively), grouped by
 the property's kind (enum, number, boolean, date, time, free-form) and by
 where the value came from (the structured ``payload`` or the ``text``).
+Beside precision, coverage: of the values the truth holds, the share the
+resolver filled at all, so that precision bought by filling nothing shows.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -36,11 +38,20 @@ class KindPrecision:
     source: str
     filled: int
     right: int
+    expected: int = 0
+    """Values of this kind and source the truth holds."""
+    answered: int = 0
+    """Of those, how many the resolver filled, rightly or not."""
 
     @property
     def precision(self) -> float:
         """Right over filled (1.0 when nothing was filled)."""
         return self.right / self.filled if self.filled else 1.0
+
+    @property
+    def coverage(self) -> float | None:
+        """Answered over expected; ``None`` when the truth holds no such value."""
+        return self.answered / self.expected if self.expected else None
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -73,25 +84,12 @@ class PrecisionReport:
     @property
     def overall(self) -> KindPrecision:
         """All kinds and sources together."""
-        return KindPrecision(
-            "all",
-            "all",
-            sum(r.filled for r in self.rows),
-            sum(r.right for r in self.rows),
-        )
+        return _total("all", self.rows)
 
     def by_kind(self) -> dict[str, KindPrecision]:
         """Each kind over both sources."""
         kinds = sorted({row.kind for row in self.rows})
-        return {
-            kind: KindPrecision(
-                kind,
-                "all",
-                sum(r.filled for r in self.rows if r.kind == kind),
-                sum(r.right for r in self.rows if r.kind == kind),
-            )
-            for kind in kinds
-        }
+        return {kind: _total(kind, [r for r in self.rows if r.kind == kind]) for kind in kinds}
 
     def as_json(self) -> JSONObject:
         """The figures as JSON data: ``overall``, ``by_kind``, ``by_kind_and_source``, counts."""
@@ -107,6 +105,17 @@ class PrecisionReport:
         }
 
 
+def _total(kind: str, rows: Sequence[KindPrecision]) -> KindPrecision:
+    return KindPrecision(
+        kind,
+        "all",
+        sum(r.filled for r in rows),
+        sum(r.right for r in rows),
+        expected=sum(r.expected for r in rows),
+        answered=sum(r.answered for r in rows),
+    )
+
+
 def _figure(row: KindPrecision) -> JSONObject:
     low, high = row.interval
     return {
@@ -115,6 +124,8 @@ def _figure(row: KindPrecision) -> JSONObject:
         "precision": row.precision,
         "low": low,
         "high": high,
+        "expected": row.expected,
+        "coverage": row.coverage,
     }
 
 
@@ -130,6 +141,8 @@ def measure_precision(
     registry = plugins.registry()
     filled: Counter[tuple[str, str]] = Counter()
     right: Counter[tuple[str, str]] = Counter()
+    expected: Counter[tuple[str, str]] = Counter()
+    answered: Counter[tuple[str, str]] = Counter()
     wrong: list[WrongValue] = []
     cases = errors = 0
     for case in workload.cases:
@@ -159,13 +172,12 @@ def measure_precision(
         properties = cast(
             "Mapping[str, Any]", registry.schema(definition.name).get("properties", {})
         )
+        for name in truth:
+            key = _kind(properties, name), "payload" if name in case.payload else "text"
+            expected[key] += 1
+            answered[key] += name in resolution.arguments
         for name, value in resolution.arguments.items():
-            schema = properties.get(name)
-            kind = (
-                kind_of(cast("Mapping[str, Any]", schema))
-                if isinstance(schema, Mapping)
-                else "free-form"
-            )
+            kind = _kind(properties, name)
             source = "payload" if name in case.payload else "text"
             filled[kind, source] += 1
             alternatives = case.expected.alternatives
@@ -180,5 +192,17 @@ def measure_precision(
                 wrong.append(
                     WrongValue(case.id, name, kind, source, value, truth.get(name), case.text)
                 )
-    rows = tuple(KindPrecision(k, s, filled[k, s], right[k, s]) for k, s in sorted(filled))
+    rows = tuple(
+        KindPrecision(
+            k, s, filled[k, s], right[k, s], expected=expected[k, s], answered=answered[k, s]
+        )
+        for k, s in sorted(filled | expected)
+    )
     return PrecisionReport(cases, rows, tuple(wrong), errors)
+
+
+def _kind(properties: Mapping[str, Any], name: str) -> str:
+    schema = properties.get(name)
+    return (
+        kind_of(cast("Mapping[str, Any]", schema)) if isinstance(schema, Mapping) else "free-form"
+    )

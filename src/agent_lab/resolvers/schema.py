@@ -6,8 +6,10 @@ A wrong deterministic value is worse than a missing one, because it skips the
 fallback; so a value is taken only when there is exactly one reading:
 
 * ``payload``: a value given as structured data, of the right type, is taken.
-* ``enum``: the one enum value the text names (case-, spacing- and
-  underscore-insensitive, on word boundaries); two candidates: nothing.
+* ``enum``: the one enum value the text states (case-, spacing- and
+  underscore-insensitive, on word boundaries); two candidates, or one
+  negated, narrowed, only asked about, taken back afterwards or claimed by
+  another property too: nothing (``resolvers.enums``).
 * ``number``: the one number in the text (digits or words) when the schema
   has one numeric property left to fill; otherwise nothing.
 * ``date`` / ``time``: the one date (today, tomorrow, in 3 days, next friday,
@@ -25,6 +27,7 @@ source's truth is typed that way (BFCL's ``float``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -43,6 +46,7 @@ from agent_lab.resolvers.english import (
     parse_now,
     stems,
 )
+from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -98,12 +102,6 @@ def kind_of(schema: Mapping[str, Any]) -> str:
     return "free-form"
 
 
-def _variants(value: str) -> list[str]:
-    text = value.lower().replace("_", " ")
-    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", value).lower()
-    return sorted({text, spaced, text.replace(" ", "")}, key=len, reverse=True)
-
-
 def _evidence(prop: _Property, text: str) -> bool:
     """Whether the text may state this property's value in a way not read here.
 
@@ -145,6 +143,51 @@ class _Property:
     """Stems of the property's name and description: signs that the text speaks of it."""
     value_words: frozenset[str]
     """Stems of the words of its enum values."""
+    named: frozenset[str] = frozenset()
+    """Stems of the words of its name (``subtitle_language``: subtitle, language)."""
+    rivals: tuple[Rival, ...] = ()
+    """The event's other enum properties that share values with this one."""
+    distinct: frozenset[str] = frozenset()
+    """Stems of its name's words that no rival's name has."""
+
+
+def _members(prop: _Property) -> list[str | int]:
+    """The enum's values that text can name: strings and integers."""
+    values = prop.schema.get("enum")
+    if not isinstance(values, list):
+        return []
+    return [v for v in cast("list[Any]", values) if isinstance(v, str | int)]
+
+
+def _with_rivals(properties: list[_Property]) -> list[_Property]:
+    """Each enum property with the others whose values it shares (``checking`` for two accounts)."""
+    spelled = {
+        p.name: frozenset(variants(v)[0] for v in _members(p))
+        for p in properties
+        if p.kind == "enum"
+    }
+    holders: dict[str, list[_Property]] = {}
+    for prop in properties:
+        for value in spelled.get(prop.name, ()):
+            holders.setdefault(value, []).append(prop)
+    done: list[_Property] = []
+    for prop in properties:
+        others = {
+            other.name: other
+            for value in spelled.get(prop.name, ())
+            for other in holders[value]
+            if other.name != prop.name
+        }
+        if not others:
+            done.append(prop)
+            continue
+        rivals = tuple(
+            Rival(values=spelled[name], words=frozenset(other.named - prop.named))
+            for name, other in others.items()
+        )
+        theirs = frozenset[str]().union(*(other.named for other in others.values()))
+        done.append(dataclasses.replace(prop, rivals=rivals, distinct=prop.named - theirs))
+    return done
 
 
 class SchemaResolver:
@@ -161,7 +204,7 @@ class SchemaResolver:
         properties = cast("dict[str, Any]", schema.get("properties") or {})
         required = cast("list[str]", schema.get("required") or [])
         self.required = tuple(required)
-        self.properties: list[_Property] = []
+        properties_read: list[_Property] = []
         for name, sub in properties.items():
             if not isinstance(sub, dict):
                 continue
@@ -169,7 +212,7 @@ class SchemaResolver:
             hint = cast("dict[str, Any]", prop.get(HINT) or {})
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
             values = cast("list[Any]", prop.get("enum") or [])
-            self.properties.append(
+            properties_read.append(
                 _Property(
                     name,
                     prop,
@@ -178,8 +221,10 @@ class SchemaResolver:
                     as_float=hint.get("format") == "float",
                     own_words=frozenset(own_words(name, str(prop.get("description", "")))),
                     value_words=frozenset(stems([w for v in values for w in WORD.findall(str(v))])),
+                    named=frozenset(stems(nouns(name))),
                 )
             )
+        self.properties = _with_rivals(properties_read)
         self._heads = Counter(head(p.name) for p in self.properties)
 
     def __call__(self, event: Event) -> Resolution:
@@ -248,26 +293,12 @@ class SchemaResolver:
     def _from_text(
         self, prop: _Property, text: str, now: datetime, numbers: list[float], same_kind_left: int
     ) -> JSONValue | None:
-        lowered = f" {text.lower()} "
         if prop.kind == "enum":
-            values = [v for v in cast("list[Any]", prop.schema["enum"]) if isinstance(v, str | int)]
-            spans = {
-                (match.start(), match.end(), value)
-                for value in values
-                for variant in _variants(str(value))
-                if variant
-                for match in re.finditer(rf"(?<![\w]){re.escape(variant)}(?![\w])", lowered)
-            }
-            # "premium economy" names one class, not also "economy": a match
-            # inside a longer one does not count.
-            hits = {
-                value
-                for start, end, value in spans
-                if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)
-            }
-            if len(hits) == 1:
-                return hits.pop()
-            if not hits and all(str(v).isdigit() for v in values):
+            values = _members(prop)
+            value = read_enum(values, text, named=prop.named, rivals=prop.rivals, own=prop.distinct)
+            if value is not None:
+                return value
+            if all(str(v).isdigit() for v in values) and not mentions(values, text):
                 spoken = (
                     {str(int(n)) for n in numbers if n.is_integer()}
                     if numbers

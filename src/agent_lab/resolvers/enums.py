@@ -1,0 +1,261 @@
+"""Reading an enum's value from English: the one value the user states, or none at all.
+
+A wrong enum value skips the fallback and reaches the handler; a missing one
+costs a request. So a value named in the text is taken only when nothing
+around it says the user may mean something else:
+
+* two values named: nothing (``economy or business``);
+* a value negated (``not economy``, ``don't want a museum``);
+* a value narrowed by a word before it in its noun phrase, where the enum
+  shows that its word takes such words (``an amusement park`` when the enum
+  holds ``Park`` and ``Theme Park``: a kind of park, maybe not the plain one);
+* a value only asked about, in a yes-no question about what was offered
+  (``is that in economy?``); ``is there an economy fare?`` and ``can you
+  find me an economy ticket?`` ask for it;
+* a value another property of the same event could take, unless the words
+  beside it name one of them only (``savings`` for ``account_type`` or
+  ``recipient_account_type``);
+* a value taken back: after it comes a word of correction (``no``,
+  ``actually``, ``sorry``, ``instead``, ``I changed my mind``), and from
+  there to the end of the next sentence the property or one of its other
+  values is spoken of (``on the kitchen speaker. Sorry, play it on the
+  speaker in the bedroom``).
+
+Each rule reads English, never a particular dataset's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.resolvers.english import WORD, stems, words_to_number
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence, Set
+
+__all__ = ["Mention", "Rival", "mentions", "read_enum", "variants"]
+
+# Words that open a noun phrase: what comes between one and the value modifies the value.
+_DETERMINERS = frozenset(
+    ["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+     "these", "those", "some", "any", "no", "every", "each", "another", "other"]
+)  # fmt: skip
+# Words that do not modify a noun: prepositions, conjunctions, pronouns, auxiliaries.
+_FUNCTION_WORDS = _DETERMINERS | frozenset(
+    ["in", "on", "at", "for", "to", "with", "of", "by", "from", "into", "as", "than", "via",
+     "and", "or", "but", "so", "if", "then", "i", "we", "you", "it", "me", "us", "them",
+     "is", "are", "was", "were", "be", "been", "am", "do", "does", "did", "have", "has", "had",
+     "will", "would", "can", "could", "should", "may", "might", "must", "not", "just", "only",
+     "also", "please", "it's", "that's", "i'd", "i'm", "we'd", "we're", "you're"]
+)  # fmt: skip
+# "not", "never", "without", "except", "n't" up to three words before a value.
+_NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|without|except|nor|neither|other than|rather than|instead of)"
+    r"|n't)(?:\W+[\w'-]+){0,3}\W*$",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[.,;:!?]|\bbut\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]+")
+# A yes-no question about "it", "that" or "this" checks what was offered ("is that in
+# economy?"); one that asks for something ("is there an economy fare?", "can you find
+# me an economy ticket?", "what is in my savings account?") is a request.
+_ABOUT_THE_OFFER = re.compile(
+    r"\W*(?:(?:and|so|ok|okay|then|also|well|but|actually)\W+)*"
+    r"(?:(?:is|are|was|were|does|do|did|will|would|has|have|had)\s+(?:it|that|this|they|these|those)"
+    r"|(?:please\s+)?confirm)\b",
+    re.IGNORECASE,
+)
+# Words that take back what came before: "No, play it in the bedroom", "Actually, ...",
+# "Sorry, ...", "I changed my mind", "... instead".
+_CORRECTION = re.compile(
+    r"\b(?:no|nope|nah|actually|sorry|wait|instead)\b|\bchanged? my mind\b",
+    re.IGNORECASE,
+)
+# The context looked at around a mention: a few words, so every check is bounded.
+_WINDOW = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """Where the text names one of the enum's values."""
+
+    start: int
+    end: int
+    value: str | int
+
+
+@dataclass(frozen=True, slots=True)
+class Rival:
+    """Another property of the event whose enum shares values with this one."""
+
+    values: frozenset[str]
+    """Its values, as ``variants`` spells them."""
+    words: frozenset[str]
+    """Stems of its name's words that this property's name lacks."""
+
+
+def variants(value: str | int) -> list[str]:
+    """How a value may be written: lower case, ``_`` as space, camel case split, unspaced."""
+    raw = str(value)
+    text = raw.lower().replace("_", " ")
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", raw).lower()
+    return sorted({v for v in (text, spaced, text.replace(" ", "")) if v}, key=len, reverse=True)
+
+
+def mentions(values: Iterable[str | int], text: str) -> list[Mention]:
+    """Each place the text names a value, on word boundaries; a name inside a longer one is not.
+
+    "premium economy" names one class, not also "economy". The positions index
+    ``text.lower()``.
+    """
+    lowered = text.lower()
+    spans = sorted(
+        {
+            (match.start(), match.end(), value)
+            for value in values
+            for variant in variants(value)
+            for match in re.finditer(rf"(?<!\w){re.escape(variant)}(?!\w)", lowered)
+        },
+        key=lambda span: (span[0], -span[1]),
+    )
+    # By start, longest first: a span is inside a longer one exactly when an earlier
+    # span of another extent reaches as far. One pass, however many spans.
+    kept: list[tuple[int, int, str | int]] = []
+    reach = -1
+    index = 0
+    while index < len(spans):
+        start, end, _ = spans[index]
+        same = index
+        while same < len(spans) and spans[same][:2] == (start, end):
+            same += 1
+        if reach < end:
+            kept += spans[index:same]
+        reach = max(reach, end)
+        index = same
+    return [Mention(s, e, v) for s, e, v in kept]
+
+
+def read_enum(
+    values: Sequence[str | int],
+    text: str,
+    *,
+    named: frozenset[str] = frozenset(),
+    rivals: Sequence[Rival] = (),
+    own: frozenset[str] = frozenset(),
+) -> str | int | None:
+    """The one value the text states for this property, or ``None`` (see the module docstring).
+
+    Args:
+        values: The enum's values.
+        text: What the user said.
+        named: Stems of the words of this property's name (``subtitle``, ``language``).
+        rivals: The event's other enum properties that share values with this one.
+        own: Stems of this property's name's words that no rival's name has.
+    """
+    text = text.lower()  # the mentions' positions index the lowered text
+    found = mentions(values, text)
+    if len({m.value for m in found}) != 1:
+        return None
+    # The enum shows which of its words take a word before them ("Theme Park", "Park").
+    heads = {spelled.rsplit(" ", 1)[1] for v in values if " " in (spelled := variants(v)[0])}
+    claimants = [r for r in rivals if variants(found[0].value)[0] in r.values]
+    sentences = _Sentences(text)
+    for mention in found:
+        if _negated(text, mention):
+            return None
+        if text[mention.start : mention.end] in heads and _narrowed(text, mention):
+            return None
+        if claimants and _undecided(sentences.words_around(mention), claimants, own=own):
+            return None
+    if all(sentences.asked_about(m) for m in found):
+        return None
+    value = found[0].value
+    chosen = stems(WORD.findall(str(value)))
+    others = named | stems([w for v in values for w in WORD.findall(str(v))])
+    if sentences.corrected_after(found[-1], others - chosen):
+        return None
+    return value
+
+
+def _clause_before(text: str, mention: Mention) -> str:
+    window = text[max(0, mention.start - _WINDOW) : mention.start]
+    return _CLAUSE_END.split(window)[-1]
+
+
+def _negated(text: str, mention: Mention) -> bool:
+    return _NEGATION.search(_clause_before(text, mention)) is not None
+
+
+def _narrowed(text: str, mention: Mention) -> bool:
+    """A value whose noun phrase puts an unknown word before it (``an amusement park``)."""
+    before = re.findall(r"[\w'-]+", _clause_before(text, mention))
+    if len(before) < 2:
+        return False
+    opener, modifier = before[-2:]
+    # "a national park", "two basic economy seats"; not "to travel economy", "is that in
+    # economy", "two economy seats", "a one way economy flight" ("one" is rarely a count there).
+    return (
+        modifier not in _FUNCTION_WORDS
+        and words_to_number(modifier) is None
+        and (opener in _DETERMINERS or (opener != "one" and words_to_number(opener) is not None))
+    )
+
+
+def _undecided(around: set[str], claimants: Sequence[Rival], *, own: frozenset[str]) -> bool:
+    """The words beside a value another property could take do not name this property alone."""
+    return not (own & around) or any(r.words & around for r in claimants)
+
+
+class _Sentences:
+    """The text's sentences, found once, so that each mention's is found by bisection."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        self.ends: list[tuple[int, str]] = []
+        for match in _SENTENCE_END.finditer(text):
+            self.ends.append((match.start(), match.group(0)))
+            self.starts.append(match.end())
+        self.ends.append((len(text), ""))
+
+    def _index(self, mention: Mention) -> int:
+        return bisect_right(self.starts, mention.start) - 1
+
+    def asked_about(self, mention: Mention) -> bool:
+        """The value is named in a question that does not ask for something."""
+        index = self._index(mention)
+        end, mark = self.ends[index]
+        if "?" not in mark:
+            return False
+        opening = self.text[self.starts[index] : min(end, self.starts[index] + _WINDOW)]
+        return _ABOUT_THE_OFFER.match(opening) is not None
+
+    def corrected_after(self, mention: Mention, about: Set[str]) -> bool:
+        """After the value, the user takes something back and speaks of ``about``.
+
+        What counts is the rest of the value's sentence and the sentences after
+        it: from a word of correction to the end of the next sentence.
+        """
+        count = len(self.starts)
+        index = self._index(mention)
+        position = mention.end
+        while index < count:
+            cue = _CORRECTION.search(self.text, position, self.ends[index][0])
+            if cue is not None:
+                following = self.ends[index + 1][0] if index + 1 < count else self.ends[index][0]
+                if stems(WORD.findall(self.text[cue.start() : following])) & about:
+                    return True
+            index += 1
+            if index < count:
+                position = self.starts[index]
+        return False
+
+    def words_around(self, mention: Mention) -> set[str]:
+        index = self._index(mention)
+        start = max(self.starts[index], mention.start - _WINDOW)
+        end = min(self.ends[index][0], mention.end + _WINDOW)
+        # "the recipient's account" speaks of the recipient.
+        return stems([re.sub(r"'s?$", "", w) for w in WORD.findall(self.text[start:end])])
