@@ -94,7 +94,10 @@ def execute(
             {name: make_policy(name, plugins, provider, offload=offload) for name in policies},
             config,
             simulated=built.simulated,
-            progress=progress,
+            # Progress is for a person watching: on standard error, and only when it is a
+            # terminal, so that output piped to a file (--json) holds nothing else.
+            progress=progress and is_terminal(stderr),
+            progress_to=stderr,
             closing=(built.provider,),
             setup=(built.provider,),
             tracing=tracing,
@@ -132,6 +135,14 @@ def _shut_down_after(pool: ThreadPoolExecutor | None) -> Generator[None]:
         if pool is not None:
             # Calls a timeout gave up on are not waited for: their results go nowhere.
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal a person watches (a closed or odd stream is not)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _record_format(store: Store, run_id: str, built: BuiltProvider, stderr: TextIO) -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import sys
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agent_lab.application.events.ledger import usage_json
@@ -25,6 +27,7 @@ from agent_lab.providers.base import prepare
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import TextIO
 
     from agent_lab.application.agents import AgentReply
     from agent_lab.application.plugins import PluginSet
@@ -85,7 +88,8 @@ class Runner:
         policies: Policy name to a built ``Policy``.
         config: The run's configuration (its hash guards ``--resume``).
         simulated: Whether the provider is simulated (the report labels it).
-        progress: Show a progress bar with rate and ETA.
+        progress: Show a progress bar with rate and ETA on ``progress_to`` (standard
+            error by default): never on the stream the results are printed to.
         clock: Measures trial latency and paces the rate limit.
         batch: Trials committed together at most.
         closing: Objects whose ``aclose()`` is awaited when the run ends
@@ -108,6 +112,7 @@ class Runner:
         *,
         simulated: bool = False,
         progress: bool = True,
+        progress_to: TextIO | None = None,
         clock: Clock | None = None,
         batch: int = 256,
         closing: Sequence[object] = (),
@@ -121,6 +126,7 @@ class Runner:
         self.config = config
         self.simulated = simulated
         self.progress = progress
+        self.progress_to = progress_to
         self.clock = clock if clock is not None else SystemClock()
         self.batch = batch
         self.closing = tuple(closing)
@@ -250,6 +256,7 @@ class Runner:
                 TextColumn("[cyan]{task.fields[rate]}"),
                 TimeRemainingColumn(),
                 transient=False,
+                console=Console(file=self.progress_to or sys.stderr),
             )
             bar.start()
             task = bar.add_task("trials", total=total, completed=total_before, rate="")
