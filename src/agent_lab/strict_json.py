@@ -37,8 +37,7 @@ import math
 import re
 from collections.abc import Mapping
 from itertools import accumulate
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, NoReturn, Self, TypeAlias, cast
 
 from agent_lab._canonical import write_canonical
 from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
+    "FrozenJSONObject",
     "JSONObject",
     "JSONValue",
     "StrictJSONError",
@@ -368,10 +368,62 @@ def canonical_dumps(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str
     return "".join(out)
 
 
+class FrozenJSONObject(dict[str, Any]):
+    """A JSON object that refuses every change: a ``dict``, so ``json.dumps`` takes it as is.
+
+    ``freeze_json`` builds these: a read-only view (``MappingProxyType``) would
+    protect as well, but ``json.dumps`` and most JSON tools refuse it, and a
+    registered schema is handed to exactly such tools.
+    """
+
+    __slots__ = ()
+
+    # Each mutator refuses.
+    def __setitem__(self, key: str, value: Any) -> None:
+        """Refused."""
+        _refuse()
+
+    def __delitem__(self, key: str) -> None:
+        """Refused."""
+        _refuse()
+
+    def __ior__(self, other: Any) -> Self:
+        """Refused."""
+        _refuse()
+
+    def clear(self) -> None:
+        """Refused."""
+        _refuse()
+
+    def pop(self, *_: Any) -> Any:
+        """Refused."""
+        _refuse()
+
+    def popitem(self) -> tuple[str, Any]:
+        """Refused."""
+        _refuse()
+
+    def setdefault(self, *_: Any) -> Any:
+        """Refused."""
+        _refuse()
+
+    def update(self, *_: Any, **__: Any) -> None:
+        """Refused."""
+        _refuse()
+
+    def __reduce__(self) -> tuple[type[FrozenJSONObject], tuple[dict[str, Any]]]:
+        """Rebuilt whole (pickle, ``copy``), never item by item through ``__setitem__``."""
+        return (FrozenJSONObject, (dict(self),))
+
+
+def _refuse() -> NoReturn:
+    raise TypeError("a frozen JSON object cannot be changed; thaw_json() gives a copy")
+
+
 def freeze_json(value: JSONValue) -> Any:
-    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples."""
+    """Return a read-only deep copy: objects become ``FrozenJSONObject``, arrays tuples."""
     if isinstance(value, dict):
-        return MappingProxyType({key: freeze_json(item) for key, item in value.items()})
+        return FrozenJSONObject({key: freeze_json(item) for key, item in value.items()})
     if isinstance(value, list):
         return tuple(freeze_json(item) for item in value)
     return value

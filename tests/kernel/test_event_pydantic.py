@@ -452,3 +452,44 @@ def test_the_model_judges_only_settled_arguments_once() -> None:
     ).dispatch(Event("pay"))
     assert unfilled.status is Status.MISSING_INFORMATION
     assert VALIDATED == []
+
+
+def test_a_models_docstring_describes_its_event_and_its_tool() -> None:
+    """An event with no description of its own takes its model's docstring, tool included."""
+    from agent_lab.application.tools import openai_tool
+
+    registry = EventRegistry()
+    registered = registry.register(EventDefinition("pay", parameters=Payment))
+    assert registered.description == "A payment in a currency."
+    assert openai_tool(registered)["function"]["description"] == "A payment in a currency."
+    own = EventRegistry().register(
+        EventDefinition("pay", description="Pay someone.", parameters=Payment)
+    )
+    assert own.description == "Pay someone."
+
+
+def test_a_pydantic_plugin_set_runs_under_every_llm_policy() -> None:
+    """The tool chooser converts a model class as registration does (it used to raise)."""
+    from agent_lab.application.plugins import PluginSet
+    from agent_lab.lab.policies import DeterministicFirst, LLMAlways
+    from agent_lab.lab.workload import Case, Expectation
+    from agent_lab.providers import ToolCall
+
+    plugins = PluginSet("payments", (EventDefinition("pay", parameters=Payment),))
+    raw = '{"currency": "eur", "amount_cents": 500}'
+    call = ProviderReply(tool_calls=(ToolCall(name="pay", arguments_raw=raw, arguments={
+        "currency": "eur", "amount_cents": 500}),))  # fmt: skip
+    case = Case(
+        id="c",
+        event="pay",
+        text="pay 5 euros",
+        expected=Expectation(Status.SUCCESS, {"currency": "eur", "amount_cents": 500}),
+        tags=("complete",),
+    )
+    for policy in (
+        LLMAlways(plugins, ScriptedProvider([call])),
+        DeterministicFirst(plugins, ScriptedProvider([call])),
+    ):
+        reply = asyncio.run(policy.run(case))
+        assert reply.status is Status.SUCCESS, (policy.name, reply)
+        assert reply.arguments == {"currency": "eur", "amount_cents": 500}

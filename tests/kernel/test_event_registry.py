@@ -68,7 +68,33 @@ def test_registered_schema_is_read_only() -> None:
         parameters["properties"]["city"]["type"] = "integer"
     with pytest.raises(AttributeError):
         parameters["required"].append("days")
+    for change in (
+        lambda: parameters.update({"type": "array"}),
+        lambda: parameters.pop("type"),
+        lambda: parameters.setdefault("x", 1),
+        parameters.clear,
+        parameters.popitem,
+        lambda: parameters.__delitem__("type"),
+        lambda: parameters.__ior__({"type": "array"}),
+    ):
+        with pytest.raises(TypeError):
+            change()
     assert registry.get("weather") is registered
+    assert registry.schema("weather")["type"] == "object"
+
+
+def test_a_registered_schema_is_json_as_it_is() -> None:
+    """json.dumps, a deep copy and a pickle take the frozen schema as it is, and equal it."""
+    import copy
+    import json
+    import pickle
+
+    registry = EventRegistry()
+    registry.register(EventDefinition("weather", parameters=SCHEMA))
+    frozen = registry.schema("weather")
+    assert json.loads(json.dumps(frozen)) == SCHEMA
+    assert copy.deepcopy(frozen) == frozen
+    assert pickle.loads(pickle.dumps(frozen)) == frozen
 
 
 def test_fingerprint_is_canonical_and_stable() -> None:

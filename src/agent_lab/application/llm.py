@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, cast
 
 from agent_lab.application.events.models import FallbackReply, FallbackRequest, Usage
+from agent_lab.application.events.registry import EventRegistry
 from agent_lab.application.events.validation import describe_error
 from agent_lab.application.prompts import fallback_request, tool_choice_request
 from agent_lab.application.tools import openai_tool
@@ -20,7 +22,7 @@ from agent_lab.providers.base import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
 
     from agent_lab.application.events.models import EventDefinition
     from agent_lab.strict_json import JSONObject, JSONValue
@@ -179,7 +181,7 @@ class ToolChooser:
         seed: int | None = None,
     ) -> None:
         self.provider = provider
-        chosen = tuple(definitions)
+        chosen = _with_schemas(definitions)
         self.tools: tuple[JSONObject, ...] = tuple(
             cast("JSONObject", openai_tool(definition)) for definition in chosen
         )
@@ -287,3 +289,18 @@ class ToolChooser:
             usage=usage,
             latency_ns=latency,
         )
+
+
+def _with_schemas(definitions: Iterable[EventDefinition]) -> tuple[EventDefinition, ...]:
+    """The definitions with a JSON Schema each: a Pydantic model class is converted here.
+
+    A plugin set's definitions may hold model classes, which only registration
+    turns into a schema; the tools offered to a model need the schema. A
+    lazy registry never raises: a broken definition gets an empty schema here,
+    and its dispatch reports the ``DEFINITION_ERROR``.
+    """
+    registry = EventRegistry(check_on_register=False)
+    return tuple(
+        definition if isinstance(definition.parameters, Mapping) else registry.register(definition)
+        for definition in definitions
+    )

@@ -213,7 +213,9 @@ class EventRegistry:
             schema, dialect, canonical = schema_or_error
             fingerprint = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
             frozen: Mapping[str, Any] = freeze_json(schema)
-            registered = dataclasses.replace(definition, parameters=frozen)
+            registered = dataclasses.replace(
+                definition, parameters=frozen, description=_description(definition, schema)
+            )
             entry = RegisteredEvent(
                 registered,
                 frozen,
@@ -344,3 +346,12 @@ class EventRegistry:
     def __contains__(self, name: object) -> bool:
         """Return whether an event called ``name`` is registered."""
         return isinstance(name, str) and name in self._entries
+
+
+def _description(definition: EventDefinition, schema: JSONObject) -> str:
+    # An event that says nothing of itself is described by its schema's own description:
+    # a Pydantic model's docstring lands there, and the tool the model is offered needs it.
+    if definition.description:
+        return definition.description
+    found = schema.get("description")
+    return found if isinstance(found, str) else ""
