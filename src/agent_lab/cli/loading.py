@@ -81,6 +81,16 @@ def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: Te
         raise UsageError(
             f"{unknown[0]} (and {len(unknown) - 1} more)" if len(unknown) > 1 else str(unknown[0])
         )
+    wrong = workload.check_truth(plugins)
+    if wrong and not skip_bad:
+        more = (
+            f" (and {len(wrong) - 1} more; --skip-bad-lines skips them)" if len(wrong) > 1 else ""
+        )
+        raise UsageError(f"{wrong[0]}{more}")
+    if wrong:
+        workload = workload.without(wrong)
+        for problem in wrong:
+            print(printable(f"skipped {problem}"), file=stderr)
     if not workload.cases:
         raise UsageError(f"{reference}: no cases")
     return workload

@@ -10,12 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent_lab.application.events.models import Status
-from agent_lab.errors import StrictJSONError, WorkloadError
+from agent_lab.errors import (
+    DefinitionError,
+    SchemaInfrastructureError,
+    StrictJSONError,
+    WorkloadError,
+)
 from agent_lab.strict_json import canonical_dumps, loads
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from agent_lab.application.events.registry import EventRegistry
     from agent_lab.application.plugins import PluginSet
     from agent_lab.strict_json import JSONObject
 
@@ -109,6 +115,70 @@ class Workload:
             )
             if name not in known
         ]
+
+    def check_truth(self, plugins: PluginSet) -> list[WorkloadError]:
+        """Cases whose expected arguments their own event's schema rejects.
+
+        A truth the schema refuses can never be matched by a valid dispatch, so
+        it would score every policy wrong on that case, silently. Checked for
+        expected successes (every argument valid and present) and expected
+        asks (what is given valid; the rest may be missing). Alternatives lists
+        (BFCL's) are not single values, and are not checked.
+        """
+        registry = plugins.registry(check_on_register=False)
+        problems: list[WorkloadError] = []
+        for case in self.cases:
+            for event, arguments, complete in _truths(case):
+                found = _truth_problem(registry, event, arguments, complete=complete)
+                if found is not None:
+                    problems.append(
+                        WorkloadError(
+                            self.name,
+                            case.line,
+                            f"case {case.id!r}: the expected arguments fail event "
+                            f"{event!r}'s schema: {found}",
+                        )
+                    )
+        return problems
+
+    def without(self, problems: Iterable[WorkloadError]) -> Workload:
+        """This workload without the cases on the problems' lines, which join ``skipped``."""
+        bad = list(problems)
+        lines = {problem.line for problem in bad}
+        kept = tuple(case for case in self.cases if case.line not in lines)
+        return dataclasses.replace(self, cases=kept, skipped=(*self.skipped, *bad))
+
+
+def _truths(case: Case) -> list[tuple[str, JSONObject, bool]]:
+    expected = case.expected
+    if case.event is None or expected.alternatives is not None:
+        return []
+    if expected.status is Status.SUCCESS:
+        if expected.calls:
+            return [(c.event, c.arguments, True) for c in expected.calls if c.alternatives is None]
+        return [] if expected.arguments is None else [(case.event, expected.arguments, True)]
+    if expected.status is Status.MISSING_INFORMATION and expected.arguments:
+        return [(case.event, expected.arguments, False)]
+    return []
+
+
+def _truth_problem(
+    registry: EventRegistry, event: str, arguments: JSONObject, *, complete: bool
+) -> str | None:
+    entry = registry.lookup(event)
+    validator = None if entry is None else entry.validator()
+    if validator is None or isinstance(validator, DefinitionError):
+        return None  # an unknown event is check_events'; a broken one is the plugin's
+    try:
+        check = validator.check(arguments, source="truth", with_model=complete)
+    except SchemaInfrastructureError:
+        return None
+    if check.invalid:
+        issue = check.invalid[0]
+        return f"{issue.pointer or '/'}: {issue.message}"
+    if complete and check.missing:
+        return f"{check.missing[0]}: required, and missing"
+    return None
 
 
 def _jsonable(value: object) -> object:
