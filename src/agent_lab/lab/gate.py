@@ -15,6 +15,7 @@ import numpy as np
 
 from agent_lab.lab.history import RunChange, compare_runs
 from agent_lab.lab.metrics import Estimate, case_means, paired_difference
+from agent_lab.lab.wording import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -50,10 +51,14 @@ class Check:
     limit: float
     cases: int
     verdict: Verdict
+    note: str | None = None
+    """What the change was, when no interval says it (a cost from 0 to more)."""
 
     def sentence(self) -> str:
         """The check in words."""
         what = {"llm_share": "LLM share", "cost": "cost per trial", "accuracy": "accuracy"}
+        if self.note is not None:
+            return f"{self.policy} {what[self.metric]}: {self.note}: {self.verdict.upper()}"
         change = self.change.format(1, 100, " points" if self.metric != "cost" else "%",
                                     signed=True)  # fmt: skip
         bound = f"{self.limit * 100:+.1f}{' points' if self.metric != 'cost' else '%'}"
@@ -67,7 +72,7 @@ class Check:
             )
         return (
             f"{self.policy} {what[self.metric]}: {change}, limit {side} {bound}: pass "
-            f"({self.cases} shared cases)"
+            f"({counted(self.cases, 'shared case')})"
         )
 
     def as_json(self) -> JSONObject:
@@ -81,6 +86,7 @@ class Check:
             "limit": self.limit,
             "cases": self.cases,
             "verdict": self.verdict,
+            "note": self.note,
         }
 
 
@@ -111,6 +117,14 @@ def _difference_check(
 
 def _cost_check(change: RunChange | None, policy: str, limit: float) -> Check:
     ratio = change.comparison.ratio if change is not None else Estimate(None)
+    if change is not None and change.unchanged:
+        # A known cost that did not move (a free model: 0 against 0) passes: no change.
+        return Check(policy, "cost", Estimate(0.0, 0.0, 0.0, change.cases), limit, change.cases,
+                     "pass")  # fmt: skip
+    if change is not None and change.comparison.baseline_mean == 0:
+        # From free to paid: no ratio to 0 exists, and no limit allows it.
+        return Check(policy, "cost", Estimate(None), limit, change.cases, "fail",
+                     note=f"from 0 to {change.comparison.policy_mean:.3g} per trial")  # fmt: skip
     if change is None or ratio.value is None or ratio.low is None or ratio.high is None:
         # Unknown cost (a free or unpriced model) is not a cost of 0: nothing to gate on.
         return Check(policy, "cost", Estimate(None), limit, 0, "not comparable")
@@ -130,13 +144,19 @@ def gate(
     """Every check of ``after`` against ``before``, for ``policies`` (default: all they share).
 
     Raises:
-        ValueError: The runs share no policy, or not one named in ``policies``.
+        ValueError: The runs share no policy, or not one named in ``policies``, or a
+            chosen policy has no case in both runs.
     """
     shared = sorted({t.policy for t in before} & {t.policy for t in after})
     chosen = [p for p in shared if not policies or p in policies]
     if not chosen:
         wanted = ", ".join(policies) if policies else "any policy"
         raise ValueError(f"the two runs share no trials of {wanted}")
+    for policy in chosen:
+        old = {t.case_id for t in before if t.policy == policy and not t.warmup}
+        if not old & {t.case_id for t in after if t.policy == policy and not t.warmup}:
+            # Nothing paired is nothing gated: passing would wave any run through.
+            raise ValueError(f"the two runs share no case of {policy}: nothing to compare")
     rng = np.random.default_rng(seed)
     costs = {
         change.comparison.policy: change

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_lab.lab.metrics import Comparison, compare
+from agent_lab.lab.wording import counted
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,19 +54,39 @@ class RunChange:
 
     @property
     def significant(self) -> bool:
-        """Whether the 95% interval of the ratio leaves out 1 (no change)."""
-        return self.comparison.ratio.excludes(1.0)
+        """Whether the change is beyond the noise.
+
+        The ratio's 95% interval leaves out 1, or a mean of 0 became another (a
+        ratio to 0 has no interval, but is no noise either).
+        """
+        c = self.comparison
+        if c.baseline_mean == 0 and c.policy_mean is not None and c.policy_mean != 0:
+            return True
+        return c.ratio.excludes(1.0)
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether both runs measured the very same mean (0 against 0 included)."""
+        c = self.comparison
+        return c.policy_mean is not None and c.policy_mean == c.baseline_mean
 
     def sentence(self) -> str:
         """The change in words, as a user reads it."""
         c, ratio = self.comparison, self.comparison.ratio
+        shared = counted(self.cases, "shared case")
+        if self.unchanged:
+            # A ratio of 0 to 0 is undefined, and 1x [1, 1] says "no change" the long way.
+            said = "unchanged (both 0)" if c.policy_mean == 0 else "no change"
+            return f"{c.policy} {c.metric}: {said} ({shared})"
+        if c.baseline_mean == 0 and c.policy_mean is not None:
+            return f"{c.policy} {c.metric}: from 0 to {c.policy_mean:.3g}, a real change ({shared})"
         if ratio.value is None:
             return f"{c.policy} {c.metric}: not comparable (no shared case with a known value)"
         change = "higher" if ratio.value > 1 else "lower"
         verdict = "a real change" if self.significant else "within the noise"
         return (
             f"{c.policy} {c.metric}: {ratio.value:.3g}x [{ratio.low:.3g}, {ratio.high:.3g}] "
-            f"of the earlier run, {change}, {verdict} ({self.cases} shared cases)"
+            f"of the earlier run, {change}, {verdict} ({shared})"
         )
 
 
