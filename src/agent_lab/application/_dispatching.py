@@ -205,7 +205,15 @@ def model_kernel(
     registry = EventRegistry()
     for definition in plugins.definitions:
         registry.register(dataclasses.replace(definition, resolver=_incomplete))
-    return EventKernel(registry, message_fallback, clock=clock, max_attempts=1, offload=offload)
+    # The model read the user's words: its values are its reading, not a gap filled in.
+    return EventKernel(
+        registry,
+        message_fallback,
+        clock=clock,
+        max_attempts=1,
+        offload=offload,
+        enforce_user_only=False,
+    )
 
 
 def _incomplete(event: Event) -> Resolution:

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict, assert_never
 
 from agent_lab.application.events.models import EventDefinition, EventResult, Status
+from agent_lab.application.events.user_only import USER_ONLY
 from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
+    "USER_ONLY_NOTE",
     "AnthropicTool",
     "OpenAIFunction",
     "OpenAITool",
@@ -25,6 +27,10 @@ __all__ = [
 ]
 
 
+USER_ONLY_NOTE = "Only the user can supply this: if they did not say it, ask them; never guess."
+"""Added to the description of a parameter marked ``x-user-only`` in the tool a model sees."""
+
+
 def _parameters(definition: EventDefinition) -> JSONObject:
     schema = thaw_json(definition.parameters)
     if not isinstance(schema, dict):
@@ -32,7 +38,24 @@ def _parameters(definition: EventDefinition) -> JSONObject:
             f"event {definition.name!r} has no JSON Schema yet: register it first "
             "(a Pydantic model class is converted at registration)"
         )
+    _tell_user_only(schema, 0)
     return schema
+
+
+def _tell_user_only(schema: JSONObject, depth: int) -> None:
+    # The annotation stays (JSON Schema ignores it); a model reads the description.
+    properties = schema.get("properties")
+    if depth > 32 or not isinstance(properties, dict):
+        return
+    for sub in properties.values():
+        if not isinstance(sub, dict):
+            continue
+        if sub.get(USER_ONLY) is True:
+            said = sub.get("description")
+            sub["description"] = (
+                f"{said} {USER_ONLY_NOTE}" if isinstance(said, str) else USER_ONLY_NOTE
+            )
+        _tell_user_only(sub, depth + 1)
 
 
 class OpenAIFunction(TypedDict):

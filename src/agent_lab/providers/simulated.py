@@ -300,7 +300,9 @@ class SimulatedProvider:
             return value
         if not required:
             return _ABSENT  # an optional value nobody stated: left out
-        if rng.random() < self.profile.invent:
+        # A parameter only the user can supply is asked for, never made up: the tool it
+        # was offered says so ("x-user-only", and its description), and this model listens.
+        if schema.get("x-user-only") is not True and rng.random() < self.profile.invent:
             return _invented(schema, rng)
         return _ASK
 

@@ -15,6 +15,7 @@ from agent_lab.application.events.ledger import (
     RouteDecision,
     Timings,
 )
+from agent_lab.application.events.user_only import under_any
 from agent_lab.strict_json import escape_pointer_token, has_pointer
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class DispatchNotes:
         "reason",
         "required",
         "skipped",
+        "user_only",
     )
 
     def __init__(self) -> None:
@@ -64,6 +66,7 @@ class DispatchNotes:
         self.asked: tuple[str, ...] = ()
         self.required: tuple[str, ...] = ()
         self.skipped: str | None = None
+        self.user_only: tuple[str, ...] = ()
         # Plain tuples, made into ``Attempt`` values only when the ledger is read:
         # a dataclass per request cost the fallback path about 1 us each.
         self.attempts: list[tuple[int, AttemptOutcome, str, Usage, int, int]] = []
@@ -120,6 +123,7 @@ def build_ledger(
             filled=filled_pointers(noted.asked, arguments),
             conflicts=conflicts,
             unrequested=unrequested,
+            user_only=tuple(p for p in unrequested if under_any(p, noted.user_only)),
         )
     return DecisionLedger(
         event=event,

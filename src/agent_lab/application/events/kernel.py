@@ -31,6 +31,7 @@ from agent_lab.application.events.models import (
     Resolution,
     Status,
 )
+from agent_lab.application.events.user_only import under_any
 from agent_lab.application.events.validation import (
     Check,
     CompiledSchema,
@@ -92,6 +93,10 @@ class EventKernel:
             ``ProviderError(retryable=True)`` (K16). The kernel does not
             sleep between attempts; backoff belongs to the provider.
         clock: Any object with ``monotonic_ns()``; the system clock by default.
+        enforce_user_only: Honour the parameters only the user can supply
+            (``events.user_only``): never ask the fallback for one. ``False`` where
+            the fallback's reply is the model's reading of the whole message (as
+            LLM-always's tool call is), which had the user's words before it.
         offload: Under ``adispatch``, call resolvers and handlers in this
             executor's threads, so that plugin code that blocks cannot stall
             the event loop (and a timeout around ``adispatch`` holds). ``None``
@@ -114,6 +119,7 @@ class EventKernel:
         clock: Clock | None = None,
         max_reply_bytes: int = DEFAULT_MAX_BYTES,
         max_reply_depth: int = DEFAULT_MAX_DEPTH,
+        enforce_user_only: bool = True,
         offload: Executor | None = None,
     ) -> None:
         """Create a kernel over ``registry``."""
@@ -127,6 +133,7 @@ class EventKernel:
         self._max_attempts = max_attempts
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._offload = offload
+        self._enforce_user_only = enforce_user_only
         self._limits = AskLimits(
             max_attempts=max_attempts, max_bytes=max_reply_bytes, max_depth=max_reply_depth
         )
@@ -189,6 +196,12 @@ class EventKernel:
             notes = trace.noting()
             notes.missing = missing
             notes.reason = fallback_reason(check.missing, declared_missing, complete=complete)
+            user_only = entry.user_only if self._enforce_user_only else ()
+            if user_only:
+                notes.user_only = user_only
+                told = tuple(p for p in missing if under_any(p, user_only))
+                if told:
+                    return self._ask_user(missing, told, trace)
             fallback = self._fallback
             if fallback is None or not self._allow_fallback:
                 return self._without_fallback(missing, trace)
@@ -197,7 +210,9 @@ class EventKernel:
                 # The resolver suspects more than the schema demands: ask for
                 # every absent property, demanding only the missing ones.
                 extra = self._absent_properties(entry, arguments)
-                wanted = missing + tuple(p for p in extra if p not in missing)
+                wanted = missing + tuple(
+                    p for p in extra if p not in missing and not under_any(p, user_only)
+                )
             supplied = yield from ask_fallback(
                 fallback,
                 self._limits,
@@ -329,6 +344,17 @@ class EventKernel:
             check.invalid[0].message,
             errors=check.invalid,
             missing=check.missing,
+        )
+
+    @staticmethod
+    def _ask_user(missing: tuple[str, ...], told: tuple[str, ...], trace: Trace) -> EventResult:
+        """Only the user can supply some of what is missing: ask them, never a model."""
+        trace.noting().skipped = Reason.USER_ONLY_MISSING
+        return trace.finish(
+            Status.MISSING_INFORMATION,
+            Reason.USER_ONLY_MISSING,
+            "only the user can say " + ", ".join(told) + "; missing: " + ", ".join(missing),
+            missing=missing,
         )
 
     def _without_fallback(self, missing: tuple[str, ...], trace: Trace) -> EventResult:

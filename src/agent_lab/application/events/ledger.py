@@ -174,7 +174,8 @@ class FallbackDecision:
     required: tuple[str, ...] = ()
     """Of ``asked``, those the reply had to hold."""
     skipped: str | None = None
-    """Why a needed fallback was not called: ``no_fallback`` or ``fallback_disabled``."""
+    """Why a needed fallback was not called: ``no_fallback``, ``fallback_disabled``, or
+    ``user_only_missing`` (what is missing only the user can supply)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -190,6 +191,9 @@ class AuditRecord:
     """Pointers where the reply contradicted a resolved value (dropped)."""
     unrequested: tuple[str, ...] = ()
     """Pointers the reply set without being asked (dropped)."""
+    user_only: tuple[str, ...] = ()
+    """Of ``unrequested``, the parameters only the user can supply: a model's value for
+    one is never taken (``events.user_only``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -267,6 +271,7 @@ class DecisionLedger:
                 "filled": list(audit.filled),
                 "conflicts": list(audit.conflicts),
                 "unrequested": list(audit.unrequested),
+                "user_only": list(audit.user_only),
             },
             "timings": {
                 "resolve_ns": timings.resolve_ns,

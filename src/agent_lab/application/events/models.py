@@ -80,6 +80,8 @@ class Reason(StrEnum):
     NO_FALLBACK = "no_fallback"
     FALLBACK_DISABLED = "fallback_disabled"
     MISSING_AFTER_FALLBACK = "missing_after_fallback"
+    USER_ONLY_MISSING = "user_only_missing"
+    """A parameter only the user can supply is missing: the user is asked, not a model."""
     TIMEOUT = "timeout"
     CONNECTION_ERROR = "connection_error"
     FALLBACK_ERROR = "fallback_error"
@@ -201,6 +203,10 @@ class EventDefinition:
     pass_model: bool = False
     """Give the handler the validated model instance instead of the arguments
     mapping; ``parameters`` must then be a model class with ``model_validate_json``."""
+    user_only: tuple[str, ...] = ()
+    """Parameters only the user can supply (names or JSON pointers), besides those the
+    schema marks ``"x-user-only": true``: the fallback is never asked for them, and a
+    dispatch that misses one ends ``missing_information`` naming it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

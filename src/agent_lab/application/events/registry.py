@@ -7,11 +7,12 @@ import hashlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import jsonschema_rs
 
 from agent_lab.application.events.models import EventDefinition, SchemaModel, ValidatingModel
+from agent_lab.application.events.user_only import marked_user_only
 from agent_lab.application.events.validation import (
     CompiledSchema,
     Dialect,
@@ -74,7 +75,16 @@ def _model_of(parameters: object) -> type[ValidatingModel] | None:
 class RegisteredEvent:
     """A definition as the registry holds it: read-only schema, fingerprint, validator."""
 
-    __slots__ = ("_compiled", "_lock", "_prepare", "definition", "fingerprint", "model", "schema")
+    __slots__ = (
+        "_compiled",
+        "_lock",
+        "_prepare",
+        "definition",
+        "fingerprint",
+        "model",
+        "schema",
+        "user_only",
+    )
 
     definition: EventDefinition
     schema: Mapping[str, Any]
@@ -88,6 +98,8 @@ class RegisteredEvent:
         fingerprint: str,
         prepare: Callable[[], CompiledSchema | DefinitionError],
         model: type[ValidatingModel] | None = None,
+        *,
+        user_only: tuple[str, ...] = (),
     ) -> None:
         """Hold a definition; ``prepare()`` builds its validator or returns the error."""
         self.definition = definition
@@ -99,6 +111,8 @@ class RegisteredEvent:
         self.model = model
         """The model class the definition gave as ``parameters``, or ``None`` (K4): its
         own validation runs after the schema's, since its JSON Schema cannot carry it."""
+        self.user_only = user_only
+        """Pointers of the parameters only the user can supply (``events.user_only``)."""
         self._prepare: Callable[[], CompiledSchema | DefinitionError] | None = prepare
         self._compiled: CompiledSchema | DefinitionError | None = None
         self._lock = threading.Lock()
@@ -194,6 +208,11 @@ class EventRegistry:
         for role in ("resolver", "handler"):
             if getattr(definition, role) is not None and not callable(getattr(definition, role)):
                 raise DefinitionError(name, "", f"the {role} is not callable")
+        marks: object = definition.user_only
+        if isinstance(marks, str) or not isinstance(marks, tuple | list):
+            raise DefinitionError(name, "", "user_only must be a tuple of names or JSON pointers")
+        if not all(type(mark) is str and mark for mark in cast("tuple[object, ...]", marks)):
+            raise DefinitionError(name, "", "user_only must hold non-empty strings")
         model = _model_of(definition.parameters)
         if definition.pass_model and model is None:
             # Raised even by a lazy registry: like an uncallable handler, it is no schema matter.
@@ -222,6 +241,7 @@ class EventRegistry:
                 fingerprint,
                 lambda: self._compile(name, schema, dialect, model),
                 model,
+                user_only=marked_user_only(schema, definition.user_only),
             )
             if self._check_on_register:
                 compiled = entry.validator()
