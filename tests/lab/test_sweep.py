@@ -111,3 +111,18 @@ def test_a_sweep_refuses_a_real_model() -> None:
             "--provider", "local"]  # fmt: skip
     assert run(argv, stdout=out, stderr=err) == 2
     assert "simulated model" in err.getvalue()
+
+
+@pytest.mark.parametrize(("provider", "label"), [("oracle", "ORACLE"), ("simulated", "SIMULATED")])
+def test_the_sweep_page_names_who_answered(tmp_path: Path, provider: str, label: str) -> None:
+    """An oracle sweep's page says ORACLE (it said SIMULATED whatever the provider)."""
+    page = tmp_path / "sweep.html"
+    argv = [
+        "sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "8",
+        "--db", str(tmp_path / "s.sqlite"), "--vary", "wrong_value=0,0.5", "--provider",
+        provider, "--simulated-latency", "1,2", "--no-progress", "--warmup", "0",
+        "--html", str(page),
+    ]  # fmt: skip
+    assert run(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    badge = page.read_text().split('<span class="simulated">', 1)[1].split("</span>", 1)[0]
+    assert badge.startswith(label)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import uuid
 from pathlib import Path
@@ -104,7 +105,11 @@ def read_sweep(db: Path, sweep_id: str | None) -> SweepSummary:
         raise UsageError(str(err)) from err
     keys = list(points[0][0])
     varied = [(key, sorted({p[0][key] for p in points})) for key in keys]
-    return summarize_sweep(wanted, varied, points)
+    providers = {run.provider for run, (point_id, _) in runs if point_id == wanted}
+    summary = summarize_sweep(wanted, varied, points)
+    return dataclasses.replace(
+        summary, provider="oracle" if providers == {"oracle"} else "simulated"
+    )
 
 
 def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: str | None) -> None:
@@ -137,5 +142,6 @@ def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: 
     if html:
         from agent_lab.lab.report import render_sweep_html  # noqa: PLC0415 (matplotlib)
 
-        written = render_sweep_html(summary, Path(html))
+        label = "ORACLE (the answer key)" if summary.provider == "oracle" else "SIMULATED"
+        written = render_sweep_html(summary, Path(html), label=label)
         print(f"report: {written.resolve()}", file=streams.err if as_json else streams.out)

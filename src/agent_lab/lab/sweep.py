@@ -142,6 +142,8 @@ class SweepSummary:
     break_evens: list[BreakEven]
     decline: Estimate
     policies: list[str]
+    provider: str = "simulated"
+    """Who answered: ``simulated`` (the sighted model) or ``oracle`` (the answer key)."""
 
     def as_json(self) -> JSONObject:
         """The sweep as JSON data (what ``agent-lab sweep --json`` prints)."""
