@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.checks import check_output_file
-from agent_lab.errors import CassetteError, UsageError
+from agent_lab.errors import CassetteError, InputFileError, UsageError
 from agent_lab.providers import (
     LOCAL_MODELS,
     Expected,
@@ -72,8 +72,10 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
             raise UsageError("--provider replay needs --cassette FILE")
         try:
             provider = ReplayProvider(options.cassette)
-        except (OSError, CassetteError) as err:
-            raise UsageError(str(err)) from err
+        except (CassetteError, InputFileError) as err:
+            raise UsageError(f"--cassette {err}") from err
+        except OSError as err:
+            raise UsageError(f"--cassette {options.cassette}: {err.strerror or err}") from err
     else:
         simulated = _simulated(options, workload)
         provider = simulated
