@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import random
@@ -27,7 +26,6 @@ from agent_lab.providers.base import (
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
-    ToolCall,
 )
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.providers.redaction import Redactor, split_credentials
@@ -382,7 +380,10 @@ class OpenAIProvider:
     ) -> ProviderReply:
         latency = self._clock.monotonic_ns() - started
         try:
-            completion = read_completion(json.loads(body), model)
+            # A server may echo what it was sent, the key included: every string it
+            # returns is redacted before any is read, so that none reaches a result,
+            # a cassette, the store or a log unredacted, whatever field it came in.
+            completion = read_completion(self._redact.loads(body), model)
         except Exception as err:  # noqa: BLE001 - any malformed body is a failure reply
             return ProviderReply(
                 usage=Usage(requests=attempts, model=model),
@@ -394,22 +395,8 @@ class OpenAIProvider:
                     ),
                 ),
             )
-        # A server may echo what it was sent, the key included: nothing it returns
-        # reaches a result, a cassette or the store unredacted.
-        redact = self._redact
-        answered_by = redact(completion.model)
-        text = None if completion.text is None else redact(completion.text)
-        calls = tuple(
-            ToolCall(
-                name=redact(call.name),
-                arguments_raw=redact(call.arguments_raw),
-                arguments=call.arguments
-                if redact(call.arguments_raw) == call.arguments_raw
-                else None,
-            )
-            for call in completion.tool_calls
-        )
-        parsed = completion.parsed if text == completion.text else None
+        answered_by = completion.model
+        text, parsed, calls = completion.text, completion.parsed, completion.tool_calls
         if format_tool is not None and text is None:
             # structured_output="tools": the forced call's arguments are the reply.
             answer = next((call for call in calls if call.name == format_tool), None)
