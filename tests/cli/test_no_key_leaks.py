@@ -127,6 +127,10 @@ def test_no_form_of_a_key_from_any_field_is_written_or_shown(
         Behavior(kind="echo", echo=lambda key: status(
             400, '{"error": {"message": "key ' + escaped(key.upper()) + '"}}'
         )),
+        # FastAPI's shape, the key's last 4 characters cut off by a line break.
+        Behavior(kind="echo", echo=lambda key: status(
+            422, json.dumps({"detail": f"bad key {key[:-4]}\n{key[-4:]}"})
+        )),
     )  # fmt: skip
     server.default = Behavior(kind="echo", echo=echoed)
     monkeypatch.setenv("OPENAI_API_KEY", KEY48)
@@ -159,3 +163,7 @@ def test_no_form_of_a_key_from_any_field_is_written_or_shown(
         name: [] for name in written
     }
     assert [p for p in pieces if p in shown] == []
+    # Nothing is left beside a redacted part: the cut-off tail went with the rest.
+    tail = f"[redacted]\\n{BODY[-4:]}".lower()
+    assert [name for name, text in written.items() if tail in text] == []
+    assert tail not in shown
