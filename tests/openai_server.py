@@ -23,7 +23,8 @@ class Behavior:
     """``reply``, ``status``, ``drop`` (cut the body short), ``malformed``, ``trickle``
     (the reply one byte per ``delay`` seconds), ``huge`` (a body of ``size`` bytes),
     ``echo_key`` (a reply whose content and model repeat the Authorization header's
-    key) or ``redirect`` (a 307 to ``body``)."""
+    key), ``echo`` (the behaviour ``echo`` makes of that key) or ``redirect`` (a 307
+    to ``body``)."""
     message: dict[str, Any] = field(default_factory=dict[str, Any])
     """For ``reply``: the choice's message (``content``, ``tool_calls``, extra fields)."""
     usage: dict[str, Any] | None = field(
@@ -40,6 +41,9 @@ class Behavior:
     declare_length: bool = True
     """For ``huge``: send a Content-Length header (else the body is chunked)."""
     finish_reason: str = "stop"
+    echo: Callable[[str], Behavior] | None = None
+    """For ``echo``: the behaviour made from the key the request's Authorization header sent
+    (a server reflecting it in any field, in any form)."""
 
 
 def content(text: str, **extra: Any) -> Behavior:
@@ -150,6 +154,10 @@ class OpenAIServer:
             return web.Response(status=307, headers={"Location": behavior.body})
         if behavior.kind == "huge":
             return await self._huge(request, behavior)
+        if behavior.kind == "echo" and behavior.echo is not None:
+            behavior = behavior.echo(
+                request.headers.get("Authorization", "").removeprefix("Bearer ")
+            )
         if behavior.kind == "echo_key":
             key = request.headers.get("Authorization", "").removeprefix("Bearer ")
             behavior = Behavior(

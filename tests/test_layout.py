@@ -21,7 +21,9 @@ GROUND = frozenset(
         "agent_lab.clock",
         "agent_lab.strict_json",
         "agent_lab._json_walk",
+        "agent_lab._frozen_json",
         "agent_lab._canonical",
+        "agent_lab._input_files",
     }
 )
 MAX_LINES = 450

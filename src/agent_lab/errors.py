@@ -14,6 +14,7 @@ command-line input, and at adapter boundaries::
     ├── ScriptExhaustedError       a ScriptedProvider ran out of replies (also an AssertionError)
     ├── PluginLoadError            a plugin reference cannot be loaded (also an ImportError)
     ├── WorkloadError              a workload line cannot be used (also a ValueError)
+    ├── InputFileError             a file the user named is no regular file, too large, or not UTF-8
     ├── DatasetImportError         a benchmark folder cannot be imported at all
     ├── StoreError                 a file is not a usable results database
     │   └── ConfigMismatchError    --resume found a run with another configuration
@@ -37,6 +38,7 @@ __all__ = [
     "ConfigMismatchError",
     "DatasetImportError",
     "DefinitionError",
+    "InputFileError",
     "PluginLoadError",
     "ProviderError",
     "SchemaInfrastructureError",
@@ -160,6 +162,20 @@ class WorkloadError(AgentLabError, ValueError):
         self.line = line
         self.reason = message
         super().__init__(f"{source}:{line}: {message}")
+
+
+class InputFileError(AgentLabError, ValueError):
+    """A file the user named that is not read: no regular file, over its size bound, or not UTF-8.
+
+    Attributes:
+        path: The file, as named.
+        reason: What is wrong with it, in one phrase.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
 
 
 class DatasetImportError(AgentLabError):

@@ -35,11 +35,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, NoReturn, Self, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from agent_lab._canonical import write_canonical
+from agent_lab._frozen_json import FrozenJSONObject, freeze, thaw
 from agent_lab._json_walk import NotJSONDataError, checked_copy_array, checked_copy_object
 from agent_lab.errors import StrictJSONError
 
@@ -368,65 +368,9 @@ def canonical_dumps(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> str
     return "".join(out)
 
 
-class FrozenJSONObject(dict[str, Any]):
-    """A JSON object that refuses every change: a ``dict``, so ``json.dumps`` takes it as is.
-
-    ``freeze_json`` builds these: a read-only view (``MappingProxyType``) would
-    protect as well, but ``json.dumps`` and most JSON tools refuse it, and a
-    registered schema is handed to exactly such tools.
-    """
-
-    __slots__ = ()
-
-    # Each mutator refuses.
-    def __setitem__(self, key: str, value: Any) -> None:
-        """Refused."""
-        _refuse()
-
-    def __delitem__(self, key: str) -> None:
-        """Refused."""
-        _refuse()
-
-    def __ior__(self, other: Any) -> Self:
-        """Refused."""
-        _refuse()
-
-    def clear(self) -> None:
-        """Refused."""
-        _refuse()
-
-    def pop(self, *_: Any) -> Any:
-        """Refused."""
-        _refuse()
-
-    def popitem(self) -> tuple[str, Any]:
-        """Refused."""
-        _refuse()
-
-    def setdefault(self, *_: Any) -> Any:
-        """Refused."""
-        _refuse()
-
-    def update(self, *_: Any, **__: Any) -> None:
-        """Refused."""
-        _refuse()
-
-    def __reduce__(self) -> tuple[type[FrozenJSONObject], tuple[dict[str, Any]]]:
-        """Rebuilt whole (pickle, ``copy``), never item by item through ``__setitem__``."""
-        return (FrozenJSONObject, (dict(self),))
-
-
-def _refuse() -> NoReturn:
-    raise TypeError("a frozen JSON object cannot be changed; thaw_json() gives a copy")
-
-
 def freeze_json(value: JSONValue) -> Any:
     """Return a read-only deep copy: objects become ``FrozenJSONObject``, arrays tuples."""
-    if isinstance(value, dict):
-        return FrozenJSONObject({key: freeze_json(item) for key, item in value.items()})
-    if isinstance(value, list):
-        return tuple(freeze_json(item) for item in value)
-    return value
+    return freeze(value)
 
 
 def thaw_json(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> JSONValue:
@@ -436,16 +380,4 @@ def thaw_json(value: object, *, max_depth: int = DEFAULT_MAX_DEPTH) -> JSONValue
         StrictJSONError: ``too_deep``, past ``max_depth`` nested containers
             (which also stops a container that holds itself).
     """
-    return _thaw(value, 1, max_depth)
-
-
-def _thaw(value: object, depth: int, limit: int) -> JSONValue:
-    if isinstance(value, Mapping | tuple | list) and depth > limit:
-        raise StrictJSONError("too_deep", f"nesting deeper than {limit}")
-    if isinstance(value, Mapping):
-        mapping: Mapping[str, object] = value  # type: ignore[assignment]
-        return {key: _thaw(item, depth + 1, limit) for key, item in mapping.items()}
-    if isinstance(value, tuple | list):
-        items: tuple[object, ...] | list[object] = value  # type: ignore[assignment]
-        return [_thaw(item, depth + 1, limit) for item in items]
-    return value  # type: ignore[return-value]  # scalars are already JSON data
+    return cast("JSONValue", thaw(value, max_depth))

@@ -62,7 +62,7 @@ def _logging_to(err: TextIO, verbosity: int) -> Generator[None]:
         return
     logger = logging.getLogger("agent_lab")
     handler = logging.StreamHandler(err)
-    handler.setFormatter(logging.Formatter("agent-lab: %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_PrintableFormatter("agent-lab: %(levelname)s %(name)s: %(message)s"))
     before = logger.level
     logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
     logger.addHandler(handler)
@@ -71,6 +71,18 @@ def _logging_to(err: TextIO, verbosity: int) -> Generator[None]:
     finally:
         logger.removeHandler(handler)
         logger.setLevel(before)
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Log lines whose control characters are shown, never obeyed by the terminal.
+
+    A log line may quote a server (an error's text) or a model (its name):
+    escape sequences in them would recolour, retitle or rewrite the terminal.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The formatted line, through ``printable``."""
+        return printable(super().format(record))
 
 
 _FILE_WIDTH = 160

@@ -277,6 +277,7 @@ def import_benchmark(options: argparse.Namespace, streams: Streams) -> int:
     folder, target = Path(options.folder), Path(options.out)
     if not folder.is_dir():
         raise UsageError(f"no folder {folder}")
+    check_output_folder(target, "--out")
     importer = import_sgd if options.source == "sgd" else import_bfcl
     try:
         summary = importer(folder, target)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_lab.errors import DefinitionError, PluginLoadError, UsageError, WorkloadError
+from agent_lab.errors import (
+    DefinitionError,
+    InputFileError,
+    PluginLoadError,
+    UsageError,
+    WorkloadError,
+)
 from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.terminal import printable
 from agent_lab.lab.workload import load_workload
@@ -72,8 +78,10 @@ def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: Te
     """A workload whose every event the plugin set knows, with at least one case."""
     try:
         workload = load_workload(reference, on_error="skip" if skip_bad else "fail")
-    except (WorkloadError, FileNotFoundError) as err:
+    except (WorkloadError, InputFileError, FileNotFoundError) as err:
         raise UsageError(str(err)) from err
+    except OSError as err:  # unreadable: permissions, an I/O error
+        raise UsageError(f"workload {reference}: {err.strerror or err}") from err
     for problem in workload.skipped:
         print(printable(f"skipped {problem}"), file=stderr)
     unknown = workload.check_events(plugins)

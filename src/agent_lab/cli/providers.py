@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agent_lab.cli.checks import check_output_file
-from agent_lab.errors import CassetteError, UsageError
+from agent_lab.errors import CassetteError, InputFileError, UsageError
 from agent_lab.providers import (
     LOCAL_MODELS,
     Expected,
@@ -25,12 +26,13 @@ from agent_lab.providers import (
     load_profile,
     local_available,
 )
+from agent_lab.providers.redaction import split_credentials, url_problem
 
 if TYPE_CHECKING:
     import argparse
 
     from agent_lab.lab.workload import Workload
-    from agent_lab.providers import ProviderRequest
+    from agent_lab.providers import ProviderReply, ProviderRequest
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["PROVIDERS", "BuiltProvider", "build_provider"]
@@ -72,8 +74,10 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
             raise UsageError("--provider replay needs --cassette FILE")
         try:
             provider = ReplayProvider(options.cassette)
-        except (OSError, CassetteError) as err:
-            raise UsageError(str(err)) from err
+        except (CassetteError, InputFileError) as err:
+            raise UsageError(f"--cassette {err}") from err
+        except OSError as err:
+            raise UsageError(f"--cassette {options.cassette}: {err.strerror or err}") from err
     else:
         simulated = _simulated(options, workload)
         provider = simulated
@@ -108,6 +112,13 @@ def _prices(options: argparse.Namespace) -> PriceTable | None:
 def _openai(options: argparse.Namespace) -> tuple[OpenAIProvider, dict[str, JSONValue]]:
     """An OpenAI-compatible endpoint from the options; a run that cannot work stops here."""
     base_url: str | None = options.base_url or os.environ.get("OPENAI_BASE_URL")
+    if base_url:
+        # The credentials go first, so that no message, store or log can show them.
+        cleaned, _ = split_credentials(base_url)
+        problem = url_problem(cleaned or "")
+        if problem is not None:
+            source = "--base-url" if options.base_url else "OPENAI_BASE_URL"
+            raise UsageError(f"{source} is not a usable endpoint: {problem}")
     key = os.environ.get(options.api_key_env)
     if not key and not base_url:
         # Without either, every request would go to OpenAI unauthenticated and fail.
@@ -152,17 +163,63 @@ def _custom(reference: str) -> Provider:
         raise UsageError(
             f"--provider {reference}: cannot load it ({type(err).__name__}: {err})"
         ) from err
-    if not isinstance(found, Provider) and callable(found):
+    if not _is_provider(found) and callable(found):
         try:
             found = found()
         except Exception as err:
             raise UsageError(f"--provider {reference}: its factory raised {err!r}") from err
-    if not isinstance(found, Provider):
+    if not _is_provider(found):
         raise UsageError(
             f"--provider {reference}: a {type(found).__name__}, not a provider "
             "(name, model, async complete(request), async aclose())"
         )
-    return found
+    provider = cast("Provider", found)
+    if type(provider).__module__.startswith("agent_lab."):
+        return provider
+    try:
+        name, model = provider.name, provider.model
+    except Exception as err:
+        raise UsageError(
+            f"--provider {reference}: reading its name or model raised {type(err).__name__}: {err}"
+        ) from err
+    if not isinstance(name, str) or not (model is None or isinstance(model, str)):
+        raise UsageError(
+            f"--provider {reference}: its name must be a string and its model a string or None"
+        )
+    return _UserProvider(provider, name=name, model=model)
+
+
+def _is_provider(found: object) -> bool:
+    # Looked up statically: isinstance() against the protocol would read the attributes,
+    # running the user's properties, which may raise; they are read once, just above.
+    for attribute in ("name", "model", "complete", "aclose"):
+        try:
+            inspect.getattr_static(found, attribute)
+        except AttributeError:
+            return False
+    return True
+
+
+class _UserProvider:
+    """A provider of the user's own, its name and model read once, checked, and kept.
+
+    Everything after the command line (the runner, tracing, the cassette) reads
+    ``name`` and ``model`` again and again; a property of the user's that
+    raises, or changes, is read here once instead.
+    """
+
+    def __init__(self, inner: Provider, *, name: str, model: str | None) -> None:
+        self.inner = inner
+        self.name = name
+        self.model = model
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """The user's provider's reply."""
+        return await self.inner.complete(request)
+
+    async def aclose(self) -> None:
+        """Close the user's provider."""
+        await self.inner.aclose()
 
 
 def _local(model: str | None) -> LocalProvider:

@@ -182,7 +182,9 @@ def failed_trials(
     failed = [t for t in trials if t.status is TrialStatus.ERROR]
     if failed:
         print(
-            f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})",
+            printable(
+                f"agent-lab: {len(failed)} trial(s) failed to run (first: {failed[0].error})"
+            ),
             file=stderr,
         )
         code = 1
@@ -202,7 +204,8 @@ def failed_trials(
         for reason, count in reasons.most_common():
             first = next(t for t in provider_failed if str(t.reason) == reason)
             said = f": {first.failure}" if first.failure else ""
-            print(f"  {reason} x{count}{said}", file=stderr)
+            # A server's own words, stored as it sent them: shown, never obeyed.
+            print(printable(f"  {reason} x{count}{said}"), file=stderr)
         rate = len(provider_failed) / len(asked)
         if max_failure_rate is not None and rate > max_failure_rate:
             print(

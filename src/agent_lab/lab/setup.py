@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab._input_files import MAX_EVENTS_BYTES, read_input
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import MAX_SCHEMA_DEPTH
 from agent_lab.application.plugins import PluginSet
@@ -19,16 +20,15 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_EVENTS_BYTES", "PluginLoadError", "load_plugins"]
 
-MAX_EVENTS_BYTES = 256 << 20
-"""The largest ``events.json`` read (BFCL's 1,360 functions take a few MiB)."""
-
 
 def _from_folder(folder: Path) -> PluginSet:
     path = folder / "events.json"
     try:
         # Strictly: a repeated key or NaN in a schema is a broken plugin, not a guess.
         data: Any = loads(
-            path.read_bytes(), max_bytes=MAX_EVENTS_BYTES, max_depth=MAX_SCHEMA_DEPTH + 4
+            read_input(path, what="events.json", max_bytes=MAX_EVENTS_BYTES),
+            max_bytes=MAX_EVENTS_BYTES,
+            max_depth=MAX_SCHEMA_DEPTH + 4,
         )
         reference = data.get("reference_date")
         now = datetime.fromisoformat(reference) if isinstance(reference, str) else None

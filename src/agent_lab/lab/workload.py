@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from agent_lab._input_files import MAX_WORKLOAD_BYTES, read_input_text
 from agent_lab.application.events.models import Status
 from agent_lab.errors import (
     DefinitionError,
@@ -331,18 +333,18 @@ def load_workload(reference: str | Path, *, on_error: Literal["fail", "skip"] = 
 
     Raises:
         WorkloadError: A bad line (unless skipped).
+        InputFileError: Not a regular file, over ``MAX_WORKLOAD_BYTES``, or not UTF-8.
         FileNotFoundError: No such file or built-in workload.
     """
     if isinstance(reference, str) and reference in BUILT_IN:
         text = files(BUILT_IN[reference]).joinpath("workload.jsonl").read_text(encoding="utf-8")
         return read_cases(text.splitlines(), reference, on_error=on_error)
     path = Path(reference)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(
             f"no workload file {path} (built-in workloads: {', '.join(BUILT_IN)})"
         )
-    with path.open(encoding="utf-8", errors="strict") as handle:
-        try:
-            return read_cases(handle, str(path), on_error=on_error)
-        except UnicodeDecodeError as err:
-            raise WorkloadError(str(path), 0, f"not UTF-8: {err.reason}") from err
+    text = read_input_text(path, what="workload", max_bytes=MAX_WORKLOAD_BYTES)
+    # Lines as a text file gives them (universal newlines), not str.splitlines(),
+    # which would also split at a U+2028 inside a JSON string.
+    return read_cases(io.StringIO(text, newline=None), str(path), on_error=on_error)

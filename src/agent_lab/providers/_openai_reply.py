@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from agent_lab.providers._openai_wire import read_completion
-from agent_lab.providers.base import FailureReason, ProviderFailure, ProviderReply, ToolCall
+from agent_lab.providers.base import FailureReason, ProviderFailure, ProviderReply
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
@@ -36,7 +35,10 @@ def completion_reply(
     (``structured_output="tools"``).
     """
     try:
-        completion = read_completion(json.loads(body), model)
+        # A server may echo what it was sent, the key included: every string it
+        # returns is redacted before any is read, so that none reaches a result,
+        # a cassette, the store or a log unredacted, whatever field it came in.
+        completion = read_completion(redact.loads(body), model)
     except Exception as err:  # noqa: BLE001 - any malformed body is a failure reply
         return ProviderReply(
             usage=Usage(requests=attempts, model=model),
@@ -48,19 +50,8 @@ def completion_reply(
                 ),
             ),
         )
-    # A server may echo what it was sent, the key included: nothing it returns
-    # reaches a result, a cassette or the store unredacted.
-    answered_by = redact(completion.model)
-    text = None if completion.text is None else redact(completion.text)
-    calls = tuple(
-        ToolCall(
-            name=redact(call.name),
-            arguments_raw=redact(call.arguments_raw),
-            arguments=call.arguments if redact(call.arguments_raw) == call.arguments_raw else None,
-        )
-        for call in completion.tool_calls
-    )
-    parsed = completion.parsed if text == completion.text else None
+    answered_by = completion.model
+    text, parsed, calls = completion.text, completion.parsed, completion.tool_calls
     if format_tool is not None and text is None:
         # structured_output="tools": the forced call's arguments are the reply.
         answer = next((call for call in calls if call.name == format_tool), None)

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import os
 import random
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import httpx2  # the SDK's HTTP client package
 import openai
@@ -39,6 +39,8 @@ from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
+
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "OpenAIProvider"]
 
@@ -386,7 +388,9 @@ class OpenAIProvider:
         if said == f"Error code: {status}" and err.body is not None:
             # The SDK keeps only an {"error": {"message"}} or a top-level "message";
             # FastAPI servers say why in {"detail": ...}, which would be lost.
-            said = f"{said} - {body_text(err.body)}"
+            # Its strings redacted before it becomes text: JSON would escape a line
+            # break that splits a key into two characters, which no longer bridge.
+            said = f"{said} - {body_text(self._redact.json(cast('JSONValue', err.body)))}"
         message = self._redact.truncate(f"HTTP {status}: {said}", MESSAGE_LIMIT)
         if status == 429:
             retry_after = retry_after_of(err.response.headers)

@@ -3,30 +3,73 @@
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import genai_prices
 
+from agent_lab._input_files import MAX_PRICES_BYTES, read_input
+from agent_lab.errors import StrictJSONError
+from agent_lab.strict_json import loads
 from agent_lab.usage import checked_count
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
 
-__all__ = ["FREE", "Price", "PriceTable"]
+    from agent_lab.strict_json import JSONValue
+
+__all__ = ["FREE", "MAX_PRICE", "MIN_PRICE", "Price", "PriceTable", "price_problem"]
 
 _MILLION = Decimal(1_000_000)
 
 
+MAX_PRICE = Decimal(1_000_000)
+"""The highest price taken, in dollars per million tokens: a dollar a token, above any model's."""
+MIN_PRICE = Decimal("1e-9")
+"""The lowest price taken but 0: a billionth of a dollar per million tokens. Less is a slip
+or a hostile file (``1e-999999``), whose exponent every sum of costs would carry."""
+
+
+def price_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a price (dollars per million tokens), or ``None`` when it can."""
+    shown = repr(value) if not isinstance(value, Decimal) else str(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    if not isinstance(value, Decimal):
+        return f"{shown} is not a number"
+    # First: comparing a NaN, signalling or quiet, raises or is meaningless.
+    if not value.is_finite():
+        return f"{shown} is not a finite number"
+    if value < 0:
+        return f"{shown} is negative"
+    if value > MAX_PRICE:
+        return f"{shown} is more than {MAX_PRICE} dollars per million tokens"
+    if 0 < value < MIN_PRICE:
+        return f"{shown} is less than {MIN_PRICE} dollars per million tokens, yet not 0"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Price:
-    """US dollars per million tokens."""
+    """US dollars per million tokens, each a finite decimal from 0 to ``MAX_PRICE``.
+
+    Raises:
+        ValueError: At construction, for a price no request could be costed with
+            (NaN, an infinity, a negative or absurd amount).
+    """
 
     input_per_mtok: Decimal
     output_per_mtok: Decimal
+
+    def __post_init__(self) -> None:
+        """Refuse a price no request could be costed with."""
+        # Checked here, not at the first request: a price that cannot be multiplied
+        # would fail every costed trial after its request was sent and paid for.
+        for name in ("input_per_mtok", "output_per_mtok"):
+            problem = price_problem(getattr(self, name))
+            if problem is not None:
+                raise ValueError(f"{name} {problem}")
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
         """The price of one request."""
@@ -60,26 +103,38 @@ class PriceTable:
     def from_file(cls, path: str | Path, *, provider_id: str | None = None) -> PriceTable:
         """Load overrides from a JSON file of prices per model.
 
-        The file holds ``{"model": {"input_per_mtok": "0.15", "output_per_mtok": "0.6"}}``.
+        The file holds ``{"model": {"input_per_mtok": "0.15", "output_per_mtok": "0.6"}}``;
+        a price is a JSON number or a decimal string, checked as ``Price`` checks it.
 
         Raises:
-            ValueError: The file is not that shape.
+            ValueError: The file is not that shape, a price is not one (the message
+                names the file, the model and the price), or the file is not a
+                regular file of at most ``MAX_PRICES_BYTES`` (``InputFileError``).
+            OSError: The file cannot be read.
         """
-        data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = read_input(path, what="price table", max_bytes=MAX_PRICES_BYTES)
+        try:
+            data = loads(raw, max_bytes=MAX_PRICES_BYTES, max_depth=_MAX_DEPTH)
+        except StrictJSONError as err:
+            raise ValueError(f"{path}: not a JSON price table: {err}") from err
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected an object of model prices")  # noqa: TRY004
-        entries: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
         overrides: dict[str, Price] = {}
-        for model, entry in entries.items():
-            try:
-                overrides[model] = Price(
-                    Decimal(str(entry["input_per_mtok"])),
-                    Decimal(str(entry["output_per_mtok"])),
+        for model, entry in data.items():
+            if not isinstance(entry, dict):
+                raise ValueError(  # noqa: TRY004 - a malformed file, reported as such
+                    f"{path}: model {model!r} needs an object of input_per_mtok and output_per_mtok"
                 )
-            except (KeyError, TypeError, InvalidOperation) as err:
+            if any(name not in entry for name in _FIELDS):
                 raise ValueError(
                     f"{path}: model {model!r} needs input_per_mtok and output_per_mtok numbers"
-                ) from err
+                )
+            values = [_decimal(entry[name]) for name in _FIELDS]
+            for name, value in zip(_FIELDS, values, strict=True):
+                problem = price_problem(value)
+                if problem is not None:
+                    raise ValueError(f"{path}: model {model!r}: {name} {problem}")
+            overrides[model] = Price(*cast("list[Decimal]", values))
         return cls(overrides, provider_id=provider_id)
 
     def preload(self) -> None:
@@ -104,6 +159,23 @@ class PriceTable:
         if override is not None:
             return override.cost(prompt_tokens, completion_tokens)
         return _genai_cost(model, self._provider_id, prompt_tokens, completion_tokens)
+
+
+_FIELDS = ("input_per_mtok", "output_per_mtok")
+_MAX_DEPTH = 8
+"""A price table nests two deep; deeper is refused as it is parsed, never a RecursionError."""
+
+
+def _decimal(value: JSONValue) -> Decimal | JSONValue:
+    # A JSON number or a decimal string; anything else stays as it is, for the check to name.
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float | str):
+        try:
+            return Decimal(str(value).strip())
+        except InvalidOperation:
+            return value
+    return value
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.errors import StrictJSONError
+from agent_lab._input_files import MAX_PROFILE_BYTES, read_input
+from agent_lab.errors import InputFileError, StrictJSONError
 from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
@@ -190,12 +191,14 @@ def load_profile(reference: str) -> ErrorProfile:
     if reference in PROFILES:
         return PROFILES[reference]
     path = Path(reference)
-    if not path.is_file():
+    if not path.exists():
         raise ProfileError(
             f"no profile {reference!r}: a built-in one ({', '.join(PROFILES)}) or a JSON file"
         )
     try:
-        data: Any = loads(path.read_bytes())
+        data: Any = loads(read_input(path, what="LLM profile", max_bytes=MAX_PROFILE_BYTES))
+    except InputFileError as err:
+        raise ProfileError(str(err)) from err
     except (OSError, StrictJSONError) as err:
         raise ProfileError(f"{path}: not a profile ({err})") from err
     if not isinstance(data, dict):

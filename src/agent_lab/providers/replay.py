@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from collections import deque
 from pathlib import Path
 
+from agent_lab._input_files import MAX_CASSETTE_BYTES, read_input_text
 from agent_lab.errors import CassetteError
 from agent_lab.providers._cassette_schema import decode_reply, encode_reply
 from agent_lab.providers.base import (
@@ -79,13 +81,26 @@ class ReplayProvider:
     recorded, gets a failure (``not_in_cassette``) naming its fingerprint. The
     replayed usage and latency are the recorded ones.
 
+    Args:
+        cassette: The JSONL file.
+        model: The model a request naming none is taken to ask.
+        max_bytes: The largest cassette read (``MAX_CASSETTE_BYTES``, 1 GiB).
+
     Raises:
         CassetteError: At construction, for a file that is not a cassette.
+        InputFileError: Not a regular file, over ``max_bytes``, or not UTF-8.
+        OSError: The file cannot be read.
     """
 
     name = "replay"
 
-    def __init__(self, cassette: str | Path, *, model: str | None = None) -> None:
+    def __init__(
+        self,
+        cassette: str | Path,
+        *,
+        model: str | None = None,
+        max_bytes: int = MAX_CASSETTE_BYTES,
+    ) -> None:
         self.path = Path(cassette)
         self.model = model
         """The model a request naming none is taken to ask; the recorded one by default."""
@@ -93,27 +108,25 @@ class ReplayProvider:
         self._replies: dict[str, deque[ProviderReply]] = {}
         self._lock = threading.Lock()
         recorded_models: set[str | None] = set()
-        with self.path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    version = entry.get("version")
-                    reply = decode_reply(entry["reply"])
-                    fingerprint = str(entry["fingerprint"])
-                except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as err:
-                    raise CassetteError(
-                        f"{self.path}:{number}: not a cassette line: {err}"
-                    ) from err
-                if version != CASSETTE_VERSION:
-                    raise CassetteError(
-                        f"{self.path}:{number}: cassette version {version!r}, "
-                        f"expected {CASSETTE_VERSION}"
-                    )
-                self.recorded_provider = entry.get("provider", self.recorded_provider)
-                recorded_models.add(entry.get("default_model"))
-                self._replies.setdefault(fingerprint, deque()).append(reply)
+        text = read_input_text(self.path, what="cassette", max_bytes=max_bytes)
+        for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                version = entry.get("version")
+                reply = decode_reply(entry["reply"])
+                fingerprint = str(entry["fingerprint"])
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as err:
+                raise CassetteError(f"{self.path}:{number}: not a cassette line: {err}") from err
+            if version != CASSETTE_VERSION:
+                raise CassetteError(
+                    f"{self.path}:{number}: cassette version {version!r}, "
+                    f"expected {CASSETTE_VERSION}"
+                )
+            self.recorded_provider = entry.get("provider", self.recorded_provider)
+            recorded_models.add(entry.get("default_model"))
+            self._replies.setdefault(fingerprint, deque()).append(reply)
 
         if self.model is None and len(recorded_models - {None}) == 1:
             self.model = next(iter(recorded_models - {None}))

@@ -30,6 +30,9 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.providers._sight import Sight, sight, visible_text
+from agent_lab.providers._slips import invented as _invented
+from agent_lab.providers._slips import other_type as _other_type
+from agent_lab.providers._slips import other_value as _other_value
 from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall, tools_json
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.providers.profiles import PROFILES, ErrorProfile
@@ -415,38 +418,3 @@ def _alternatives_at(expected: Expected | None, pointer: str) -> list[Any] | Non
     tokens = pointer_tokens(pointer)
     options: Any = expected.alternatives.get(tokens[0]) if len(tokens) == 1 else None
     return cast("list[Any]", options) if isinstance(options, list) else None
-
-
-def _invented(schema: Mapping[str, Any], rng: random.Random) -> JSONValue:
-    """A plausible value a model makes up for a field it was never told."""
-    enum: Any = schema.get("enum")
-    if isinstance(enum, list) and enum:
-        return cast("JSONValue", rng.choice(cast("list[Any]", enum)))
-    kind = schema.get("type")
-    if kind == "integer":
-        return rng.randint(1, 10)
-    if kind == "number":
-        return float(rng.randint(1, 10))
-    if kind == "boolean":
-        return rng.random() < 0.5
-    return "the usual"
-
-
-def _other_type(value: JSONValue) -> JSONValue:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, str):
-        return 0
-    return "?"
-
-
-def _other_value(value: JSONValue) -> JSONValue:
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int | float):
-        return value + 1
-    if isinstance(value, str):
-        return value + "x"
-    return None

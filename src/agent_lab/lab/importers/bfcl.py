@@ -24,20 +24,35 @@ Mapping rules (also written into the output's ``import-report.json``):
   case wanting every call, in any order, scored call by call
   (``expected.calls``). Truth that its own schema rejects is skipped and
   listed.
+* Every field read has its type checked: a function of the wrong shape is a
+  skipped function, a question of the wrong shape a skipped case, each with
+  the JSON pointer of the fault; a line nested deeper than a registry takes is
+  a skipped line; a question whose id its category already holds is skipped.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab._input_files import MAX_BENCHMARK_FILE_BYTES
 from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.events.registry import EventRegistry
+from agent_lab.application.events.registry import MAX_SCHEMA_DEPTH, EventRegistry
 from agent_lab.errors import DefinitionError, SchemaInfrastructureError, StrictJSONError
+from agent_lab.lab.importers._shape import (
+    ShapeError,
+    array,
+    each,
+    need,
+    obj,
+    optional,
+    string,
+)
 from agent_lab.lab.importers.bfcl_schema import convert_schema
 from agent_lab.lab.importers.common import (
     DatasetImportError,
@@ -51,7 +66,10 @@ from agent_lab.lab.importers.common import (
     write_report,
     write_workload,
 )
-from agent_lab.strict_json import ensure_json_data
+from agent_lab.strict_json import ensure_json_data, loads
+
+if TYPE_CHECKING:
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["ATTRIBUTION", "BFCLCounts", "BFCLReport", "convert_schema", "import_bfcl", "tool_name"]
 
@@ -59,6 +77,12 @@ ATTRIBUTION = (
     "Converted from the Berkeley Function Calling Leaderboard (BFCL, the Gorilla project, "
     "UC Berkeley), Apache-2.0."
 )
+
+
+_MAX_DEPTH = MAX_SCHEMA_DEPTH + 8
+"""A line nests its functions' schemas a few levels down: as deep as a registry takes, and no
+deeper (deeper is a skipped line, never a RecursionError in the schema conversion)."""
+_NO_PARAMETERS: dict[str, JSONValue] = {"type": "dict"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,22 +167,25 @@ def _first(value: Any) -> Any:
     return value
 
 
-def _lines(path: Path, skipped: _Skipped) -> list[dict[str, Any]]:
+def _lines(path: Path, skipped: _Skipped, name: str) -> list[dict[str, Any]]:
+    """The rows of a JSON Lines file; ``name`` is how the report names it."""
     rows: list[dict[str, Any]] = []
-    text = read_text(path, skipped.files)
-    for number, line in enumerate((text or "").splitlines(), 1):
+    text = read_text(path, skipped.files, name=name)
+    # Lines as a text file has them: str.splitlines() would also cut at a U+2028 in a string.
+    for number, line in enumerate(io.StringIO(text or "", newline=None), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            skipped.lines.append(SkippedLine(file=path.name, line=number, reason=str(err)))
+            # Bounded: the functions' schemas are walked recursively further on.
+            row = loads(line, max_bytes=MAX_BENCHMARK_FILE_BYTES, max_depth=_MAX_DEPTH)
+        except StrictJSONError as err:
+            skipped.lines.append(SkippedLine(file=name, line=number, reason=str(err)))
             continue
-        if isinstance(row, dict) and isinstance(cast("dict[str, Any]", row).get("id"), str):
+        if isinstance(row, dict) and isinstance(row.get("id"), str):
             rows.append(cast("dict[str, Any]", row))
         else:
             reason = "not an object with an id"
-            skipped.lines.append(SkippedLine(file=path.name, line=number, reason=reason))
+            skipped.lines.append(SkippedLine(file=name, line=number, reason=reason))
     return rows
 
 
@@ -171,16 +198,18 @@ class _Events:
         self.written: list[dict[str, Any]] = []
         self._by_content: dict[str, str] = {}
 
-    def add(self, function: dict[str, Any]) -> str:
-        """The event's name; raises ``DefinitionError``, ``KeyError``, ``TypeError``."""
-        original = str(function["name"])
-        parameters = convert_schema(function.get("parameters") or {"type": "dict"}, self.notes)
+    def add(self, function: object) -> tuple[str, str]:
+        """The function's name and its event's; raises ``ShapeError`` or ``DefinitionError``."""
+        fields = obj(function)
+        original = need(fields, "name", string)
+        description = optional(fields, "description", string, "")
+        given = optional(fields, "parameters", obj, _NO_PARAMETERS) or _NO_PARAMETERS
+        parameters = convert_schema(dict(given), self.notes)
         parameters.setdefault("type", "object")
-        description = str(function.get("description", ""))
         content = json.dumps([original, description, parameters], sort_keys=True)
         known = self._by_content.get(content)
         if known is not None:
-            return known
+            return original, known
         base = tool_name(original)
         name, suffix = base, 1
         while name in self.registry:
@@ -198,7 +227,7 @@ class _Events:
                 "parameters": parameters,
             }
         )
-        return name
+        return original, name
 
     def accepts(self, name: str, arguments: dict[str, Any]) -> bool:
         """Whether the event's schema takes these arguments as they are: nothing invalid or missing.
@@ -231,20 +260,27 @@ def import_bfcl(folder: str | Path, out: str | Path) -> BFCLReport:
     skipped = _Skipped()
     events = _Events(notes)
     workloads: dict[str, list[dict[str, Any]]] = {}
+    written: set[tuple[str, str]] = set()
     for path in files:
         category = re.sub(r"^BFCL_v\d+_", "", path.stem)
         answers_path = source / "possible_answer" / path.name
         answers: dict[str, Any] | None = None
-        if answers_path.is_file():
-            answers = {row["id"]: row.get("ground_truth") for row in _lines(answers_path, skipped)}
+        if answers_path.exists():
+            rows = _lines(answers_path, skipped, f"possible_answer/{path.name}")
+            answers = {row["id"]: row.get("ground_truth") for row in rows}
         elif "irrelevance" not in category:
             reason = "no possible_answer file and not an irrelevance set"
             skipped.files.append(SkippedFile(file=path.name, reason=reason))
             continue
         cases = workloads.setdefault(category, [])
-        for row in _lines(path, skipped):
+        for row in _lines(path, skipped, path.name):
+            if (category, row["id"]) in written:
+                # Two files of one category, or a line repeated: one workload cannot hold both.
+                skipped.cases.append(SkippedItem(case=row["id"], reason="duplicate case id"))
+                continue
             case = _case(row, answers, events, skipped, category)
             if case is not None:
+                written.add((category, row["id"]))
                 cases.append(case)
     target.mkdir(parents=True, exist_ok=True)
     write_events(target, {"source": "bfcl", "attribution": ATTRIBUTION, "events": events.written})
@@ -298,6 +334,17 @@ def _call(
     return event, arguments, options
 
 
+def _message(value: object) -> tuple[str, str]:
+    fields = obj(value)
+    return need(fields, "role", string), optional(fields, "content", string, "")
+
+
+def _user_text(row: dict[str, Any]) -> str:
+    """The question's user messages, one per line (``question``: a list of turns of messages)."""
+    turns = optional(row, "question", lambda v: each(v, lambda turn: each(turn, _message)), ())
+    return "\n".join(content for turn in turns for role, content in turn if role == "user")
+
+
 def _case(
     row: dict[str, Any],
     answers: dict[str, Any] | None,
@@ -305,30 +352,30 @@ def _case(
     skipped: _Skipped,
     category: str,
 ) -> dict[str, Any] | None:
-    case_id = str(row["id"])
+    case_id: str = row["id"]
 
     def skip(reason: str) -> None:
         skipped.cases.append(SkippedItem(case=case_id, reason=reason))
 
     names: dict[str, str] = {}
-    for function in cast("list[Any]", row.get("function") or []):
+    try:
+        functions = optional(row, "function", array, [])
+        text = _user_text(row)
+    except ShapeError as err:
+        skip(f"ShapeError: {err}")
+        return None
+    for index, function in enumerate(functions):
         try:
-            names[str(function["name"])] = events.add(function)
-        except (KeyError, TypeError, DefinitionError) as err:
-            reason = f"{type(err).__name__}: {err}"
+            original, event = events.add(function)
+        except (ShapeError, DefinitionError) as err:
+            where = err.under("function", index) if isinstance(err, ShapeError) else err
+            reason = f"{type(err).__name__}: {where}"
             skipped.functions.append(SkippedItem(case=case_id, reason=reason))
+        else:
+            names[original] = event
     if not names:
         skip("no usable function")
         return None
-    turns = cast("list[Any]", row.get("question") or [])
-    messages = [
-        cast("dict[str, Any]", message)
-        for turn in turns
-        if isinstance(turn, list)
-        for message in cast("list[Any]", turn)
-        if isinstance(message, dict)
-    ]
-    text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
     candidates = sorted(set(names.values()))
     # BFCL's own checker is looser than exact JSON: scored by its rules, and exactly beside.
     common: dict[str, Any] = {

@@ -87,11 +87,13 @@ def convert_schema(node: Any, notes: Counter[str], at: str = "") -> Any:
             out[key] = [convert_schema(sub, notes, at) for sub in cast("list[Any]", value)]
         else:
             out[key] = value
-    properties = cast("dict[str, Any]", out.get("properties") or {})
+    # Read only as the types they should be: the registry refuses what is not, and says why.
+    given = out.get("properties")
+    properties = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
     required = out.get("required")
     if isinstance(required, list):
         names = [r for r in cast("list[Any]", required) if isinstance(r, str)]
-        kept = [r for r in names if r in properties] if properties or "properties" in out else names
+        kept = [r for r in names if r in properties] if isinstance(given, dict) else names
         if len(kept) != len(cast("list[Any]", required)):
             notes["required names that are not properties dropped"] += 1
         out["required"] = kept
@@ -99,8 +101,12 @@ def convert_schema(node: Any, notes: Counter[str], at: str = "") -> Any:
     if isinstance(optional_list, list) and isinstance(out.get("required"), list):
         # The object-level form: names that may be left out.
         notes["object-level optional list read"] += 1
-    required_now = cast("list[str]", out.get("required") or [])
-    for name, sub in cast("dict[str, Any]", source.get("properties") or {}).items():
+    listed = out.get("required")
+    required_now = cast("list[str]", listed) if isinstance(listed, list) else []
+    source_properties = source.get("properties")
+    if not isinstance(source_properties, dict):
+        return out
+    for name, sub in cast("dict[str, Any]", source_properties).items():
         if _truthy(cast("dict[str, Any]", sub).get("optional") if isinstance(sub, dict) else None):
             notes["optional property"] += 1
             if name in required_now:

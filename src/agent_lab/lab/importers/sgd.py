@@ -16,6 +16,9 @@ Mapping rules (also written into the output's ``import-report.json``):
   user's dialogue state holds that were established before that turn, by the
   user or offered by the system, as a structured payload of canonical values).
 * Relative dates refer to the dataset's "today", 2019-03-01.
+* Every field read has its type checked: a service or a dialogue with a field
+  missing or of the wrong type is skipped whole, with the JSON pointer of the
+  fault; a call whose case id was already written is skipped too.
 
 The data is CC BY-SA 4.0 (Rastogi et al., AAAI 2020); anything written from
 it is an adaptation under the same licence, which the output says.
@@ -23,19 +26,20 @@ it is an adaptation under the same licence, which the output says.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.events.registry import EventRegistry
-from agent_lab.errors import DefinitionError
+from agent_lab.errors import DefinitionError, StrictJSONError
+from agent_lab.lab.importers._sgd_data import read_dialogue, read_service
+from agent_lab.lab.importers._sgd_events import SGDEvent, SGDEvents, event_name
+from agent_lab.lab.importers._shape import ShapeError
 from agent_lab.lab.importers.common import (
     DatasetImportError,
+    SkippedEntry,
     SkippedFile,
     SkippedItem,
+    parse_json,
     read_text,
     reason_counts,
     write_events,
@@ -46,6 +50,7 @@ from agent_lab.lab.importers.common import (
 from agent_lab.strict_json import ensure_json_data
 
 if TYPE_CHECKING:
+    from agent_lab.lab.importers._sgd_data import Dialogue, Service, ServiceCall, Turn
     from agent_lab.strict_json import JSONValue
 
 __all__ = [
@@ -63,17 +68,6 @@ ATTRIBUTION = (
     "Multi-domain Conversational Agents: The Schema-Guided Dialogue Dataset', AAAI 2020), "
     "CC BY-SA 4.0. This adaptation is released under CC BY-SA 4.0."
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_TIME = re.compile(r"^\d{2}:\d{2}$")
-_NUMBER = re.compile(r"^\d+$")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SGDEvent:
-    """An event written, with the kind of value each of its slots holds."""
-
-    event: str
-    slots: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +89,7 @@ class SGDCounts:
     cases_per_variant: int
     skipped_calls: int
     skipped_call_reasons: dict[str, int]
+    skipped_dialogues: int
     skipped_files: int
     skipped_services: int
 
@@ -113,6 +108,7 @@ class SGDReport:
     """Files of the folder that are neither dialogues nor the schema (left alone)."""
     events: tuple[SGDEvent, ...]
     skipped_services: tuple[SkippedService, ...]
+    skipped_dialogues: tuple[SkippedEntry, ...]
     skipped_calls: tuple[SkippedItem, ...]
     counts: SGDCounts
 
@@ -121,8 +117,8 @@ class SGDReport:
         c = self.counts
         return (
             f"imported {c.events} events and {c.cases_per_variant} cases per variant from "
-            f"{c.dialogues} dialogues; skipped {c.skipped_calls} calls, {c.skipped_files} "
-            f"files, {c.skipped_services} services"
+            f"{c.dialogues} dialogues; skipped {c.skipped_calls} calls, {c.skipped_dialogues} "
+            f"dialogues, {c.skipped_files} files, {c.skipped_services} services"
         )
 
     @property
@@ -137,45 +133,22 @@ class _Skipped:
 
     files: list[SkippedFile] = field(default_factory=list[SkippedFile])
     services: list[SkippedService] = field(default_factory=list[SkippedService])
+    dialogues: list[SkippedEntry] = field(default_factory=list[SkippedEntry])
     calls: list[SkippedItem] = field(default_factory=list[SkippedItem])
 
 
-def event_name(service: str, intent: str) -> str:
-    """``Restaurants_2`` + ``ReserveRestaurant`` -> ``Restaurants_2__ReserveRestaurant``."""
-    return f"{service}__{intent}"
-
-
-def _kind(values: set[str], *, categorical: bool, possible: list[str]) -> str:
-    pool = set(possible) | values
-    if pool and pool <= {"True", "False"}:
-        return "boolean"
-    if categorical and possible:
-        return "enum" if not (pool and all(_NUMBER.match(v) for v in pool)) else "number"
-    if values and all(_DATE.match(v) for v in values):
-        return "date"
-    if values and all(_TIME.match(v) for v in values):
-        return "time"
-    if values and all(_NUMBER.match(v) for v in values):
-        return "number"
-    return "free-form"
-
-
-def _load(path: Path, skipped: list[SkippedFile]) -> Any | None:
+def _load(path: Path, skipped: list[SkippedFile]) -> JSONValue | None:
     text = read_text(path, skipped)
     if text is None:
         return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
+        return parse_json(text)
+    except StrictJSONError as err:
         skipped.append(SkippedFile(file=path.name, reason=f"{type(err).__name__}: {err}"))
         return None
 
 
-def _field(value: Any, key: str) -> Any:
-    return cast("dict[str, Any]", value).get(key) if isinstance(value, dict) else None
-
-
-def _payload_at(turn: Any, stated: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+def _payload_at(turn: Turn, stated: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     """The structured payload a client would send with this user turn, per service.
 
     The user's dialogue state says which slots they want; of those, the ones
@@ -184,15 +157,44 @@ def _payload_at(turn: Any, stated: dict[str, dict[str, str]]) -> dict[str, dict[
     to the text.
     """
     payload: dict[str, dict[str, str]] = {}
-    for frame in turn.get("frames", []):
-        service = frame.get("service")
-        wanted: dict[str, Any] = _field(frame.get("state"), "slot_values") or {}
-        said_now = {a.get("slot") for a in frame.get("actions", []) if a.get("act") == "INFORM"}
-        known = stated.get(service, {})
-        payload[service] = {
-            slot: known[slot] for slot in wanted if slot in known and slot not in said_now
+    for frame in turn.frames:
+        said_now = {a.slot for a in frame.actions if a.act == "INFORM"}
+        known = stated.get(frame.service, {})
+        payload[frame.service] = {
+            slot: known[slot] for slot in frame.wanted if slot in known and slot not in said_now
         }
     return payload
+
+
+def _services(loaded: list[JSONValue], skipped: _Skipped) -> list[Service]:
+    services: list[Service] = []
+    for index, item in enumerate(loaded):
+        try:
+            services.append(read_service(item))
+        except ShapeError as fault:
+            name = item.get("service_name") if isinstance(item, dict) else None
+            where = fault.under(index)
+            skipped.services.append(SkippedService(service=name, reason=f"ShapeError: {where}"))
+    return services
+
+
+def _dialogues(path: Path, skipped: _Skipped) -> list[Dialogue]:
+    loaded = _load(path, skipped.files)
+    if loaded is None:
+        return []
+    if not isinstance(loaded, list):
+        skipped.files.append(SkippedFile(file=path.name, reason="not a list of dialogues"))
+        return []
+    dialogues: list[Dialogue] = []
+    for index, item in enumerate(loaded):
+        try:
+            dialogues.append(read_dialogue(item))
+        except ShapeError as fault:
+            where = fault.under(index)
+            skipped.dialogues.append(
+                SkippedEntry(file=path.name, pointer=where.pointer, reason=where.problem)
+            )
+    return dialogues
 
 
 def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
@@ -204,13 +206,13 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
     source, target = Path(folder), Path(out)
     skipped = _Skipped()
     schema_path = source / "schema.json"
-    if not schema_path.is_file():
+    if not schema_path.exists():
         raise DatasetImportError(f"{source}: no schema.json, so no service can be converted")
     loaded_services = _load(schema_path, skipped.files)
     if not isinstance(loaded_services, list):
         reasons = [asdict(file) for file in skipped.files]
         raise DatasetImportError(f"{schema_path}: not a list of services ({reasons})")
-    services = cast("list[Any]", loaded_services)
+    services = _services(loaded_services, skipped)
     dialogue_files = sorted(source.glob("dialogues_*.json"))
     known = {"schema.json", "README.md", "LICENSE.txt"}
     extra_files = sorted(
@@ -218,113 +220,52 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
         for p in source.iterdir()
         if p.is_file() and p not in dialogue_files and p.name not in known
     )
-    dialogues: list[Any] = []
-    for path in dialogue_files:
-        loaded = _load(path, skipped.files)
-        if isinstance(loaded, list):
-            dialogues += [d for d in cast("list[Any]", loaded) if isinstance(d, dict)]
-        elif loaded is not None:
-            skipped.files.append(SkippedFile(file=path.name, reason="not a list of dialogues"))
+    dialogues = [dialogue for path in dialogue_files for dialogue in _dialogues(path, skipped)]
 
     # The values each slot takes in service calls tell what kind of value it is.
     observed: dict[tuple[str, str], set[str]] = {}
     for dialogue in dialogues:
-        for turn in dialogue.get("turns", []):
-            for frame in turn.get("frames", []):
-                parameters: dict[str, Any] = _field(frame.get("service_call"), "parameters") or {}
-                for slot, value in parameters.items():
-                    observed.setdefault((frame.get("service"), slot), set()).add(str(value))
+        for turn in dialogue.turns:
+            for frame in turn.frames:
+                if frame.call is not None:
+                    for slot, value in frame.call.parameters.items():
+                        observed.setdefault((frame.service, slot), set()).add(value)
 
-    registry = EventRegistry()
-    definitions: list[dict[str, Any]] = []
-    events: list[SGDEvent] = []
-    intents: dict[str, dict[str, Any]] = {}
+    events = SGDEvents(observed)
     for service in services:
         try:
-            name_of_service = service["service_name"]
-            slots = {slot["name"]: slot for slot in service["slots"]}
-            for intent in service["intents"]:
-                name = event_name(name_of_service, intent["name"])
-                properties: dict[str, Any] = {}
-                for slot_name in list(intent["required_slots"]) + list(intent["optional_slots"]):
-                    slot = slots[slot_name]
-                    possible = [str(v) for v in slot.get("possible_values", [])]
-                    values = observed.get((name_of_service, slot_name), set())
-                    kind = _kind(
-                        values, categorical=bool(slot.get("is_categorical")), possible=possible
-                    )
-                    prop: dict[str, Any] = {
-                        "type": "string",
-                        "description": slot.get("description", ""),
-                    }
-                    if slot.get("is_categorical") and possible:
-                        prop["enum"] = possible
-                    if kind == "date":
-                        prop["pattern"] = r"^\d{4}-\d{2}-\d{2}$"
-                    elif kind == "time":
-                        prop["pattern"] = r"^\d{2}:\d{2}$"
-                    prop["x-agent-lab"] = {"kind": kind, "format": "string"}
-                    default = intent["optional_slots"].get(slot_name)
-                    if default is not None and slot_name not in intent["required_slots"]:
-                        if default == "dontcare":
-                            prop["description"] += " (default: no preference)"
-                        else:
-                            prop["default"] = str(default)
-                    properties[slot_name] = prop
-                parameters = {
-                    "type": "object",
-                    "properties": properties,
-                    "required": list(intent["required_slots"]),
-                    "additionalProperties": False,
-                }
-                description = f"{service.get('description', '')}: {intent.get('description', '')}"
-                registry.register(
-                    EventDefinition(name, description=description, parameters=parameters)
-                )
-                definitions.append(
-                    {
-                        "name": name,
-                        "description": description,
-                        "parameters": parameters,
-                        "service": name_of_service,
-                        "intent": intent["name"],
-                    }
-                )
-                intents[name] = {"slots": set(properties), "schema": parameters}
-                kinds = {s: p["x-agent-lab"]["kind"] for s, p in properties.items()}
-                events.append(SGDEvent(event=name, slots=kinds))
-        except (KeyError, TypeError, DefinitionError) as err:
+            events.add(service)
+        except (KeyError, DefinitionError) as err:
             skipped.services.append(
-                SkippedService(
-                    service=_field(service, "service_name"),
-                    reason=f"{type(err).__name__}: {err}",
-                )
+                SkippedService(service=service.name, reason=f"{type(err).__name__}: {err}")
             )
 
     variants: dict[str, list[dict[str, Any]]] = {"utterance": [], "payload": []}
+    written: set[str] = set()
     for dialogue in dialogues:
         user_turns: list[str] = []
         stated: dict[str, dict[str, str]] = {}  # service -> slot -> canonical value said so far
         before_last_user: dict[str, dict[str, str]] = {}
-        turns = dialogue.get("turns", [])
-        for index, turn in enumerate(turns):
-            speaker, utterance = turn.get("speaker"), str(turn.get("utterance", ""))
-            if speaker == "USER":
-                user_turns.append(utterance)
+        for index, turn in enumerate(dialogue.turns):
+            if turn.speaker == "USER":
+                user_turns.append(turn.utterance)
                 before_last_user = _payload_at(turn, stated)
-            for frame in turn.get("frames", []):
-                service = frame.get("service")
-                call = frame.get("service_call")
-                if isinstance(call, dict) and speaker == "SYSTEM":
-                    site = _CallSite(dialogue, index, service, cast("dict[str, Any]", call))
-                    problem = _add_case(site, user_turns, before_last_user, intents, variants)
-                    if problem is not None:
+            for frame in turn.frames:
+                if frame.call is not None and turn.speaker == "SYSTEM":
+                    site = _CallSite(dialogue.id, index, frame.service, frame.call)
+                    problem = (
+                        "duplicate case id"
+                        if site.case_id in written
+                        else _add_case(site, user_turns, before_last_user, events.intents, variants)
+                    )
+                    if problem is None:
+                        written.add(site.case_id)
+                    else:
                         skipped.calls.append(SkippedItem(case=site.case_id, reason=problem))
-                for action in frame.get("actions", []):
-                    if action.get("act") in ("INFORM", "OFFER", "CONFIRM") and action.get("slot"):
-                        canonical: list[Any] = action.get("canonical_values") or []
-                        if canonical:
-                            stated.setdefault(service, {})[action["slot"]] = str(canonical[0])
+                for action in frame.actions:
+                    said = action.canonical_values
+                    if action.act in ("INFORM", "OFFER", "CONFIRM") and action.slot and said:
+                        stated.setdefault(frame.service, {})[action.slot] = said[0]
     target.mkdir(parents=True, exist_ok=True)
     write_events(
         target,
@@ -332,7 +273,7 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
             "source": "sgd",
             "reference_date": REFERENCE_DATE,
             "attribution": ATTRIBUTION,
-            "events": definitions,
+            "events": events.definitions,
         },
         indent=1,
     )
@@ -344,16 +285,18 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
         rules=(__doc__ or "").split("Mapping rules")[1].split("The data is")[0].strip(),
         skipped_files=tuple(skipped.files),
         extra_files=tuple(extra_files),
-        events=tuple(events),
+        events=tuple(events.events),
         skipped_services=tuple(skipped.services),
+        skipped_dialogues=tuple(skipped.dialogues),
         skipped_calls=tuple(skipped.calls),
         counts=SGDCounts(
             dialogue_files=len(dialogue_files),
             dialogues=len(dialogues),
-            events=len(definitions),
+            events=len(events.definitions),
             cases_per_variant=len(variants["payload"]),
             skipped_calls=len(skipped.calls),
             skipped_call_reasons=reason_counts(skipped.calls),
+            skipped_dialogues=len(skipped.dialogues),
             skipped_files=len(skipped.files),
             skipped_services=len(skipped.services),
         ),
@@ -364,14 +307,14 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
 
 @dataclass(frozen=True, slots=True)
 class _CallSite:
-    dialogue: dict[str, Any]
+    dialogue: str
     index: int
     service: str
-    call: dict[str, Any]
+    call: ServiceCall
 
     @property
     def case_id(self) -> str:
-        return f"{self.dialogue.get('dialogue_id')}-{self.index:02d}"
+        return f"{self.dialogue}-{self.index:02d}"
 
 
 def _add_case(
@@ -383,12 +326,11 @@ def _add_case(
 ) -> str | None:
     """Add the call's case to both variants; or say why it cannot be one."""
     service, call, case_id = site.service, site.call, site.case_id
-    name = event_name(service, str(call.get("method")))
+    name = event_name(service, call.method)
     intent = intents.get(name)
-    parameters: dict[str, Any] = call.get("parameters") or {}
     if intent is None:
         return f"unknown event: {name}"
-    arguments = {slot: str(value) for slot, value in parameters.items()}
+    arguments = dict(call.parameters)
     unknown = sorted(set(arguments) - intent["slots"])
     if unknown:
         return f"slots not in the intent: {unknown}"
