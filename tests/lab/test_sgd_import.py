@@ -6,6 +6,7 @@ import json
 import shutil
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,3 +152,53 @@ def test_the_report_file_is_the_typed_report_as_json(imported: tuple[Path, SGDRe
     typed: ImportReport = report
     assert (out / typed.first_workload).is_file()
     assert typed.summary().startswith(f"imported {report.counts.events} events")
+
+
+def test_a_slot_at_its_default_is_right_stated_or_left_out(tmp_path: Path) -> None:
+    """An optional slot with a default: the truth accepts the default or its omission."""
+    from agent_lab.lab.scoring import matches
+
+    import_sgd(corpus("sgd", "dev"), tmp_path)
+    workload = load_workload(str(tmp_path / "workload-payload.jsonl"))
+    with_defaults = [c for c in workload.cases if c.expected.alternatives is not None]
+    assert with_defaults
+    for case in with_defaults:
+        alternatives: Any = case.expected.alternatives
+        arguments = dict(case.expected.arguments or {})
+        assert matches(arguments, alternatives)
+        for slot, options in alternatives.items():
+            if "" in options:
+                assert matches({k: v for k, v in arguments.items() if k != slot}, alternatives)
+                assert matches({**arguments, slot: options[0]}, alternatives)
+
+
+def test_a_call_lacking_a_required_slot_is_skipped_and_listed(tmp_path: Path) -> None:
+    """Its truth could match no valid dispatch (SGD train has such calls): listed, not written."""
+    from agent_lab.cli.loading import load_plugin_set
+
+    source = tmp_path / "sgd"
+    shutil.copytree(corpus("sgd", "dev"), source)
+    required = {
+        (service["service_name"], intent["name"]): intent["required_slots"]
+        for service in json.loads((source / "schema.json").read_text())
+        for intent in service["intents"]
+    }
+    path = sorted(source.glob("dialogues_*.json"))[0]
+    dialogues = json.loads(path.read_text())
+    dropped = None
+    for turn in dialogues[0]["turns"]:
+        for frame in turn["frames"]:
+            call = frame.get("service_call")
+            slots = required.get((frame["service"], call["method"])) if call else None
+            if dropped is None and call is not None and slots:
+                dropped = slots[0]
+                call["parameters"].pop(dropped, None)
+    assert dropped is not None
+    path.write_text(json.dumps(dialogues))
+    report = import_sgd(source, tmp_path / "out")
+    lacking = [s for s in report.skipped_calls if "lacks required slots" in s.reason]
+    assert [s.reason for s in lacking] == [f"the call lacks required slots: ['{dropped}']"]
+    plugins = load_plugin_set(str(tmp_path / "out"))
+    for variant in ("payload", "utterance"):
+        workload = load_workload(str(tmp_path / "out" / f"workload-{variant}.jsonl"))
+        assert workload.check_truth(plugins) == []

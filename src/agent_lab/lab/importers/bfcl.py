@@ -16,8 +16,10 @@ Mapping rules (also written into the output's ``import-report.json``):
   are not properties are dropped. Every conversion is counted. Names are
   made tool-safe (``math.factorial`` -> ``math_factorial``); two different
   functions with one name get ``__2``, ``__3``.
-* Each question becomes a case offering its functions as ``candidates``
-  (named outright with ``event_given`` when there is just one). Its truth
+* Each question becomes a case offering its functions as ``candidates``,
+  never naming the one it wants (``event_given`` is false even when one
+  function is offered: whether to call it at all is the agent's to decide,
+  as it is on the irrelevance questions, which look the same). Its truth
   lists the acceptable values per argument (``""``: may be left out) as
   ``expected.alternatives``; ``expected.arguments`` holds the first of each.
   A question expecting several calls (the parallel categories) becomes one
@@ -405,7 +407,6 @@ def _case(
         return {
             **common,
             "event": event,
-            "event_given": len(candidates) == 1,
             "candidates": candidates,
             "expected": {
                 "status": "success",
@@ -416,7 +417,6 @@ def _case(
     return {
         **common,
         "event": event,
-        "event_given": len(candidates) == 1,
         "candidates": candidates,
         "expected": {"status": "success", "arguments": arguments, "alternatives": alternatives},
     }

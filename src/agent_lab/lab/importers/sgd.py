@@ -15,6 +15,10 @@ Mapping rules (also written into the output's ``import-report.json``):
   call, as text) and ``payload`` (the last user turn as text; the slots the
   user's dialogue state holds that were established before that turn, by the
   user or offered by the system, as a structured payload of canonical values).
+* An optional slot with a default is right stated at its default or left out
+  (``expected.alternatives``): the default applies either way.
+* A call that lacks a slot its intent requires is skipped and listed: no
+  valid dispatch could match it.
 * Relative dates refer to the dataset's "today", 2019-03-01.
 * Every field read has its type checked: a service or a dialogue with a field
   missing or of the wrong type is skipped whole, with the JSON pointer of the
@@ -47,6 +51,7 @@ from agent_lab.lab.importers.common import (
     write_report,
     write_workload,
 )
+from agent_lab.lab.scoring import OMITTED
 from agent_lab.strict_json import ensure_json_data
 
 if TYPE_CHECKING:
@@ -342,6 +347,11 @@ def _add_case(
     }
     if bad:
         return f"values outside the enum: {bad}"
+    absent = [slot for slot in intent["schema"]["required"] if slot not in arguments]
+    if absent:
+        # SGD's annotation lacks a slot its own schema requires (Hotels_3 in train):
+        # no valid dispatch could match such a truth.
+        return f"the call lacks required slots: {absent}"
     if not user_turns:
         return "no user turn before the call"
     earlier = {
@@ -350,11 +360,23 @@ def _add_case(
         if slot in intent["slots"]
         and ("enum" not in properties[slot] or value in properties[slot]["enum"])
     }
+    expected: dict[str, Any] = {"status": "success", "arguments": ensure_json_data(arguments)}
+    defaults = {s: p["default"] for s, p in properties.items() if "default" in p}
+    if defaults:
+        # A slot left at its default means the same stated or not: either is right.
+        expected["alternatives"] = {
+            **{slot: [value] for slot, value in arguments.items()},
+            **{
+                slot: [default, OMITTED]
+                for slot, default in defaults.items()
+                if arguments.get(slot, default) == default
+            },
+        }
     common = {
         "event": name,
         "event_given": True,
         "context": {"now": f"{REFERENCE_DATE}T00:00"},
-        "expected": {"status": "success", "arguments": ensure_json_data(arguments)},
+        "expected": expected,
     }
     variants["utterance"].append(
         {
