@@ -22,6 +22,7 @@ GROUND = frozenset(
         "agent_lab.strict_json",
         "agent_lab._json_walk",
         "agent_lab._canonical",
+        "agent_lab._text",
     }
 )
 MAX_LINES = 450
