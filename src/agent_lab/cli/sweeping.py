@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.cli.checks import check_output_file
 from agent_lab.cli.loading import POLICY_NAMES, load_cases, load_plugin_set, plugin_registry
+from agent_lab.cli.output import write_whole
 from agent_lab.cli.providers import build_provider
 from agent_lab.cli.trials import execute
 from agent_lab.errors import StoreError, UsageError
@@ -137,5 +138,5 @@ def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: 
     if html:
         from agent_lab.lab.report import render_sweep_html  # noqa: PLC0415 (matplotlib)
 
-        written = render_sweep_html(summary, Path(html))
+        written = write_whole(Path(html), "--html", lambda path: render_sweep_html(summary, path))
         print(f"report: {written.resolve()}", file=streams.err if as_json else streams.out)
