@@ -24,6 +24,7 @@ GROUND = frozenset(
         "agent_lab._frozen_json",
         "agent_lab._canonical",
         "agent_lab._input_files",
+        "agent_lab._text",
     }
 )
 MAX_LINES = 450

@@ -16,7 +16,7 @@ command-line input, and at adapter boundaries::
     ├── WorkloadError              a workload line cannot be used (also a ValueError)
     ├── InputFileError             a file the user named is no regular file, too large, or not UTF-8
     ├── DatasetImportError         a benchmark folder cannot be imported at all
-    ├── StoreError                 a file is not a usable results database
+    ├── StoreError                 a file is not a usable results database, or cannot be written
     │   └── ConfigMismatchError    --resume found a run with another configuration
     └── UsageError                 bad command-line input: one line, exit code 2
 
@@ -183,7 +183,10 @@ class DatasetImportError(AgentLabError):
 
 
 class StoreError(AgentLabError):
-    """The file is not a usable agent-lab results database, or lacks what was asked of it."""
+    """A results database that cannot be used: not one, without what was asked, or unwritable.
+
+    Unwritable: locked by another process past the store's patience, or a full disk.
+    """
 
 
 class ConfigMismatchError(StoreError):

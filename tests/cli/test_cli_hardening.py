@@ -94,6 +94,8 @@ def test_a_broken_plugin_folder_is_one_line_and_exit_2(tmp_path: Path, events_js
         ["--simulated-latency", "nan,nan"],
         ["--simulated-latency", "5,1"],
         ["--simulated-latency", "5"],
+        ["--simulated-latency", "1e308,1e308"],
+        ["--simulated-latency", "1,600001"],
     ],
     ids=" ".join,
 )

@@ -317,7 +317,7 @@ def test_a_read_only_store_reads_and_never_writes(tmp_path: Path) -> None:
     before = path.read_bytes()
     with Store(path, read_only=True) as reader:
         assert [t.case_id for t in reader.trials("r1")] == ["a"]
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        with pytest.raises(StoreError, match="readonly"):
             reader.add_trials("r1", [trial("b")])
     assert path.read_bytes() == before
 

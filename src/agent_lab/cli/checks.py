@@ -125,14 +125,23 @@ def _shares(text: str, what: str) -> list[float]:
     return values
 
 
+MAX_SIMULATED_LATENCY_MS = 600_000.0
+"""Ten minutes for one simulated call: slower than any endpoint a run would wait on."""
+
+
 def latency_pair(text: str) -> tuple[float, float]:
-    """``MEDIAN_MS,P95_MS``: finite, 0 < median <= p95 (``--simulated-latency``)."""
+    """``MEDIAN_MS,P95_MS``: 0 < median <= p95 <= ten minutes (``--simulated-latency``)."""
     parts = text.split(",")
     if len(parts) != 2:
         raise argparse.ArgumentTypeError(f"{text!r}: expected MEDIAN_MS,P95_MS, e.g. 600,1500")
     median, p95 = (_finite(part) for part in parts)
     if median <= 0 or p95 < median:
         raise argparse.ArgumentTypeError(f"{text!r}: needs 0 < median <= p95")
+    if p95 > MAX_SIMULATED_LATENCY_MS:
+        # Each simulated call sleeps its latency: 1e308 ms would never end.
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: p95 above {MAX_SIMULATED_LATENCY_MS:.0f} ms (ten minutes a call)"
+        )
     return median, p95
 
 

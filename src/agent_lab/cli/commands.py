@@ -10,6 +10,7 @@ about 0.4 s) and drawing the report (matplotlib, about 1.5 s, inside
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -219,6 +220,8 @@ def export(options: argparse.Namespace, streams: Streams) -> int:
             paths = store.export(options.run, folder, fmt=options.format)
     except StoreError as problem:
         raise UsageError(str(problem)) from problem
+    except OSError as problem:
+        raise UsageError(f"--out {folder}: {problem.strerror or problem}") from problem
     for path in paths:
         print(f"wrote {path}", file=streams.out)
     return 0
@@ -321,11 +324,21 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
         console.print(
             plain(
                 f"{wrong.case} {wrong.argument} ({wrong.kind}, {wrong.source}): filled "
-                f"{json.dumps(wrong.filled)}, expected {json.dumps(wrong.expected)}: "
+                f"{_shown(wrong.filled)}, expected {_shown(wrong.expected)}: "
                 f"{wrong.text[:100]}"
             )
         )
     return 0
+
+
+def _shown(value: object) -> str:
+    # A resolver may fill any integer: past 4300 digits Python writes none as text.
+    try:
+        return json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        if isinstance(value, int):
+            return f"(an integer of about {round(value.bit_length() * math.log10(2))} digits)"
+        return f"(a {type(value).__name__} that is not JSON)"
 
 
 def routing(options: argparse.Namespace, streams: Streams) -> int:

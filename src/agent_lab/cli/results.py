@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.output import write_whole
 from agent_lab.errors import StoreError, UsageError
 from agent_lab.lab.figures import report_json
 from agent_lab.lab.metrics import compare, references, summarize
@@ -80,7 +81,11 @@ def write_report(
             findings=found,
         )  # fmt: skip
     if target is not None:
-        return render_html(
-            run, trials, metrics, comparisons, target, references=baselines, findings=found
+        return write_whole(
+            target,
+            "--html",
+            lambda path: render_html(
+                run, trials, metrics, comparisons, path, references=baselines, findings=found
+            ),
         )
     return None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.cli.checks import check_output_file
 from agent_lab.cli.loading import POLICY_NAMES, load_cases, load_plugin_set, plugin_registry
+from agent_lab.cli.output import write_whole
 from agent_lab.cli.providers import build_provider
 from agent_lab.cli.trials import execute
 from agent_lab.errors import StoreError, UsageError
@@ -143,5 +144,7 @@ def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: 
         from agent_lab.lab.report import render_sweep_html  # noqa: PLC0415 (matplotlib)
 
         label = "ORACLE (the answer key)" if summary.provider == "oracle" else "SIMULATED"
-        written = render_sweep_html(summary, Path(html), label=label)
+        written = write_whole(
+            Path(html), "--html", lambda path: render_sweep_html(summary, path, label=label)
+        )
         print(f"report: {written.resolve()}", file=streams.err if as_json else streams.out)

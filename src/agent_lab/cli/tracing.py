@@ -57,6 +57,7 @@ def tracing_for(otel_file: Path | None, stderr: TextIO) -> Generator[Tracing | N
     if endpoint is not None and protocol != "http/protobuf":
         raise UsageError(f"OTLP protocol {protocol!r}: agent-lab sends http/protobuf only")
     provider = TracerProvider(resource=Resource.create({"service.name": "agent-lab"}))
+    exporter: OTLPJsonFileExporter | None = None
     if otel_file is not None:
         try:
             exporter = OTLPJsonFileExporter(otel_file)
@@ -65,10 +66,18 @@ def tracing_for(otel_file: Path | None, stderr: TextIO) -> Generator[Tracing | N
         provider.add_span_processor(BatchSpanProcessor(exporter))
     if endpoint is not None:
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    failed = True
     try:
         yield Tracing(provider)
+        failed = False
     finally:
         provider.shutdown()  # flushes every processor
+        if exporter is not None and exporter.error is not None and not failed:
+            # The run is stored; the spans asked for are not all there: say it, exit 2.
+            raise UsageError(
+                f"--otel-file {otel_file}: spans could not be written ({exporter.error}); "
+                "the run's trials are stored"
+            )
         where = [str(otel_file)] if otel_file is not None else []
         if endpoint is not None:
             where.append(f"OTLP endpoint {endpoint}")

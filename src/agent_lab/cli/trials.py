@@ -122,6 +122,9 @@ def execute(
                 file=stderr,
             )
             raise
+        except StoreError as err:
+            # The store failed while the run was on (locked too long, a full disk).
+            raise UsageError(f"{err}; continue with --resume") from err
         finally:
             _record_format(store, run_id, built, stderr)
     return run_id
@@ -154,10 +157,19 @@ def _record_format(store: Store, run_id: str, built: BuiltProvider, stderr: Text
     if not isinstance(inner, OpenAIProvider):
         return
     note = inner.structured_output_note
-    store.add_provenance(
-        run_id,
-        {"structured_output_used": inner.structured_output_used, "structured_output_note": note},
-    )
+    try:
+        store.add_provenance(
+            run_id,
+            {
+                "structured_output_used": inner.structured_output_used,
+                "structured_output_note": note,
+            },
+        )
+    except StoreError as err:
+        # Said, not raised: this runs as the run ends, and must not hide why it ended.
+        print(
+            printable(f"agent-lab: the structured-output mode was not stored: {err}"), file=stderr
+        )
     if note is not None:
         print(printable(f"structured output: {note}"), file=stderr)
 

@@ -62,6 +62,9 @@ class LabReason(StrEnum):
     """The trial ran past ``RunConfig.timeout``."""
     POLICY_ERROR = "policy_error"
     """The policy raised on every try."""
+    UNSTORABLE = "unstorable"
+    """The trial ran, but a value it produced cannot be stored (an integer of more
+    digits than Python writes, a value that is not JSON): stored without that value."""
 
 
 class RunState(StrEnum):

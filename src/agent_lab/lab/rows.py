@@ -1,22 +1,32 @@
-"""The results database's tables: their columns, and trials to and from rows (L10).
+r"""The results database's tables: their columns, and trials to and from rows (L10).
 
 Columns are declared once, here: the tables are created from them, a file of
 an older schema gains the columns it lacks (``ALTER TABLE ... ADD COLUMN``,
 with their defaults), and a file opened read-only reads a missing column as
 its default. The trial columns follow ``TrialRecord``'s fields.
+
+Encoding a trial never raises: a value that cannot be written (an integer of
+more digits than Python converts to text, a value that is not JSON) is left
+out, and the trial is stored as failed (``LabReason.UNSTORABLE``) with the
+reason in its ``error``. A lone UTF-16 surrogate (from a model's reply, say)
+cannot be UTF-8 text: it is stored escaped, as the six characters ``\udc80``,
+in text columns and in the strings (and keys) of JSON columns alike, so that
+the file holds strict JSON and valid UTF-8, and readers show what was sent.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab._text import escape_surrogates
 from agent_lab.application.agents import Routing
 from agent_lab.application.events.models import Status
-from agent_lab.lab.records import TrialRecord, TrialStatus
+from agent_lab.lab.records import LabReason, TrialRecord, TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,7 +36,10 @@ __all__ = [
     "CREATE",
     "SCHEMA_VERSION",
     "TRIAL_COLUMNS",
+    "decode_json",
     "decode_trial",
+    "encode_json",
+    "encode_text",
     "encode_trial",
     "insert_statement",
     "missing_columns",
@@ -162,29 +175,109 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _json(value: object) -> str | None:
-    return None if value is None else json.dumps(value, sort_keys=True)
+encode_text = escape_surrogates
+"""Text as valid UTF-8: each lone surrogate written as its escape (``agent_lab._text``)."""
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else encode_text(value)
+
+
+def _escaped(value: object) -> object:
+    if isinstance(value, str):
+        return encode_text(value)
+    if isinstance(value, dict):
+        items = cast("dict[object, object]", value).items()
+        return {_escaped(key): _escaped(item) for key, item in items}
+    if isinstance(value, list | tuple):
+        return [_escaped(item) for item in cast("list[object]", value)]
+    return value
+
+
+def encode_json(value: object) -> str | None:
+    """``value`` as JSON text, lone surrogates escaped (see the module docstring).
+
+    Raises:
+        ValueError: An integer of more digits than Python converts, a cycle.
+        TypeError: A value that is not JSON data.
+        RecursionError: Nesting deeper than the encoder goes.
+    """
+    if value is None:
+        return None
+    text = json.dumps(value, sort_keys=True)
+    # The ASCII output writes a lone surrogate as a \udXXX escape: only such text pays
+    # for the walk (a character beyond the BMP, written as a pair, walks for nothing).
+    if "\\ud" in text:
+        text = json.dumps(_escaped(value), sort_keys=True)
+    return text
+
+
+def decode_json(text: str | None) -> Any:
+    """JSON text from a column, with any lone surrogate escaped as when writing.
+
+    Raises:
+        ValueError: Not JSON (a file written by another program).
+    """
+    if text is None:
+        return None
+    value: object = json.loads(text)
+    # Files written before escaping was added may hold lone surrogate escapes.
+    return _escaped(value) if "\\ud" in text else value
+
+
+_JSON_FIELDS = ("arguments", "expected", "alternatives", "calls", "expected_calls", "ledger")
+
+
+def _unstorable(t: TrialRecord, left_out: list[str], problem: str) -> TrialRecord:
+    # A trial that cannot be stored as it ran is a failed trial, never a lost one:
+    # what it measured (latency, calls, tokens, cost) stays, what it produced goes.
+    return dataclasses.replace(
+        t,
+        status=TrialStatus.ERROR,
+        reason=LabReason.UNSTORABLE,
+        correct=False,
+        correct_exact=None if t.correct_exact is None else False,
+        field_tp=0,
+        field_fp=0,
+        field_fn=t.field_tp + t.field_fn,
+        error=f"{' and '.join(left_out)} left out: cannot be stored ({problem})",
+        **dict.fromkeys(left_out),
+    )
 
 
 def encode_trial(run_id: str, t: TrialRecord, stamp: str) -> tuple[Any, ...]:
-    """The row of ``TRIAL_COLUMNS`` for a trial."""
+    """The row of ``TRIAL_COLUMNS`` for a trial; never raises (see the module docstring)."""
+    encoded: list[str | None] = []
+    left_out: list[str] = []
+    problem = ""
+    for name in _JSON_FIELDS:
+        try:
+            encoded.append(encode_json(getattr(t, name)))
+        except (ValueError, TypeError, RecursionError) as err:
+            encoded.append(None)
+            left_out.append(name)
+            # Python's advice after the ';' (set_int_max_str_digits) is not the user's to take.
+            problem = problem or f"{type(err).__name__}: {str(err).split(';')[0]}"
+    if left_out:
+        t = _unstorable(t, left_out, problem)
+    arguments, expected, alternatives, calls, expected_calls, ledger = encoded
     # str() of the enums: sqlite3 binds an exact str at once, a subclass only after
     # looking for an adapter (twice the cost of the whole column).
     return (
         run_id,
-        t.case_id,
-        t.policy,
+        encode_text(t.case_id),
+        encode_text(t.policy),
         t.repeat,
         int(t.warmup),
-        t.category,
-        t.expected_event,
-        t.event,
+        encode_text(t.category),
+        _text(t.expected_event),
+        _text(t.event),
         str(t.status),
-        str(t.reason),
+        encode_text(str(t.reason)),
         str(t.expected_status),
         int(t.correct),
-        _json(t.arguments),
-        _json(t.expected),
+        arguments,
+        expected,
         t.field_tp,
         t.field_fp,
         t.field_fn,
@@ -198,27 +291,35 @@ def encode_trial(run_id: str, t: TrialRecord, stamp: str) -> tuple[Any, ...]:
         t.fallback_ns,
         t.handler_ns,
         str(t.routed_by),
-        t.error,
+        _text(t.error),
         None if t.correct_exact is None else int(t.correct_exact),
-        _json(t.alternatives),
-        t.matching,
-        t.text,
-        t.llm_raw,
-        t.failure,
-        _json(t.calls),
-        _json(t.expected_calls),
+        alternatives,
+        encode_text(t.matching),
+        encode_text(t.text),
+        _text(t.llm_raw),
+        _text(t.failure),
+        calls,
+        expected_calls,
         t.cached_tokens,
-        t.path,
+        encode_text(t.path),
         t.failed_calls,
-        _json(t.ledger),
+        ledger,
         stamp,
     )
 
 
 def decode_trial(row: Sequence[Any]) -> TrialRecord:
-    """A ``TrialRecord`` from the row ``select_columns`` selected: JSON, Decimal, enums."""
+    """A ``TrialRecord`` from the row ``select_columns`` selected: JSON, Decimal, enums.
+
+    Raises:
+        ValueError: A value no agent-lab wrote (bad JSON, an unknown status, a bad cost).
+    """
     values: dict[str, Any] = dict(zip(_RECORD_COLUMNS, row, strict=True))
     cost, exact = values["cost"], values["correct_exact"]
+    try:
+        decimal_cost = None if cost is None else Decimal(cost)
+    except (ArithmeticError, TypeError) as err:
+        raise ValueError(f"cost {cost!r} is not a number") from err
     values.update(
         warmup=bool(values["warmup"]),
         correct=bool(values["correct"]),
@@ -226,24 +327,22 @@ def decode_trial(row: Sequence[Any]) -> TrialRecord:
         status=TrialStatus(values["status"]),
         expected_status=Status(values["expected_status"]),
         routed_by=Routing(values["routed_by"]),
-        arguments=_loads(values["arguments"]),
-        expected=_loads(values["expected"]),
-        alternatives=_loads(values["alternatives"]),
-        calls=_loads(values["calls"]),
-        expected_calls=_loads(values["expected_calls"]),
-        ledger=_loads(values["ledger"]),
-        cost=None if cost is None else Decimal(cost),
+        arguments=decode_json(values["arguments"]),
+        expected=decode_json(values["expected"]),
+        alternatives=decode_json(values["alternatives"]),
+        calls=decode_json(values["calls"]),
+        expected_calls=decode_json(values["expected_calls"]),
+        ledger=decode_json(values["ledger"]),
+        cost=decimal_cost,
     )
     return TrialRecord(**values)
 
 
-def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
 _INT64 = range(-(2**63), 2**63)
 _NULLABLE = frozenset(
-    i for i, name in enumerate(TRIAL_COLUMNS) if name in ("prompt_tokens", "completion_tokens")
+    i
+    for i, name in enumerate(TRIAL_COLUMNS)
+    if name in ("prompt_tokens", "completion_tokens", "cached_tokens")
 )
 
 
@@ -251,7 +350,8 @@ def storable(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """``row`` with every integer SQLite can hold kept, and every other one made storable.
 
     A nullable count becomes NULL (unknown); a required one is clamped to the
-    column's range. Text columns are kept only as ``str`` (else their repr).
+    column's range. Text columns are kept only as ``str`` (else their repr), escaped
+    as ``encode_text`` escapes them.
     """
     fixed: list[Any] = []
     for index, value in enumerate(row):
@@ -265,7 +365,7 @@ def storable(row: tuple[Any, ...]) -> tuple[Any, ...]:
             else:
                 fixed.append(max(min(value, _INT64.stop - 1), _INT64.start))
         elif isinstance(value, str):
-            fixed.append(value.encode("utf-8", "replace").decode("utf-8"))
+            fixed.append(encode_text(value))
         else:
             fixed.append(repr(value))
     return tuple(fixed)

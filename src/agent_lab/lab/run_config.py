@@ -41,12 +41,20 @@ _OPTIONS = {
 
 
 def differences(stored: JSONObject, current: JSONObject) -> list[str]:
-    """Each option whose value differs between a stored run's configuration and this one."""
+    """Each option whose value differs between a stored run's configuration and this one.
+
+    ``current`` is compared as the store would hold it: through JSON, where a
+    tuple (``policies``) is a list, so that an unchanged option is never named.
+    """
+    return _differences(stored, json.loads(json.dumps(current)))
+
+
+def _differences(stored: JSONObject, current: JSONObject) -> list[str]:
     found: list[str] = []
     for key in sorted(set(stored) | set(current)):
         old, new = stored.get(key), current.get(key)
         if isinstance(old, dict) and isinstance(new, dict):
-            found += differences(cast("JSONObject", old), cast("JSONObject", new))
+            found += _differences(cast("JSONObject", old), cast("JSONObject", new))
         elif old != new:
             found.append(f"{_OPTIONS.get(key, key)} (was {_shown(old)}, now {_shown(new)})")
     return found

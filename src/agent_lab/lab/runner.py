@@ -240,7 +240,13 @@ class Runner:
                         finished = True
                         break
                     chunk.append(item)
-                written += self.store.add_trials(run_id, chunk)
+                try:
+                    written += self.store.add_trials(run_id, chunk)
+                except StoreError:
+                    # Nothing more can be stored: start no trial whose result would be lost.
+                    while not queue.empty():
+                        queue.get_nowait()
+                    raise
                 tally.done += len(chunk)
                 if bar is not None:
                     bar.update(task, completed=total_before + tally.done)

@@ -6,24 +6,36 @@ second in small committed batches against DuckDB's 1,100; the report's
 aggregate query takes milliseconds in either. WAL mode keeps every committed
 trial through a killed process; the primary key (run, case, policy, repeat)
 makes a doubled trial impossible.
+
+Writing waits out another process's lock, and reading creates nothing beside
+the file (``lab._sqlite``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from agent_lab._text import escape_surrogates
 from agent_lab.errors import StoreError
+from agent_lab.lab._sqlite import (
+    BUSY_TIMEOUT,
+    LOCK_PATIENCE,
+    is_busy,
+    open_for_reading,
+    patiently,
+)
 from agent_lab.lab.export import write_tables
 from agent_lab.lab.records import RunRecord, RunState, TrialRecord
 from agent_lab.lab.rows import (
     APPLICATION_ID,
     CREATE,
     SCHEMA_VERSION,
+    decode_json,
     decode_trial,
+    encode_json,
     encode_trial,
     insert_statement,
     missing_columns,
@@ -33,13 +45,15 @@ from agent_lab.lab.rows import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    import tempfile
+    from collections.abc import Callable, Iterable, Sequence
 
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["SCHEMA_VERSION", "RunRecord", "Store", "StoreError", "TrialRecord"]
+__all__ = ["LOCK_PATIENCE", "SCHEMA_VERSION", "RunRecord", "Store", "StoreError", "TrialRecord"]
 
 _INSERT = insert_statement()
+_T = TypeVar("_T")
 
 
 class Store:
@@ -48,24 +62,35 @@ class Store:
     Args:
         path: The file. Created when missing, unless ``read_only``.
         read_only: Open for reading only (``report``, ``compare``, ``export``):
-            nothing is written, not even a journal mode, so results on a
-            read-only file system can be read, and a file that is refused is
-            left byte for byte as it was.
+            nothing is written, not even a journal mode or a ``-shm`` file, so
+            results on a read-only file system can be read, and a file that is
+            refused is left byte for byte as it was, with nothing beside it.
+        lock_patience: Seconds a write waits in all for another process's lock.
+        busy_timeout: Seconds SQLite waits for a lock before a write is retried.
 
     Raises:
         StoreError: The file is not SQLite, is SQLite of another application
             or of a newer schema, or (read-only) does not exist or is empty.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        read_only: bool = False,
+        lock_patience: float = LOCK_PATIENCE,
+        busy_timeout: float = BUSY_TIMEOUT,
+    ) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        self.lock_patience = lock_patience
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
         empty = not self.path.exists() or self.path.stat().st_size == 0
         if read_only and empty:
             raise StoreError(f"{self.path} is empty or missing: no results to read")
         try:
             self._db = self._connect()
-            self._db.execute("PRAGMA busy_timeout = 5000")
+            self._db.execute(f"PRAGMA busy_timeout = {round(busy_timeout * 1000)}")
             if empty or self._half_created():
                 self._create()
             version = self._check_identity()
@@ -86,9 +111,14 @@ class Store:
                 self._db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as err:
             self._close_quietly()
+            if is_busy(err):
+                raise StoreError(f"{self.path} is locked by another process ({err})") from err
             raise StoreError(
                 f"{self.path} is not a readable agent-lab results database ({err})"
             ) from err
+        except OSError as err:
+            self._close_quietly()
+            raise StoreError(f"{self.path} cannot be read: {err.strerror or err}") from err
         except StoreError:
             self._close_quietly()
             raise
@@ -96,14 +126,7 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         if not self.read_only:
             return sqlite3.connect(self.path, isolation_level=None)
-        uri = self.path.resolve().as_uri()
-        try:
-            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.OperationalError:
-            # A WAL database on a read-only file system cannot get its shared-memory
-            # file; read it as immutable (nobody can be writing to it there).
-            return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+        db, self._scratch = open_for_reading(self.path)
         return db
 
     def _half_created(self) -> bool:
@@ -125,7 +148,17 @@ class Store:
                 f"{self.path} was left half-created by an older agent-lab and holds no "
                 "schema version; move it away (or delete it) and run again"
             )
-        return int(row[0])
+        try:
+            version = int(row[0])
+        except (TypeError, ValueError):
+            version = 0
+        if version < 1:
+            shown = str(row[0])
+            raise StoreError(
+                f"{self.path} has schema version {shown[:40]!r}, which is no version number: "
+                "not an agent-lab results database this agent-lab can read"
+            )
+        return version
 
     def _migrate(self) -> None:
         # An older schema gains the columns it lacks, with their defaults, in one step.
@@ -146,6 +179,12 @@ class Store:
     def _close_quietly(self) -> None:
         with contextlib.suppress(sqlite3.Error, AttributeError):
             self._db.close()
+        self._drop_scratch()
+
+    def _drop_scratch(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
     def _create(self) -> None:
         if self.read_only:
@@ -159,7 +198,10 @@ class Store:
 
     def close(self) -> None:
         """Close the database."""
-        self._db.close()
+        try:
+            self._db.close()
+        finally:
+            self._drop_scratch()
 
     def __enter__(self) -> Store:
         """Use as a context manager."""
@@ -184,29 +226,33 @@ class Store:
         model: str | None,
         simulated: bool,
     ) -> None:
-        """Record a new run in state ``running``."""
-        self._db.execute(
-            "INSERT INTO runs VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                now(),
-                RunState.RUNNING,
-                json.dumps(config, sort_keys=True),
-                config_hash,
-                json.dumps(environment, sort_keys=True),
-                workload,
-                plugins,
-                provider,
-                model,
-                int(simulated),
-            ),
+        """Record a new run in state ``running``; text is escaped as trials' text is."""
+        row = (
+            escape_surrogates(run_id),
+            now(),
+            RunState.RUNNING,
+            encode_json(config),
+            config_hash,
+            encode_json(environment),
+            escape_surrogates(workload),
+            escape_surrogates(plugins),
+            escape_surrogates(provider),
+            None if model is None else escape_surrogates(model),
+            int(simulated),
+        )
+        self._patiently(
+            lambda: self._db.execute(
+                "INSERT INTO runs VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+            )
         )
 
     def finish_run(self, run_id: str) -> None:
         """Mark a run finished."""
-        self._db.execute(
-            "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?",
-            (RunState.FINISHED, now(), run_id),
+        self._patiently(
+            lambda: self._db.execute(
+                "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?",
+                (RunState.FINISHED, now(), run_id),
+            )
         )
 
     def add_provenance(self, run_id: str, facts: JSONObject) -> None:
@@ -217,29 +263,36 @@ class Store:
         ``--resume`` compares.
         """
         # A merge inside one SQL statement: no read-then-write window to lose a fact in.
-        updated = self._db.execute(
-            "UPDATE runs SET environment = json_patch(environment, ?) WHERE run_id = ?",
-            (json.dumps(facts, sort_keys=True), run_id),
-        ).rowcount
+        patch = encode_json(facts)
+        updated = self._patiently(
+            lambda: (
+                self._db.execute(
+                    "UPDATE runs SET environment = json_patch(environment, ?) WHERE run_id = ?",
+                    (patch, run_id),
+                ).rowcount
+            )
+        )
         if updated == 0:
             raise StoreError(f"{self.path} has no run {run_id!r}")
 
-    @staticmethod
-    def _run(row: Sequence[Any]) -> RunRecord:
-        return RunRecord(
-            run_id=row[0],
-            started_at=row[1],
-            finished_at=row[2],
-            state=RunState(row[3]),
-            config=json.loads(row[4]),
-            config_hash=row[5],
-            environment=json.loads(row[6]),
-            workload=row[7],
-            plugins=row[8],
-            provider=row[9],
-            model=row[10],
-            simulated=bool(row[11]),
-        )
+    def _run(self, row: Sequence[Any]) -> RunRecord:
+        try:
+            return RunRecord(
+                run_id=row[0],
+                started_at=row[1],
+                finished_at=row[2],
+                state=RunState(row[3]),
+                config=decode_json(row[4]),
+                config_hash=row[5],
+                environment=decode_json(row[6]),
+                workload=row[7],
+                plugins=row[8],
+                provider=row[9],
+                model=row[10],
+                simulated=bool(row[11]),
+            )
+        except (ValueError, TypeError, RecursionError) as err:
+            raise StoreError(f"{self.path}: run {row[0]!r} cannot be read ({err})") from err
 
     def run(self, run_id: str | None = None) -> RunRecord:
         """A run by id, or the most recent one.
@@ -275,17 +328,34 @@ class Store:
     # Trials -------------------------------------------------------------------------
 
     def add_trials(self, run_id: str, trials: Iterable[TrialRecord]) -> int:
-        """Write trials in one transaction; a trial already stored is never written twice."""
+        """Write trials in one transaction; a trial already stored is never written twice.
+
+        No trial is lost to what it holds: one with a value that cannot be
+        stored is stored as failed, without that value (``rows.encode_trial``).
+
+        Returns:
+            How many trials were written.
+
+        Raises:
+            StoreError: The database stayed locked for ``lock_patience`` seconds,
+                or SQLite failed (a full disk): none of these trials is stored,
+                and every trial stored before is kept.
+        """
         stamp = now()
-        # str() of the enums: sqlite3 binds an exact str at once, a subclass only after
-        # looking for an adapter (twice the cost of the whole column).
         rows = [encode_trial(run_id, t, stamp) for t in trials]
         try:
-            return self._insert(rows)
-        except (OverflowError, ValueError, TypeError, sqlite3.InterfaceError):
-            # A figure no column can hold (a token count of 10**30 from a server):
-            # such rows are stored with the figure unknown, never lost with the batch.
-            return self._insert([storable(row) for row in rows])
+            try:
+                return self._patiently(lambda: self._insert(rows))
+            except (OverflowError, ValueError, TypeError, sqlite3.InterfaceError):
+                # A figure no column can hold (a token count of 10**30 from a server):
+                # such rows are stored with the figure unknown, never lost with the batch.
+                fixed = [storable(row) for row in rows]
+                return self._patiently(lambda: self._insert(fixed))
+        except sqlite3.Error as err:
+            raise StoreError(
+                f"{self.path}: {len(rows)} trial(s) could not be stored ({err}); "
+                "every trial stored before is kept"
+            ) from err
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> int:
         self._db.execute("BEGIN IMMEDIATE")
@@ -293,11 +363,16 @@ class Store:
             before = self._db.total_changes
             self._db.executemany(_INSERT, rows)
             written = self._db.total_changes - before
+            self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
         return written
+
+    def _patiently(self, write: Callable[[], _T]) -> _T:
+        return patiently(write, patience=self.lock_patience, path=self.path)
 
     def done(self, run_id: str) -> set[tuple[str, str, int]]:
         """The (case, policy, repeat) already recorded for a run."""
@@ -314,7 +389,16 @@ class Store:
             + " ORDER BY case_id, policy, repeat",
             (run_id,),
         )
-        return [decode_trial(row) for row in cursor]
+        trials: list[TrialRecord] = []
+        for row in cursor:
+            try:
+                trials.append(decode_trial(row))
+            except (ValueError, TypeError, RecursionError) as err:
+                raise StoreError(
+                    f"{self.path}: a trial of run {run_id!r} (case {str(row[0])[:80]!r}) "
+                    f"cannot be read ({err})"
+                ) from err
+        return trials
 
     def count(self, run_id: str) -> int:
         """How many trials a run has recorded (warm-up included)."""

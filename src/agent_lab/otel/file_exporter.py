@@ -53,6 +53,11 @@ class OTLPJsonFileExporter(SpanExporter):
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.error: str | None = None
+        """Why the first write failed (a full disk, a closed exporter); ``None`` while none has.
+
+        The SDK's span processors drop an export's result: whoever owns the
+        exporter reads this, so that lost spans are never silent."""
         self._lock = threading.Lock()
         self._file: IO[str] | None = path.open("a", encoding="utf-8")
 
@@ -64,11 +69,13 @@ class OTLPJsonFileExporter(SpanExporter):
         )
         with self._lock:
             if self._file is None:
+                self.error = self.error or "the exporter was already shut down"
                 return SpanExportResult.FAILURE
             try:
                 self._file.write(line + "\n")
                 self._file.flush()
-            except OSError:
+            except OSError as err:
+                self.error = self.error or (err.strerror or str(err))
                 return SpanExportResult.FAILURE
         return SpanExportResult.SUCCESS
 
@@ -76,7 +83,11 @@ class OTLPJsonFileExporter(SpanExporter):
         """Close the file; later exports fail."""
         with self._lock:
             if self._file is not None:
-                self._file.close()
+                try:
+                    self._file.close()
+                except OSError as err:
+                    # close() flushes what is buffered: a full disk can show only here.
+                    self.error = self.error or (err.strerror or str(err))
                 self._file = None
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:

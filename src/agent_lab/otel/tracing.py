@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import trace
 from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, StatusCode
 
+from agent_lab._text import escape_surrogates
+
 if TYPE_CHECKING:
     from collections.abc import Generator, Mapping
 
@@ -171,9 +173,26 @@ def ledger_attributes(
     return _known(found)
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
+def _sendable(value: AttributeValue | None) -> AttributeValue | None:
+    # What a server or a model sent may be no OTLP value: a count beyond int64 is
+    # unknown (the encoder would log a traceback and drop it), and a lone surrogate
+    # in text (a model name) is escaped, as the results store escapes it.
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if value in _INT64 else None
+    if isinstance(value, list | tuple) and value and isinstance(value[0], str):
+        return [escape_surrogates(str(item)) for item in value]
+    return value
+
+
 def _known(found: Mapping[str, AttributeValue | None]) -> dict[str, AttributeValue]:
     # A span attribute cannot be None: an unknown figure is left out, never sent as 0.
-    return {key: value for key, value in found.items() if value is not None}
+    sent = {key: _sendable(value) for key, value in found.items()}
+    return {key: value for key, value in sent.items() if value is not None}
 
 
 class TracedProvider:
@@ -209,7 +228,7 @@ class TracedProvider:
         ) as span:
             recording = span.is_recording()
             if recording:
-                span.set_attributes(self._request_attributes(request, model))
+                span.set_attributes(_known(self._request_attributes(request, model)))
             reply = await self.inner.complete(request)
             if recording:
                 self._record_reply(span, reply)
