@@ -302,7 +302,12 @@ def test_a_bare_ordinal_day_is_a_date_and_two_dates_fill_nothing() -> None:
 
 
 def test_a_time_the_user_then_accepts_something_after_is_left_to_the_fallback() -> None:
+    """One yes confirms the time said back; a second accepts something offered since."""
     schema = {"type": "object", "properties": {"at": {"type": "string", "format": "time"}}}
     assert resolve("book it at 4:15 pm please", schema=schema).arguments == {"at": "16:15"}
-    accepted = resolve("book it at 4:15 pm. Yes, that works for me.", schema=schema)
+    confirmed = resolve("book it at 4:15 pm. Yes, that works for me.", schema=schema)
+    assert confirmed.arguments == {"at": "16:15"}
+    accepted = resolve("book it at 4:15 pm. Yes, that's right. That would be fine.", schema=schema)
     assert "at" not in accepted.arguments
+    unpunctuated = resolve("book it at 4:15 pm Yes please Yeah that works", schema=schema)
+    assert "at" not in unpunctuated.arguments

@@ -10,6 +10,10 @@ asks the same questions of the words around a value before taking it:
   ``sorry``, ``instead``, ``I changed my mind``) and, up to the end of the
   next sentence, something of the same sort spoken of (``3 tickets ...
   actually, make it two``);
+* how often does the user accept or confirm something after it: the first
+  ``yes`` confirms what was said back; a second (``... 5:45. Yes. That
+  would be fine.``) accepts something offered since, which the user's words
+  do not show (``acceptances_after``).
 
 Sentences end at ``.``, ``!`` or ``?``.
 """
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Sentences"]
+__all__ = ["Sentences", "acceptances_after"]
 
 _SENTENCE_END = re.compile(r"[.!?]+")
 # A yes-no question about "it", "that", "this" or "the ..." checks what was offered ("is
@@ -52,8 +56,52 @@ _CORRECTION = re.compile(
     r"\b(?:no|nope|nah|actually|sorry|wait|instead)\b|\bchanged? my mind\b",
     re.IGNORECASE,
 )
+# Words that accept or confirm what the other side said: "yes", "sure", "that works",
+# "this is perfect", "that time will work", "sounds good", "I can do that".
+_YES = r"yes|yeah|yep|yup|sure|ok|okay|alright|all right"
+_ACCEPTANCE = re.compile(
+    rf"\b(?:(?P<yes>{_YES})|affirmative|exactly|correct|perfect|great|cool|fine|excellent"
+    r"|fantastic|awesome|wonderful|indeed|absolutely|definitely|of course|you're right"
+    r"|(?:that|this|it)(?:'s|s|'ll|'d|\s+time)?(?:\s+(?:is|would|will|sounds|seems|works))?"
+    r"\s+(?:be\s+)?(?:still\s+)?(?:totally\s+|very\s+|really\s+|all\s+)?"
+    r"(?:fine|great|good|perfect|ok|okay|alright|all right|work|works|do|correct|right|"
+    r"wonderful|nice)"
+    r"|(?:that\s+)?(?:still\s+)?works|sounds?\s+(?:good|great|perfect|fine|ok|okay|wonderful|nice)"
+    r"|go ahead|please do|i can do that|let's do (?:it|that)"
+    r")\b",
+    re.IGNORECASE,
+)
+# What may sit between two words of one acceptance: "Yes, that's right", "fine with me".
+_BETWEEN = re.compile(
+    r"[\s,]*(?:(?:please|thanks|thank you|for me|with me|to me|by me|then|so|and|really|very|"
+    r"totally|it|do|me)[\s,]+)*[\s,]*",
+    re.IGNORECASE,
+)
 # The context looked at around a value: a few words, so every check is bounded.
 WINDOW = 60
+
+
+def acceptances_after(text: str, position: int) -> int:
+    """How many times the user accepts or confirms something after ``position``.
+
+    Words of acceptance side by side are one act (``Yes, that's right``,
+    ``That is correct, yes``); a sentence end, a capitalised new turn, other
+    words between them, or a ``yes`` again without a comma before it (``yes
+    that is fine yes that is fine``: turns joined without punctuation) start
+    another.
+    """
+    count = 0
+    last = None
+    for match in _ACCEPTANCE.finditer(text, position):
+        gap = text[last : match.start()] if last is not None else None
+        again = True
+        # A long gap is never only filler; the bound keeps the check linear.
+        if gap is not None and len(gap) <= WINDOW and _BETWEEN.fullmatch(gap):
+            turn = gap.strip() == "" and match.group(0)[0].isupper()
+            again = turn or (match.group("yes") is not None and not gap.rstrip().endswith(","))
+        count += again
+        last = match.end()
+    return count
 
 
 class Sentences:

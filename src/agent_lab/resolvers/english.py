@@ -13,7 +13,6 @@ __all__ = [
     "WEEKDAYS",
     "WORD",
     "clauses",
-    "find_clock",
     "find_date",
     "find_duration_seconds",
     "find_number",
@@ -247,66 +246,6 @@ def find_date(text: str, now: datetime) -> date | None:
             found.add(date(year, month, day))
         except ValueError:
             continue
-    return found.pop() if len(found) == 1 else None
-
-
-_HOUR_AND_PART = re.compile(
-    rf"\b(?:at\s+)?(?<!past )(?<!to )(?P<hour>{NUMBER}|\d{{1,2}})"
-    r"(?:\s*(?P<half>thirty|fifteen|forty five|o'clock))?"
-    r"\s+(?:in the\s+)?(?P<part>morning|afternoon|evening|night|am|pm)\b",
-    re.IGNORECASE,
-)
-
-
-def _with_part_of_day(hour: int, minute: int, text: str) -> str | None:
-    if hour == 0 or hour > 12:
-        return f"{hour:02d}:{minute:02d}"
-    parts = {m.lower() for m in re.findall(r"\b(morning|afternoon|evening|night)\b", text, re.I)}
-    if len(parts) != 1:
-        return None
-    afternoon = parts != {"morning"}
-    return f"{hour % 12 + (12 if afternoon else 0):02d}:{minute:02d}"
-
-
-def find_clock(text: str) -> str | None:
-    """The one clock time the text names, as ``HH:MM``, parts of the day read; else ``None``.
-
-    ``5pm``, ``17:30``, ``eight in the morning``, ``half past 11 in the
-    morning``; a bare ``1:30`` only with one part of the day to say which.
-    """
-    found: set[str] = set()
-    plain = None
-    for clause in clauses(text):
-        plain = find_time(clause)
-        bare = re.search(r"\b(\d{1,2}):(\d{2})\b(?!\s*(?:am|pm|a\.m\.|p\.m\.))", clause, re.I)
-        if plain is not None and bare is not None and plain == f"{int(bare[1]):02d}:{bare[2]}":
-            # "1:30" alone is one of two clock times; a part of the day says which.
-            plain = _with_part_of_day(int(bare[1]), int(bare[2]), text)
-        if plain is not None:
-            found.add(plain)
-    for match in _HOUR_AND_PART.finditer(text):
-        hour = words_to_number(match.group("hour"))
-        if hour is None or not 1 <= hour <= 12 or hour != int(hour):
-            continue
-        minute = {"thirty": 30, "fifteen": 15, "forty five": 45}.get(
-            (match.group("half") or "").lower(), 0
-        )
-        part = match.group("part").lower()
-        afternoon = part in ("afternoon", "evening", "night", "pm")
-        hour24 = int(hour) % 12 + (12 if afternoon else 0)
-        found.add(f"{hour24:02d}:{minute:02d}")
-    half = re.search(
-        rf"\bhalf past ({NUMBER}|\d{{1,2}})\s+(?:in the\s+)?(morning|afternoon|evening|night)\b",
-        text,
-        re.I,
-    )
-    if half:
-        hour = words_to_number(half.group(1))
-        if hour is not None and 1 <= hour <= 12:
-            afternoon = half.group(2).lower() != "morning"
-            found = {f"{int(hour) % 12 + (12 if afternoon else 0):02d}:30"} | (
-                found - {plain} if plain else found
-            )
     return found.pop() if len(found) == 1 else None
 
 

@@ -13,8 +13,11 @@ fallback; so a value is taken only when there is exactly one reading:
 * ``number``: the one number in the text (digits or words) when the schema
   has one numeric property left to fill; otherwise nothing.
 * ``date`` / ``time``: the one date (today, tomorrow, in 3 days, next friday,
-  March 5th) or clock time (5pm, 17:30, half past 11 in the morning) in the
-  text, against the reference clock the event's context injects (``now``).
+  March 5th) in the text, against the reference clock the event's context
+  injects (``now``); the one clock time, when every time of day the text
+  mentions is read and agrees, none is a bound (``by 5pm``), and nothing
+  after it moves it, takes it back or accepts a second offer
+  (``resolvers.clock``). Either fills only a lone property of its kind.
 * ``boolean`` and free-form text: only from the payload; the text is left
   to the fallback.
 
@@ -35,12 +38,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
+from agent_lab.resolvers.clock import stated_time
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
 from agent_lab.resolvers.english import (
     DATE_WORDS,
     TIME_WORDS,
     WORD,
-    find_clock,
     find_date,
     numbers_in,
     parse_now,
@@ -56,26 +59,6 @@ if TYPE_CHECKING:
 __all__ = ["KINDS", "SchemaResolver", "kind_of"]
 
 KINDS = ("enum", "number", "boolean", "date", "time", "free-form")
-_TIME_MENTION = re.compile(
-    r"\d(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b|o'clock|\bnoon\b|"
-    r"\b(?:morning|afternoon|evening|night)\b",
-    re.IGNORECASE,
-)
-_ACCEPTANCE = re.compile(
-    r"[.!?]\s*(?:yes|yeah|yep|sure|ok|okay|that works|that's (?:fine|great|good|perfect)|"
-    r"sounds good|perfect|great)\b",
-    re.IGNORECASE,
-)
-
-
-def _accepted_after_time(text: str) -> bool:
-    """Whether the user accepts something after the last time said: two linear scans."""
-    last = None
-    for last in _TIME_MENTION.finditer(text):  # noqa: B007 - only the last one is wanted
-        pass
-    return last is not None and _ACCEPTANCE.search(text, last.end()) is not None
-
-
 HINT = "x-agent-lab"
 
 
@@ -337,10 +320,5 @@ class SchemaResolver:
             day = find_date(text, now)
             return day.isoformat() if day else None
         if prop.kind == "time" and same_kind_left == 1:
-            clock = find_clock(text)
-            # "at 4:15 pm. Yes, that's great": the other side proposed a time and the user took
-            # it (measured on SGD train: most wrong times are this); leave it to the fallback.
-            if clock is not None and _accepted_after_time(text):
-                return None
-            return clock
+            return stated_time(text)
         return None
