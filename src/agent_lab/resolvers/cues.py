@@ -8,11 +8,22 @@ is cued by "two checked bags" or "bags: 2", ``has_wifi`` by "with wifi" or
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
+from agent_lab.resolvers.doubts import Sentences
 from agent_lab.resolvers.english import NUMBER, WORD, clauses, stems, words_to_number
+
+if TYPE_CHECKING:
+    from collections.abc import Set
 
 __all__ = ["boolean_phrase", "cued_number", "head", "nouns", "own_words"]
 
+# Words after a number that leave it free to count this property: no noun ("make it
+# two please") or people, whom most counts count.
+_ANY_COUNT = frozenset(
+    ["please", "instead", "then", "for", "on", "at", "in", "of", "and", "or", "but", "to",
+     "is", "are", "will", "would", "that", "this", "if", "so", "now", "people", "persons"]
+)  # fmt: skip
 _COUNT_WORDS = {"number", "num", "of", "count", "total", "the", "a", "an", "n"}
 # Description words too common to be a sign of anything.
 _STOP_WORDS = {
@@ -55,22 +66,31 @@ def own_words(name: str, description: str) -> set[str]:
 
 # Words that may not sit between a number and its noun ("6 and height 10").
 _LINKS = r"(?!(?:and|or|to|from|of|by|with|than|per|in|at|for|is|are|the)\b)"
-_SIGNED = rf"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|{NUMBER})"
+# "1,120" is one number in English, not 1 then 120.
+_SIGNED = rf"(?:-?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:e-?\d+)?|{NUMBER})"
 
 
 # A number read with a unit of scale or as a percentage has two readings
 # (5% is 5 or 0.05, "50 million" is 50 or 50000000): not confident.
-_SCALED = re.compile(r"\s*(?:%|percent\b|per cent\b|million\b|billion\b|thousand\b|k\b)", re.I)
+_SCALED = re.compile(
+    r"\s*(?:%|percent\b|per cent\b|hundred\b|million\b|billion\b|thousand\b|k\b)", re.I
+)
 
 
-def cued_number(name: str, text: str, *, head_alone: bool = True) -> float | None:
+def cued_number(
+    name: str, text: str, *, head_alone: bool = True, own: frozenset[str] = frozenset()
+) -> float | None:
     """The one number next to the property's words.
 
     ``two bags``, ``3 checked bags`` (number first, at most one word between),
     ``height 10``, ``c=3``, ``height of 7``, ``x = -2`` (word first). The whole
     name (``decay rate``) is looked for first, then its head word alone. A
     relative number (``six years ago``), a percentage or a scaled one, or two
-    different readings give nothing.
+    different readings give nothing; so does a number only asked about (``is
+    that for two people?``) or taken back afterwards (``3 tickets. Actually,
+    make it two``): see ``resolvers.doubts``. ``own`` holds the stems of the
+    property's own words (``own_words``): a number restated after a
+    correction counts when it is bare or beside one of them.
     """
     about = head(name)
     if about is None:
@@ -89,15 +109,51 @@ def cued_number(name: str, text: str, *, head_alone: bool = True) -> float | Non
         if found is None:
             return None
         if found:
-            return found.pop() if len(found) == 1 else None
+            return _stated(found, text, own | stems(words))
     return None
 
 
-def _numbers_by(noun: str, text: str) -> set[float] | None:
-    """The numbers next to ``noun``; ``None`` when one of them has two readings (5%)."""
-    forward = rf"(?<![\w.-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
-    backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|\.\d)"
-    found: set[float] = set()
+def _stated(found: list[tuple[float, int, int]], text: str, own: Set[str]) -> float | None:
+    """The one value of the readings found, unless only asked about or taken back."""
+    sentences = Sentences(text)
+    kept = {value for value, start, _ in found if not sentences.asked_about(start)}
+    if len(kept) != 1:
+        return None
+    last = max(end for _, _, end in found)
+    if sentences.corrected_after(last, lambda said: _restated(said, own)):
+        return None
+    return kept.pop()
+
+
+# A number and the word after it: "make it two.", "3 tickets", "one for Friday".
+_COUNT = re.compile(rf"(?<![\w.]){NUMBER}(?![\w])(?:\s+({WORD.pattern}))?", re.IGNORECASE)
+_PRONOUN_NUMBERS = frozenset(["a", "an", "one"])
+
+
+def _restated(said: str, own: Set[str]) -> bool:
+    """A number in ``said`` beside one of ``own``'s words, or bare (``make it two``).
+
+    A number beside another noun speaks of something else (``for 2 days``),
+    and ``one`` without one of the words is a pronoun (``I want one for Friday``).
+    """
+    for match in _COUNT.finditer(said):
+        after = match.group(1)
+        if after is not None and stems([after]) & own:
+            return True
+        bare = after is None or after.lower() in _ANY_COUNT
+        if bare and match.group(0).split()[0].lower() not in _PRONOUN_NUMBERS:
+            return True
+    return False
+
+
+def _numbers_by(noun: str, text: str) -> list[tuple[float, int, int]] | None:
+    """The numbers next to ``noun``, each with its place in the text.
+
+    ``None`` when one of them has two readings (5%).
+    """
+    forward = rf"(?<![\w.,-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
+    backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|[.,]\d)"
+    found: list[tuple[float, int, int]] = []
     for pattern in (forward, backward):
         for match in re.finditer(pattern, text, re.IGNORECASE):
             token = match.group(1)
@@ -109,13 +165,13 @@ def _numbers_by(noun: str, text: str) -> set[float] | None:
                 return None
             value = _to_number(token)
             if value is not None:
-                found.add(value)
+                found.append((value, match.start(1), match.end(1)))
     return found
 
 
 def _to_number(token: str) -> float | None:
     try:
-        return float(token)
+        return float(token.replace(",", ""))
     except ValueError:
         return words_to_number(token)
 

@@ -10,8 +10,10 @@ fallback; so a value is taken only when there is exactly one reading:
   underscore-insensitive, on word boundaries); two candidates, or one
   negated, narrowed, only asked about, taken back afterwards or claimed by
   another property too: nothing (``resolvers.enums``).
-* ``number``: the one number in the text (digits or words) when the schema
-  has one numeric property left to fill; otherwise nothing.
+* ``number``: the one number beside the property's words (``3 checked
+  bags``, ``bags: 2``), or the text's only number for a property whose name
+  has no noun, left alone; not one only asked about (``is that for two?``)
+  or taken back (``3 tickets. Actually, make it two``) (``resolvers.cues``).
 * ``date`` / ``time``: the one date (today, tomorrow, in 3 days, next friday,
   March 5th) in the text, against the reference clock the event's context
   injects (``now``); the one clock time, when every time of day the text
@@ -303,7 +305,12 @@ class SchemaResolver:
                 return spelled[0] if spelled else None
             return self._render(prop, flag)
         if prop.kind == "number":
-            cued = cued_number(prop.name, text, head_alone=self._heads[head(prop.name)] == 1)
+            cued = cued_number(
+                prop.name,
+                text,
+                head_alone=self._heads[head(prop.name)] == 1,
+                own=prop.own_words,
+            )
             if cued is not None:
                 value = cued
             elif not nouns(prop.name) and same_kind_left == 1 and len(numbers) == 1:
