@@ -1,4 +1,4 @@
-"""Numbers read from text only when stated: not asked about, not taken back, read whole."""
+"""Numbers and flags read from text only when stated: not asked about, not taken back, in scope."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ HOTEL = {
     "number_of_days": {"type": "integer", "description": "Number of days in the reservation"},
 }
 AMOUNT = {"amount": {"type": "number", "description": "The amount of money to transfer"}}
+RIDE = {"shared_ride": {"type": "boolean"}}
+SUBTITLES = {"subtitles": {"type": "boolean"}}
+WIFI = {"has_wifi": {"type": "boolean"}}
+SMOKING = {"smoking_allowed": {"type": "boolean"}}
 
 
 @pytest.mark.parametrize(
@@ -88,3 +92,55 @@ def test_a_number_taken_back_afterwards_is_not_taken(
 def test_a_number_is_read_whole_or_not_at_all(text: str, value: float | None) -> None:
     """ "1,120" once read as 1, "one hundred and forty" as 1."""
     assert read(AMOUNT, text).get("amount") == value
+
+
+@pytest.mark.parametrize(
+    ("properties", "text", "value"),
+    [
+        (RIDE, "I would not mind taking a shared ride", None),
+        (RIDE, "I wouldn't mind a shared ride", None),
+        (RIDE, "I don't want a shared ride", False),
+        (WIFI, "I don't know whether the place has wifi", None),
+        (WIFI, "a room with wifi, I don't need parking", True),
+        (WIFI, "wifi isn't needed", False),
+        (SUBTITLES, "turn off the subtitles", False),
+        (SUBTITLES, "No, I want the subtitles to be displayed", True),
+        (SMOKING, "the hotel should have no restriction for smoking", None),
+        (SMOKING, "no smoking please", False),
+    ],
+    ids=[
+        "would not mind",
+        "wouldn't mind",
+        "a negation of the flag",
+        "a negation of something else in its clause",
+        "a negation in another clause",
+        "negated after",
+        "turned off",
+        "a no that answers, then the flag",
+        "a negation of another noun, before a preposition",
+        "no X",
+    ],
+)
+def test_a_flag_is_negated_only_by_a_negation_that_takes_it(
+    properties: dict[str, Any], text: str, value: bool | None
+) -> None:
+    name = next(iter(properties))
+    assert read(properties, text).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "Play Stockholm with no subtitles please. Actually I would like to watch Gloria Bell.",
+            None,
+        ),
+        ("Play Stockholm with subtitles please. Yes, that is correct.", True),
+        ("Does the movie have subtitles", None),
+    ],
+    ids=["taken back", "confirmed", "asked about, no question mark"],
+)
+def test_a_flag_whose_request_was_taken_back_or_only_asked_about_is_not_taken(
+    text: str, value: bool | None
+) -> None:
+    assert read(SUBTITLES, text).get("subtitles") == value

@@ -8,10 +8,11 @@ is cued by "two checked bags" or "bags: 2", ``has_wifi`` by "with wifi" or
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.doubts import Sentences
-from agent_lab.resolvers.english import NUMBER, WORD, clauses, stems, words_to_number
+from agent_lab.resolvers.english import NUMBER, WORD, stems, words_to_number
 
 if TYPE_CHECKING:
     from collections.abc import Set
@@ -178,28 +179,67 @@ def _to_number(token: str) -> float | None:
 
 # Words in a flag's name that say nothing about what it is about.
 _FLAG_WORDS = {"is", "has", "have", "allowed", "allow", "good", "for", "can", "with", "needs"}
-# "I don't care about wifi" is no preference, not False.
+# "I don't care about wifi" is no preference, not False; "I wouldn't mind a shared ride"
+# leans to True but does not say it.
 _INDIFFERENT = re.compile(
-    r"\b(?:don't|do not|doesn't|dont)\s+(?:care|mind)\b|\bdoesn't matter\b|\beither way\b", re.I
+    r"\b(?:don't|do not|doesn't|dont)\s+care\b|(?:\bnot|n't)\s+mind\b|\bdoesn't matter\b"
+    r"|\beither way\b",
+    re.I,
 )
-_NEGATION = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|nor)\b|n't\b", re.I)
+_NEGATION = re.compile(r"\b(?:no|not|without|never|nor|off)\b|n't\b", re.I)
+# A negation that takes the flag's subject: up to three words before it ("no wifi",
+# "don't want subtitles", "without a shared ride", "turn off the subtitles"), none of
+# them a preposition ("no restriction for smoking" negates the restriction), or right
+# after it ("wifi not needed", "subtitles off").
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:no|not|without|never|nor|off)|n't)"
+    r"(?:\W+(?!(?:for|of|on|in|at|to|about|with|from|by|around)\b)[\w'-]+){0,3}\W*$",
+    re.I,
+)
+_NEGATED_AFTER = re.compile(r"\W*(?:(?:is|are|be)\W+)?(?:not|off)\b|\W*\w+n't\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[.?!;,]|\b(?:and|but|till|until|or)\b", re.I)
 
 
 def boolean_phrase(name: str, text: str) -> bool | None:
     """``has_wifi`` + "with wifi" -> True; + "no wifi needed" -> False; else None.
 
     The flag's subject (its name without words like ``has`` or ``allowed``)
-    must be in the text, once; a negation in the same clause makes it False.
+    must be in the text. In each clause that names it, a negation that takes
+    it makes it False, none makes it True, and one elsewhere in the clause
+    (``I don't know if they have wifi``) leaves it unsure. Every clause must
+    agree, and nothing may leave the flag in doubt: a question, indifference
+    (``don't care``, ``wouldn't mind``), or a correction after it (``with no
+    subtitles. Actually, play Gloria Bell``), for the request it belonged
+    to was taken back.
     """
     subject = [w for w in nouns(name) if w not in _FLAG_WORDS]
     if not subject:
         return None
     pattern = r"\b" + r"[\s_-]*".join(re.escape(w.rstrip("s")) for w in subject) + r"s?\b"
-    readings = {
-        not _NEGATION.search(clause)
-        for clause in clauses(text)
-        if re.search(pattern, clause, re.IGNORECASE)
-    }
-    if len(readings) != 1 or "?" in text or _INDIFFERENT.search(text):
+    named = list(re.finditer(pattern, text, re.IGNORECASE))
+    if not named or "?" in text or _INDIFFERENT.search(text):
+        return None
+    # Clause bounds and negations found once, then looked up by bisection: linear in the text.
+    spans = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(text)]
+    starts = [0, *(end for _, end in spans)]
+    ends = [*(start for start, _ in spans), len(text)]
+    negations = [m.start() for m in _NEGATION.finditer(text)]
+    readings: set[bool | None] = set()
+    for match in named:
+        clause = bisect_right(starts, match.start()) - 1
+        start, end = starts[clause], ends[clause]
+        before = text[max(start, match.start() - 40) : match.start()]
+        reading: bool | None = True
+        if _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(text, match.end(), end):
+            reading = False
+        elif bisect_left(negations, start) < bisect_left(negations, end):
+            reading = None  # a negation in the clause, not of the flag: its scope is unsure
+        readings.add(reading)
+    sentences = Sentences(text)
+    if (
+        len(readings) != 1
+        or any(sentences.asked_about(m.start()) for m in named)
+        or sentences.corrected_after(named[-1].end(), lambda _: True)
+    ):
         return None
     return readings.pop()

@@ -20,8 +20,12 @@ fallback; so a value is taken only when there is exactly one reading:
   mentions is read and agrees, none is a bound (``by 5pm``), and nothing
   after it moves it, takes it back or accepts a second offer
   (``resolvers.clock``). Either fills only a lone property of its kind.
-* ``boolean`` and free-form text: only from the payload; the text is left
-  to the fallback.
+* ``boolean``: the flag's subject said with or without a negation that
+  takes it (``with wifi``, ``no wifi``), nothing leaving it in doubt
+  (``resolvers.cues``).
+* free-form text: only from the payload; the text is left to the fallback.
+
+What makes a value doubtful is shared across kinds (``resolvers.doubts``).
 
 Plugins give hints per property with the ``x-agent-lab`` keyword (an
 annotation, ignored by validation): ``{"kind": "date"}``, ``{"format":
