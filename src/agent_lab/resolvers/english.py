@@ -212,7 +212,8 @@ _MONTH_DAY = re.compile(
     re.IGNORECASE,
 )
 _YEAR_AFTER = re.compile(r",?\s+(\d{4})\b")
-_ORDINAL_DAY = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_ORDINAL_DAY = re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_NEXT_MONTH = re.compile(r"\s+of\s+next\s+month\b", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
@@ -221,7 +222,9 @@ def find_date(text: str, now: datetime) -> date | None:
     found: set[date] = {
         day for clause in clauses(text) if (day := relative_date(clause, now)) is not None
     }
+    named_days: set[int] = set()
     for match in _MONTH_DAY.finditer(text):
+        named_days.add(match.end())
         month_name = (match.group(1) or match.group(4) or "").lower()
         day = int(match.group(2) or match.group(3))
         month = next(i for i, m in enumerate(MONTHS, 1) if m.startswith(month_name[:3]))
@@ -233,14 +236,15 @@ def find_date(text: str, now: datetime) -> date | None:
         except ValueError:
             continue
         found.add(candidate)
-    # "the 6th" with no month names a day of this month (or of the next, once passed): it
-    # is one more date, so "on the 6th ... return on March 12th" is two and fills nothing.
+    # "the 6th" or "6th of this month" with no month names a day of this month (or of the
+    # next, once passed): one more date, so "on the 6th ... return on March 12th" is two
+    # and fills nothing.
     for match in _ORDINAL_DAY.finditer(text):
-        if _MONTH_DAY.match(text, match.start()) or _MONTH_AFTER.match(text, match.end()):
-            continue  # "the 12th of March" was read above
+        if match.end() in named_days or _MONTH_AFTER.match(text, match.end()):
+            continue  # "March 12th", "the 12th of March" were read above
         day = int(match.group(1))
         month, year = now.month, now.year
-        if day < now.day:
+        if day < now.day or _NEXT_MONTH.match(text, match.end()):
             month, year = (1, year + 1) if month == 12 else (month + 1, year)
         try:
             found.add(date(year, month, day))

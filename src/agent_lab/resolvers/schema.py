@@ -15,10 +15,10 @@ fallback; so a value is taken only when there is exactly one reading:
   has no noun, left alone; not one only asked about (``is that for two?``)
   or taken back (``3 tickets. Actually, make it two``) (``resolvers.cues``).
 * ``date`` / ``time``: the one date (today, tomorrow, in 3 days, next friday,
-  March 5th) in the text, against the reference clock the event's context
-  injects (``now``); the one clock time, when every time of day the text
-  mentions is read and agrees, none is a bound (``by 5pm``), and nothing
-  after it moves it, takes it back or accepts a second offer
+  March 5th, the 6th) in the text, against the reference clock the event's
+  context injects (``now``); the one clock time, when every time of day the
+  text mentions is read and agrees, none is a bound (``by 5pm``), and
+  nothing after it moves it, takes it back or accepts a second offer
   (``resolvers.clock``). Either fills only a lone property of its kind.
 * ``boolean``: the flag's subject said with or without a negation that
   takes it (``with wifi``, ``no wifi``), nothing leaving it in doubt
