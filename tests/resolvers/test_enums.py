@@ -58,7 +58,7 @@ def test_a_negated_value_is_not_taken(text: str, value: str | None) -> None:
         (SEATS, "two basic economy seats", "seating_class", None),
         (SEATS, "two economy seats", "seating_class", "Economy"),
         (SEATS, "I prefer to travel economy", "seating_class", "Economy"),
-        (SEATS, "is that in economy", "seating_class", "Economy"),
+        (SEATS, "a seat in economy", "seating_class", "Economy"),
     ],
     ids=[
         "an unknown kind of park",
@@ -86,6 +86,10 @@ def test_a_value_narrowed_by_a_word_the_enum_does_not_know_is_not_taken(
         ("Is there an economy fare?", "Economy"),
         ("Can you find me an economy ticket?", "Economy"),
         ("Is it economy? I want economy.", "Economy"),
+        ("Is that in economy", None),
+        ("Is the flight in economy?", None),
+        ("That one is in economy, right?", None),
+        ("I'd like economy, is that ok with you", "Economy"),
     ],
     ids=[
         "is that",
@@ -94,6 +98,10 @@ def test_a_value_narrowed_by_a_word_the_enum_does_not_know_is_not_taken(
         "is there: a request",
         "can you: a request",
         "asked, then stated",
+        "inverted, no question mark",
+        "is the",
+        "a tag question",
+        "a tag with no question mark states",
     ],
 )
 def test_a_value_only_asked_about_is_not_taken(text: str, value: str | None) -> None:

@@ -21,6 +21,7 @@ from agent_lab.demo import plugins as demo_plugins
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
 from agent_lab.lab.setup import load_plugins
+from agent_lab.resolvers.schema import SchemaResolver
 from tests.conftest import corpus
 
 if TYPE_CHECKING:
@@ -41,6 +42,15 @@ UNITS = {
     "decimal dots": "9.",
     "capitalised names": "Oslo ",
     "a phrase": "remind me in 5 minutes at 5pm tomorrow to call Ann ",
+    "bare hours": "at 5 ",
+    "parts of the day": "evening 6 ",
+    "quarters": "quarter to ",
+    "o'clock": "9 o'clock ",
+    "acceptances": "Yes ",
+    "corrections": "No, ",
+    "thousands": "1,1",
+    "questions": "is it for 3 seats? ",
+    "negations": "no wifi ",
 }
 
 
@@ -75,7 +85,35 @@ def test_the_demo_router_is_linear(name: str) -> None:
     assert time.perf_counter() - started < 1.0
 
 
-IMPORTED_SHAPES = ["digit and space", "percent", "clock colons", "number words", "a phrase"]
+IMPORTED_SHAPES = [
+    "digit and space", "percent", "clock colons", "number words", "a phrase", "bare hours",
+    "parts of the day", "acceptances", "corrections", "thousands", "questions", "negations",
+]  # fmt: skip
+# Every kind the schema-driven resolver reads, with names its cues and rivals work on.
+ALL_KINDS = SchemaResolver(
+    {
+        "type": "object",
+        "properties": {
+            "number_of_seats": {"type": "integer", "description": "Number of seats"},
+            "passengers": {"type": "integer"},
+            "has_wifi": {"type": "boolean"},
+            "appointment_time": {"type": "string", "format": "time"},
+            "day": {"type": "string", "format": "date"},
+            "account_type": {"type": "string", "enum": ["checking", "savings"]},
+            "recipient_account_type": {"type": "string", "enum": ["checking", "savings"]},
+            "city": {"type": "string"},
+        },
+    }
+)
+
+
+@pytest.mark.parametrize("name", list(UNITS))
+def test_the_schema_resolver_is_linear(name: str) -> None:
+    """Each of its readers (times, numbers, flags, dates, enums) and the doubts they share."""
+    event = Event("e", text=shape(name), context={"now": "2026-12-01T09:00"})
+    started = time.perf_counter()
+    ALL_KINDS(event)
+    assert time.perf_counter() - started < 1.0
 
 
 @pytest.fixture(scope="module")

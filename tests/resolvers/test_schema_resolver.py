@@ -302,7 +302,37 @@ def test_a_bare_ordinal_day_is_a_date_and_two_dates_fill_nothing() -> None:
 
 
 def test_a_time_the_user_then_accepts_something_after_is_left_to_the_fallback() -> None:
+    """One yes confirms the time said back; a second accepts something offered since."""
     schema = {"type": "object", "properties": {"at": {"type": "string", "format": "time"}}}
     assert resolve("book it at 4:15 pm please", schema=schema).arguments == {"at": "16:15"}
-    accepted = resolve("book it at 4:15 pm. Yes, that works for me.", schema=schema)
+    confirmed = resolve("book it at 4:15 pm. Yes, that works for me.", schema=schema)
+    assert confirmed.arguments == {"at": "16:15"}
+    accepted = resolve("book it at 4:15 pm. Yes, that's right. That would be fine.", schema=schema)
     assert "at" not in accepted.arguments
+    unpunctuated = resolve("book it at 4:15 pm Yes please Yeah that works", schema=schema)
+    assert "at" not in unpunctuated.arguments
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("starting on 7th of this month", "2019-03-07"),
+        ("Starting on 7th of this month and returning on the 13th", None),
+        ("on 3rd of this month and back on March 12th", None),
+        ("on the 3rd of next month", "2019-04-03"),
+        ("on March 12th", "2019-03-12"),
+    ],
+    ids=[
+        "an ordinal day without 'the'",
+        "two days, one without 'the'",
+        "an ordinal day and a month-day",
+        "of next month",
+        "a month-day is one date, not also an ordinal day",
+    ],
+)
+def test_every_ordinal_day_counts_so_two_dates_fill_nothing(text: str, day: str | None) -> None:
+    """ "7th of this month" went unread, so the other date said filled the property."""
+    schema = {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}}
+    assert resolve(text, schema=schema).arguments.get("day") == day
+    later = SchemaResolver(schema, reference=datetime(2019, 5, 20, 9, 0))
+    assert later(Event("e", text="on March 12th")).arguments == {"day": "2020-03-12"}

@@ -8,11 +8,23 @@ is cued by "two checked bags" or "bags: 2", ``has_wifi`` by "with wifi" or
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING
 
-from agent_lab.resolvers.english import NUMBER, WORD, clauses, stems, words_to_number
+from agent_lab.resolvers.doubts import Sentences
+from agent_lab.resolvers.english import NUMBER, WORD, stems, words_to_number
+
+if TYPE_CHECKING:
+    from collections.abc import Set
 
 __all__ = ["boolean_phrase", "cued_number", "head", "nouns", "own_words"]
 
+# Words after a number that leave it free to count this property: no noun ("make it
+# two please") or people, whom most counts count.
+_ANY_COUNT = frozenset(
+    ["please", "instead", "then", "for", "on", "at", "in", "of", "and", "or", "but", "to",
+     "is", "are", "will", "would", "that", "this", "if", "so", "now", "people", "persons"]
+)  # fmt: skip
 _COUNT_WORDS = {"number", "num", "of", "count", "total", "the", "a", "an", "n"}
 # Description words too common to be a sign of anything.
 _STOP_WORDS = {
@@ -55,22 +67,31 @@ def own_words(name: str, description: str) -> set[str]:
 
 # Words that may not sit between a number and its noun ("6 and height 10").
 _LINKS = r"(?!(?:and|or|to|from|of|by|with|than|per|in|at|for|is|are|the)\b)"
-_SIGNED = rf"(?:-?\d+(?:\.\d+)?(?:e-?\d+)?|{NUMBER})"
+# "1,120" is one number in English, not 1 then 120.
+_SIGNED = rf"(?:-?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:e-?\d+)?|{NUMBER})"
 
 
 # A number read with a unit of scale or as a percentage has two readings
 # (5% is 5 or 0.05, "50 million" is 50 or 50000000): not confident.
-_SCALED = re.compile(r"\s*(?:%|percent\b|per cent\b|million\b|billion\b|thousand\b|k\b)", re.I)
+_SCALED = re.compile(
+    r"\s*(?:%|percent\b|per cent\b|hundred\b|million\b|billion\b|thousand\b|k\b)", re.I
+)
 
 
-def cued_number(name: str, text: str, *, head_alone: bool = True) -> float | None:
+def cued_number(
+    name: str, text: str, *, head_alone: bool = True, own: frozenset[str] = frozenset()
+) -> float | None:
     """The one number next to the property's words.
 
     ``two bags``, ``3 checked bags`` (number first, at most one word between),
     ``height 10``, ``c=3``, ``height of 7``, ``x = -2`` (word first). The whole
     name (``decay rate``) is looked for first, then its head word alone. A
     relative number (``six years ago``), a percentage or a scaled one, or two
-    different readings give nothing.
+    different readings give nothing; so does a number only asked about (``is
+    that for two people?``) or taken back afterwards (``3 tickets. Actually,
+    make it two``): see ``resolvers.doubts``. ``own`` holds the stems of the
+    property's own words (``own_words``): a number restated after a
+    correction counts when it is bare or beside one of them.
     """
     about = head(name)
     if about is None:
@@ -89,15 +110,51 @@ def cued_number(name: str, text: str, *, head_alone: bool = True) -> float | Non
         if found is None:
             return None
         if found:
-            return found.pop() if len(found) == 1 else None
+            return _stated(found, text, own | stems(words))
     return None
 
 
-def _numbers_by(noun: str, text: str) -> set[float] | None:
-    """The numbers next to ``noun``; ``None`` when one of them has two readings (5%)."""
-    forward = rf"(?<![\w.-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
-    backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|\.\d)"
-    found: set[float] = set()
+def _stated(found: list[tuple[float, int, int]], text: str, own: Set[str]) -> float | None:
+    """The one value of the readings found, unless only asked about or taken back."""
+    sentences = Sentences(text)
+    kept = {value for value, start, _ in found if not sentences.asked_about(start)}
+    if len(kept) != 1:
+        return None
+    last = max(end for _, _, end in found)
+    if sentences.corrected_after(last, lambda said: _restated(said, own)):
+        return None
+    return kept.pop()
+
+
+# A number and the word after it: "make it two.", "3 tickets", "one for Friday".
+_COUNT = re.compile(rf"(?<![\w.]){NUMBER}(?![\w])(?:\s+({WORD.pattern}))?", re.IGNORECASE)
+_PRONOUN_NUMBERS = frozenset(["a", "an", "one"])
+
+
+def _restated(said: str, own: Set[str]) -> bool:
+    """A number in ``said`` beside one of ``own``'s words, or bare (``make it two``).
+
+    A number beside another noun speaks of something else (``for 2 days``),
+    and ``one`` without one of the words is a pronoun (``I want one for Friday``).
+    """
+    for match in _COUNT.finditer(said):
+        after = match.group(1)
+        if after is not None and stems([after]) & own:
+            return True
+        bare = after is None or after.lower() in _ANY_COUNT
+        if bare and match.group(0).split()[0].lower() not in _PRONOUN_NUMBERS:
+            return True
+    return False
+
+
+def _numbers_by(noun: str, text: str) -> list[tuple[float, int, int]] | None:
+    """The numbers next to ``noun``, each with its place in the text.
+
+    ``None`` when one of them has two readings (5%).
+    """
+    forward = rf"(?<![\w.,-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
+    backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|[.,]\d)"
+    found: list[tuple[float, int, int]] = []
     for pattern in (forward, backward):
         for match in re.finditer(pattern, text, re.IGNORECASE):
             token = match.group(1)
@@ -109,41 +166,80 @@ def _numbers_by(noun: str, text: str) -> set[float] | None:
                 return None
             value = _to_number(token)
             if value is not None:
-                found.add(value)
+                found.append((value, match.start(1), match.end(1)))
     return found
 
 
 def _to_number(token: str) -> float | None:
     try:
-        return float(token)
+        return float(token.replace(",", ""))
     except ValueError:
         return words_to_number(token)
 
 
 # Words in a flag's name that say nothing about what it is about.
 _FLAG_WORDS = {"is", "has", "have", "allowed", "allow", "good", "for", "can", "with", "needs"}
-# "I don't care about wifi" is no preference, not False.
+# "I don't care about wifi" is no preference, not False; "I wouldn't mind a shared ride"
+# leans to True but does not say it.
 _INDIFFERENT = re.compile(
-    r"\b(?:don't|do not|doesn't|dont)\s+(?:care|mind)\b|\bdoesn't matter\b|\beither way\b", re.I
+    r"\b(?:don't|do not|doesn't|dont)\s+care\b|(?:\bnot|n't)\s+mind\b|\bdoesn't matter\b"
+    r"|\beither way\b",
+    re.I,
 )
-_NEGATION = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|nor)\b|n't\b", re.I)
+_NEGATION = re.compile(r"\b(?:no|not|without|never|nor|off)\b|n't\b", re.I)
+# A negation that takes the flag's subject: up to three words before it ("no wifi",
+# "don't want subtitles", "without a shared ride", "turn off the subtitles"), none of
+# them a preposition ("no restriction for smoking" negates the restriction), or right
+# after it ("wifi not needed", "subtitles off").
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:no|not|without|never|nor|off)|n't)"
+    r"(?:\W+(?!(?:for|of|on|in|at|to|about|with|from|by|around)\b)[\w'-]+){0,3}\W*$",
+    re.I,
+)
+_NEGATED_AFTER = re.compile(r"\W*(?:(?:is|are|be)\W+)?(?:not|off)\b|\W*\w+n't\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[.?!;,]|\b(?:and|but|till|until|or)\b", re.I)
 
 
 def boolean_phrase(name: str, text: str) -> bool | None:
     """``has_wifi`` + "with wifi" -> True; + "no wifi needed" -> False; else None.
 
     The flag's subject (its name without words like ``has`` or ``allowed``)
-    must be in the text, once; a negation in the same clause makes it False.
+    must be in the text. In each clause that names it, a negation that takes
+    it makes it False, none makes it True, and one elsewhere in the clause
+    (``I don't know if they have wifi``) leaves it unsure. Every clause must
+    agree, and nothing may leave the flag in doubt: a question, indifference
+    (``don't care``, ``wouldn't mind``), or a correction after it (``with no
+    subtitles. Actually, play Gloria Bell``), for the request it belonged
+    to was taken back.
     """
     subject = [w for w in nouns(name) if w not in _FLAG_WORDS]
     if not subject:
         return None
     pattern = r"\b" + r"[\s_-]*".join(re.escape(w.rstrip("s")) for w in subject) + r"s?\b"
-    readings = {
-        not _NEGATION.search(clause)
-        for clause in clauses(text)
-        if re.search(pattern, clause, re.IGNORECASE)
-    }
-    if len(readings) != 1 or "?" in text or _INDIFFERENT.search(text):
+    named = list(re.finditer(pattern, text, re.IGNORECASE))
+    if not named or "?" in text or _INDIFFERENT.search(text):
+        return None
+    # Clause bounds and negations found once, then looked up by bisection: linear in the text.
+    spans = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(text)]
+    starts = [0, *(end for _, end in spans)]
+    ends = [*(start for start, _ in spans), len(text)]
+    negations = [m.start() for m in _NEGATION.finditer(text)]
+    readings: set[bool | None] = set()
+    for match in named:
+        clause = bisect_right(starts, match.start()) - 1
+        start, end = starts[clause], ends[clause]
+        before = text[max(start, match.start() - 40) : match.start()]
+        reading: bool | None = True
+        if _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(text, match.end(), end):
+            reading = False
+        elif bisect_left(negations, start) < bisect_left(negations, end):
+            reading = None  # a negation in the clause, not of the flag: its scope is unsure
+        readings.add(reading)
+    sentences = Sentences(text)
+    if (
+        len(readings) != 1
+        or any(sentences.asked_about(m.start()) for m in named)
+        or sentences.corrected_after(named[-1].end(), lambda _: True)
+    ):
         return None
     return readings.pop()

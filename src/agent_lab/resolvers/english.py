@@ -13,7 +13,6 @@ __all__ = [
     "WEEKDAYS",
     "WORD",
     "clauses",
-    "find_clock",
     "find_date",
     "find_duration_seconds",
     "find_number",
@@ -213,7 +212,8 @@ _MONTH_DAY = re.compile(
     re.IGNORECASE,
 )
 _YEAR_AFTER = re.compile(r",?\s+(\d{4})\b")
-_ORDINAL_DAY = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_ORDINAL_DAY = re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_NEXT_MONTH = re.compile(r"\s+of\s+next\s+month\b", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
@@ -222,7 +222,9 @@ def find_date(text: str, now: datetime) -> date | None:
     found: set[date] = {
         day for clause in clauses(text) if (day := relative_date(clause, now)) is not None
     }
+    named_days: set[int] = set()
     for match in _MONTH_DAY.finditer(text):
+        named_days.add(match.end())
         month_name = (match.group(1) or match.group(4) or "").lower()
         day = int(match.group(2) or match.group(3))
         month = next(i for i, m in enumerate(MONTHS, 1) if m.startswith(month_name[:3]))
@@ -234,79 +236,20 @@ def find_date(text: str, now: datetime) -> date | None:
         except ValueError:
             continue
         found.add(candidate)
-    # "the 6th" with no month names a day of this month (or of the next, once passed): it
-    # is one more date, so "on the 6th ... return on March 12th" is two and fills nothing.
+    # "the 6th" or "6th of this month" with no month names a day of this month (or of the
+    # next, once passed): one more date, so "on the 6th ... return on March 12th" is two
+    # and fills nothing.
     for match in _ORDINAL_DAY.finditer(text):
-        if _MONTH_DAY.match(text, match.start()) or _MONTH_AFTER.match(text, match.end()):
-            continue  # "the 12th of March" was read above
+        if match.end() in named_days or _MONTH_AFTER.match(text, match.end()):
+            continue  # "March 12th", "the 12th of March" were read above
         day = int(match.group(1))
         month, year = now.month, now.year
-        if day < now.day:
+        if day < now.day or _NEXT_MONTH.match(text, match.end()):
             month, year = (1, year + 1) if month == 12 else (month + 1, year)
         try:
             found.add(date(year, month, day))
         except ValueError:
             continue
-    return found.pop() if len(found) == 1 else None
-
-
-_HOUR_AND_PART = re.compile(
-    rf"\b(?:at\s+)?(?<!past )(?<!to )(?P<hour>{NUMBER}|\d{{1,2}})"
-    r"(?:\s*(?P<half>thirty|fifteen|forty five|o'clock))?"
-    r"\s+(?:in the\s+)?(?P<part>morning|afternoon|evening|night|am|pm)\b",
-    re.IGNORECASE,
-)
-
-
-def _with_part_of_day(hour: int, minute: int, text: str) -> str | None:
-    if hour == 0 or hour > 12:
-        return f"{hour:02d}:{minute:02d}"
-    parts = {m.lower() for m in re.findall(r"\b(morning|afternoon|evening|night)\b", text, re.I)}
-    if len(parts) != 1:
-        return None
-    afternoon = parts != {"morning"}
-    return f"{hour % 12 + (12 if afternoon else 0):02d}:{minute:02d}"
-
-
-def find_clock(text: str) -> str | None:
-    """The one clock time the text names, as ``HH:MM``, parts of the day read; else ``None``.
-
-    ``5pm``, ``17:30``, ``eight in the morning``, ``half past 11 in the
-    morning``; a bare ``1:30`` only with one part of the day to say which.
-    """
-    found: set[str] = set()
-    plain = None
-    for clause in clauses(text):
-        plain = find_time(clause)
-        bare = re.search(r"\b(\d{1,2}):(\d{2})\b(?!\s*(?:am|pm|a\.m\.|p\.m\.))", clause, re.I)
-        if plain is not None and bare is not None and plain == f"{int(bare[1]):02d}:{bare[2]}":
-            # "1:30" alone is one of two clock times; a part of the day says which.
-            plain = _with_part_of_day(int(bare[1]), int(bare[2]), text)
-        if plain is not None:
-            found.add(plain)
-    for match in _HOUR_AND_PART.finditer(text):
-        hour = words_to_number(match.group("hour"))
-        if hour is None or not 1 <= hour <= 12 or hour != int(hour):
-            continue
-        minute = {"thirty": 30, "fifteen": 15, "forty five": 45}.get(
-            (match.group("half") or "").lower(), 0
-        )
-        part = match.group("part").lower()
-        afternoon = part in ("afternoon", "evening", "night", "pm")
-        hour24 = int(hour) % 12 + (12 if afternoon else 0)
-        found.add(f"{hour24:02d}:{minute:02d}")
-    half = re.search(
-        rf"\bhalf past ({NUMBER}|\d{{1,2}})\s+(?:in the\s+)?(morning|afternoon|evening|night)\b",
-        text,
-        re.I,
-    )
-    if half:
-        hour = words_to_number(half.group(1))
-        if hour is not None and 1 <= hour <= 12:
-            afternoon = half.group(2).lower() != "morning"
-            found = {f"{int(hour) % 12 + (12 if afternoon else 0):02d}:30"} | (
-                found - {plain} if plain else found
-            )
     return found.pop() if len(found) == 1 else None
 
 

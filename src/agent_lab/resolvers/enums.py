@@ -27,14 +27,14 @@ Each rule reads English, never a particular dataset's wording.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_lab.resolvers.doubts import WINDOW, Sentences
 from agent_lab.resolvers.english import WORD, stems, words_to_number
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence, Set
+    from collections.abc import Iterable, Sequence
 
 __all__ = ["Mention", "Rival", "mentions", "read_enum", "variants"]
 
@@ -58,24 +58,6 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.,;:!?]|\bbut\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?]+")
-# A yes-no question about "it", "that" or "this" checks what was offered ("is that in
-# economy?"); one that asks for something ("is there an economy fare?", "can you find
-# me an economy ticket?", "what is in my savings account?") is a request.
-_ABOUT_THE_OFFER = re.compile(
-    r"\W*(?:(?:and|so|ok|okay|then|also|well|but|actually)\W+)*"
-    r"(?:(?:is|are|was|were|does|do|did|will|would|has|have|had)\s+(?:it|that|this|they|these|those)"
-    r"|(?:please\s+)?confirm)\b",
-    re.IGNORECASE,
-)
-# Words that take back what came before: "No, play it in the bedroom", "Actually, ...",
-# "Sorry, ...", "I changed my mind", "... instead".
-_CORRECTION = re.compile(
-    r"\b(?:no|nope|nah|actually|sorry|wait|instead)\b|\bchanged? my mind\b",
-    re.IGNORECASE,
-)
-# The context looked at around a mention: a few words, so every check is bounded.
-_WINDOW = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,26 +144,31 @@ def read_enum(
     # The enum shows which of its words take a word before them ("Theme Park", "Park").
     heads = {spelled.rsplit(" ", 1)[1] for v in values if " " in (spelled := variants(v)[0])}
     claimants = [r for r in rivals if variants(found[0].value)[0] in r.values]
-    sentences = _Sentences(text)
+    sentences = Sentences(text)
     for mention in found:
         if _negated(text, mention):
             return None
         if text[mention.start : mention.end] in heads and _narrowed(text, mention):
             return None
-        if claimants and _undecided(sentences.words_around(mention), claimants, own=own):
+        if claimants and _undecided(
+            _words(sentences.around(mention.start, mention.end)), claimants, own=own
+        ):
             return None
-    if all(sentences.asked_about(m) for m in found):
+    if all(sentences.asked_about(m.start) for m in found):
         return None
     value = found[0].value
     chosen = stems(WORD.findall(str(value)))
     others = named | stems([w for v in values for w in WORD.findall(str(v))])
-    if sentences.corrected_after(found[-1], others - chosen):
+    about = others - chosen
+    if sentences.corrected_after(
+        found[-1].end, lambda said: bool(stems(WORD.findall(said)) & about)
+    ):
         return None
     return value
 
 
 def _clause_before(text: str, mention: Mention) -> str:
-    window = text[max(0, mention.start - _WINDOW) : mention.start]
+    window = text[max(0, mention.start - WINDOW) : mention.start]
     return _CLAUSE_END.split(window)[-1]
 
 
@@ -209,53 +196,6 @@ def _undecided(around: set[str], claimants: Sequence[Rival], *, own: frozenset[s
     return not (own & around) or any(r.words & around for r in claimants)
 
 
-class _Sentences:
-    """The text's sentences, found once, so that each mention's is found by bisection."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0]
-        self.ends: list[tuple[int, str]] = []
-        for match in _SENTENCE_END.finditer(text):
-            self.ends.append((match.start(), match.group(0)))
-            self.starts.append(match.end())
-        self.ends.append((len(text), ""))
-
-    def _index(self, mention: Mention) -> int:
-        return bisect_right(self.starts, mention.start) - 1
-
-    def asked_about(self, mention: Mention) -> bool:
-        """The value is named in a question that does not ask for something."""
-        index = self._index(mention)
-        end, mark = self.ends[index]
-        if "?" not in mark:
-            return False
-        opening = self.text[self.starts[index] : min(end, self.starts[index] + _WINDOW)]
-        return _ABOUT_THE_OFFER.match(opening) is not None
-
-    def corrected_after(self, mention: Mention, about: Set[str]) -> bool:
-        """After the value, the user takes something back and speaks of ``about``.
-
-        What counts is the rest of the value's sentence and the sentences after
-        it: from a word of correction to the end of the next sentence.
-        """
-        count = len(self.starts)
-        index = self._index(mention)
-        position = mention.end
-        while index < count:
-            cue = _CORRECTION.search(self.text, position, self.ends[index][0])
-            if cue is not None:
-                following = self.ends[index + 1][0] if index + 1 < count else self.ends[index][0]
-                if stems(WORD.findall(self.text[cue.start() : following])) & about:
-                    return True
-            index += 1
-            if index < count:
-                position = self.starts[index]
-        return False
-
-    def words_around(self, mention: Mention) -> set[str]:
-        index = self._index(mention)
-        start = max(self.starts[index], mention.start - _WINDOW)
-        end = min(self.ends[index][0], mention.end + _WINDOW)
-        # "the recipient's account" speaks of the recipient.
-        return stems([re.sub(r"'s?$", "", w) for w in WORD.findall(self.text[start:end])])
+def _words(around: str) -> set[str]:
+    # "the recipient's account" speaks of the recipient.
+    return stems([re.sub(r"'s?$", "", w) for w in WORD.findall(around)])

@@ -10,13 +10,22 @@ fallback; so a value is taken only when there is exactly one reading:
   underscore-insensitive, on word boundaries); two candidates, or one
   negated, narrowed, only asked about, taken back afterwards or claimed by
   another property too: nothing (``resolvers.enums``).
-* ``number``: the one number in the text (digits or words) when the schema
-  has one numeric property left to fill; otherwise nothing.
+* ``number``: the one number beside the property's words (``3 checked
+  bags``, ``bags: 2``), or the text's only number for a property whose name
+  has no noun, left alone; not one only asked about (``is that for two?``)
+  or taken back (``3 tickets. Actually, make it two``) (``resolvers.cues``).
 * ``date`` / ``time``: the one date (today, tomorrow, in 3 days, next friday,
-  March 5th) or clock time (5pm, 17:30, half past 11 in the morning) in the
-  text, against the reference clock the event's context injects (``now``).
-* ``boolean`` and free-form text: only from the payload; the text is left
-  to the fallback.
+  March 5th, the 6th) in the text, against the reference clock the event's
+  context injects (``now``); the one clock time, when every time of day the
+  text mentions is read and agrees, none is a bound (``by 5pm``), and
+  nothing after it moves it, takes it back or accepts a second offer
+  (``resolvers.clock``). Either fills only a lone property of its kind.
+* ``boolean``: the flag's subject said with or without a negation that
+  takes it (``with wifi``, ``no wifi``), nothing leaving it in doubt
+  (``resolvers.cues``).
+* free-form text: only from the payload; the text is left to the fallback.
+
+What makes a value doubtful is shared across kinds (``resolvers.doubts``).
 
 Plugins give hints per property with the ``x-agent-lab`` keyword (an
 annotation, ignored by validation): ``{"kind": "date"}``, ``{"format":
@@ -35,12 +44,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
+from agent_lab.resolvers.clock import stated_time
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
 from agent_lab.resolvers.english import (
     DATE_WORDS,
     TIME_WORDS,
     WORD,
-    find_clock,
     find_date,
     numbers_in,
     parse_now,
@@ -56,26 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["KINDS", "SchemaResolver", "kind_of"]
 
 KINDS = ("enum", "number", "boolean", "date", "time", "free-form")
-_TIME_MENTION = re.compile(
-    r"\d(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b|o'clock|\bnoon\b|"
-    r"\b(?:morning|afternoon|evening|night)\b",
-    re.IGNORECASE,
-)
-_ACCEPTANCE = re.compile(
-    r"[.!?]\s*(?:yes|yeah|yep|sure|ok|okay|that works|that's (?:fine|great|good|perfect)|"
-    r"sounds good|perfect|great)\b",
-    re.IGNORECASE,
-)
-
-
-def _accepted_after_time(text: str) -> bool:
-    """Whether the user accepts something after the last time said: two linear scans."""
-    last = None
-    for last in _TIME_MENTION.finditer(text):  # noqa: B007 - only the last one is wanted
-        pass
-    return last is not None and _ACCEPTANCE.search(text, last.end()) is not None
-
-
 HINT = "x-agent-lab"
 
 
@@ -320,7 +309,12 @@ class SchemaResolver:
                 return spelled[0] if spelled else None
             return self._render(prop, flag)
         if prop.kind == "number":
-            cued = cued_number(prop.name, text, head_alone=self._heads[head(prop.name)] == 1)
+            cued = cued_number(
+                prop.name,
+                text,
+                head_alone=self._heads[head(prop.name)] == 1,
+                own=prop.own_words,
+            )
             if cued is not None:
                 value = cued
             elif not nouns(prop.name) and same_kind_left == 1 and len(numbers) == 1:
@@ -337,10 +331,5 @@ class SchemaResolver:
             day = find_date(text, now)
             return day.isoformat() if day else None
         if prop.kind == "time" and same_kind_left == 1:
-            clock = find_clock(text)
-            # "at 4:15 pm. Yes, that's great": the other side proposed a time and the user took
-            # it (measured on SGD train: most wrong times are this); leave it to the fallback.
-            if clock is not None and _accepted_after_time(text):
-                return None
-            return clock
+            return stated_time(text)
         return None

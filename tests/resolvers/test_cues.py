@@ -1,0 +1,146 @@
+"""Numbers and flags read from text only when stated: not asked about, not taken back, in scope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_lab import Event
+from agent_lab.resolvers.schema import SchemaResolver
+
+
+def read(properties: dict[str, Any], text: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties}
+    return dict(SchemaResolver(schema)(Event("e", text=text)).arguments)
+
+
+PASSENGERS = {"passengers": {"type": "integer", "description": "Number of passengers"}}
+SEATS = {
+    "number_of_seats": {
+        "type": "integer",
+        "description": "Number of seats to find event tickets for",
+    }
+}
+HOTEL = {
+    "number_of_rooms": {"type": "integer", "description": "Number of rooms in the reservation"},
+    "number_of_days": {"type": "integer", "description": "Number of days in the reservation"},
+}
+AMOUNT = {"amount": {"type": "number", "description": "The amount of money to transfer"}}
+RIDE = {"shared_ride": {"type": "boolean"}}
+SUBTITLES = {"subtitles": {"type": "boolean"}}
+WIFI = {"has_wifi": {"type": "boolean"}}
+SMOKING = {"smoking_allowed": {"type": "boolean"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Is that for four passengers?", None),
+        ("Also, is the for two passengers?", None),
+        ("Is this a redeye flight for three passengers I want a one way flight", None),
+        ("This is for 3 passengers, correct?", None),
+        ("Can you find a flight for 3 passengers?", 3),
+        ("I need a flight for 2 passengers. Is it a redeye?", 2),
+    ],
+    ids=[
+        "a yes-no question about the offer",
+        "about the ...",
+        "inverted, no question mark",
+        "a tag question",
+        "a question that asks for it",
+        "a statement, then a question about something else",
+    ],
+)
+def test_a_number_only_asked_about_is_not_taken(text: str, value: int | None) -> None:
+    assert read(PASSENGERS, text).get("passengers") == value
+
+
+@pytest.mark.parametrize(
+    ("properties", "text", "name", "value"),
+    [
+        (SEATS, "2 seats please Actually, make it one ticket", "number_of_seats", None),
+        (SEATS, "3 seats. No, make it two.", "number_of_seats", None),
+        (HOTEL, "3 rooms for 2 days. No, make that 4 days.", "number_of_rooms", 3),
+        (SEATS, "one seat. No I changed my mind, I want one for Friday", "number_of_seats", 1),
+        (SEATS, "4 seats. Actually, on the 12th of March.", "number_of_seats", 4),
+    ],
+    ids=[
+        "restated beside one of its words",
+        "restated bare",
+        "another property's number taken back",
+        "'one' as a pronoun is no count",
+        "a date taken back",
+    ],
+)
+def test_a_number_taken_back_afterwards_is_not_taken(
+    properties: dict[str, Any], text: str, name: str, value: int | None
+) -> None:
+    assert read(properties, text).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("for the amount of 1,120 bucks", 1120),
+        ("an amount of 1,120.50 dollars", 1120.5),
+        ("with the amount of one hundred and forty dollars", None),
+        ("an amount of 140 dollars", 140),
+    ],
+    ids=["thousands separator", "separator and decimals", "a hundred: not read", "plain"],
+)
+def test_a_number_is_read_whole_or_not_at_all(text: str, value: float | None) -> None:
+    """ "1,120" once read as 1, "one hundred and forty" as 1."""
+    assert read(AMOUNT, text).get("amount") == value
+
+
+@pytest.mark.parametrize(
+    ("properties", "text", "value"),
+    [
+        (RIDE, "I would not mind taking a shared ride", None),
+        (RIDE, "I wouldn't mind a shared ride", None),
+        (RIDE, "I don't want a shared ride", False),
+        (WIFI, "I don't know whether the place has wifi", None),
+        (WIFI, "a room with wifi, I don't need parking", True),
+        (WIFI, "wifi isn't needed", False),
+        (SUBTITLES, "turn off the subtitles", False),
+        (SUBTITLES, "No, I want the subtitles to be displayed", True),
+        (SMOKING, "the hotel should have no restriction for smoking", None),
+        (SMOKING, "no smoking please", False),
+    ],
+    ids=[
+        "would not mind",
+        "wouldn't mind",
+        "a negation of the flag",
+        "a negation of something else in its clause",
+        "a negation in another clause",
+        "negated after",
+        "turned off",
+        "a no that answers, then the flag",
+        "a negation of another noun, before a preposition",
+        "no X",
+    ],
+)
+def test_a_flag_is_negated_only_by_a_negation_that_takes_it(
+    properties: dict[str, Any], text: str, value: bool | None
+) -> None:
+    name = next(iter(properties))
+    assert read(properties, text).get(name) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "Play Stockholm with no subtitles please. Actually I would like to watch Gloria Bell.",
+            None,
+        ),
+        ("Play Stockholm with subtitles please. Yes, that is correct.", True),
+        ("Does the movie have subtitles", None),
+    ],
+    ids=["taken back", "confirmed", "asked about, no question mark"],
+)
+def test_a_flag_whose_request_was_taken_back_or_only_asked_about_is_not_taken(
+    text: str, value: bool | None
+) -> None:
+    assert read(SUBTITLES, text).get("subtitles") == value
