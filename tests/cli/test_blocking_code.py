@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,10 +64,10 @@ provider = Blocking()
 """
 
 
-def write_cases(path: Path, texts: list[str], event: str = "set_n") -> Path:
+def write_cases(path: Path, texts: list[str], event: str = "set_n", arguments: Any = None) -> Path:
     cases = [
         {"id": f"c{i}", "event": event, "text": text,
-         "expected": {"status": "success", "arguments": {"n": 1}}}
+         "expected": {"status": "success", "arguments": arguments or {"n": 1}}}
         for i, text in enumerate(texts)
     ]  # fmt: skip
     path.write_text("".join(json.dumps(case) + "\n" for case in cases))
@@ -114,7 +115,12 @@ def test_a_provider_that_blocks_the_loop_is_over_time_and_the_run_says_so(
 ) -> None:
     (tmp_path / "blocking_provider.py").write_text(PROVIDER)
     monkeypatch.syspath_prepend(str(tmp_path))  # pyright: ignore[reportUnknownMemberType]
-    workload = write_cases(tmp_path / "w.jsonl", ["set a timer"] * 2, event="set_timer")
+    workload = write_cases(
+        tmp_path / "w.jsonl",
+        ["set a timer for a minute"] * 2,
+        event="set_timer",
+        arguments={"duration_seconds": 60},
+    )
     db = tmp_path / "r.sqlite"
     err = io.StringIO()
     run(

@@ -177,3 +177,24 @@ def test_a_fifo_a_device_or_a_huge_file_is_refused_by_name(
     report = json.loads((tmp_path / "out" / "import-report.json").read_text(encoding="utf-8"))
     reasons = {entry["file"]: entry["reason"] for entry in report["skipped_files"]}
     assert said in reasons[site.imported]
+
+
+OUTPUTS: dict[str, Callable[[Path], list[str]]] = {
+    "--db": lambda fifo: [*DEMO_RUN, *FAST, "--db", str(fifo)],
+    "--record": lambda fifo: [*DEMO_RUN, *FAST, "--record", str(fifo)],
+    "--otel-file": lambda fifo: [*DEMO_RUN, *FAST, "--otel-file", str(fifo)],
+    "--html": lambda fifo: ["sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--vary",
+                            "wrong_value=0,0.1", "--limit", "3", "--html", str(fifo), *FAST],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("option", list(OUTPUTS))
+def test_a_fifo_given_as_an_output_is_refused_not_waited_on(tmp_path: Path, option: str) -> None:
+    """Opening a FIFO to write waits for a reader, forever: refused by name before any work."""
+    if option == "--otel-file":
+        pytest.importorskip("opentelemetry.sdk")
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    code, _, err = cli_within(60, fifo, *OUTPUTS[option](fifo), "--warmup", "0")
+    assert code == 2, err
+    assert f"{option} {fifo} is a pipe or a socket, not a file" in err

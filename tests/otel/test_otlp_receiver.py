@@ -124,3 +124,20 @@ def test_a_run_exports_its_spans_to_the_endpoint_the_environment_names(
         assert found["gen_ai.response.finish_reasons"] is not None
     reasons = {attributes(s).get("agent_lab.llm_reason") for s in dispatches}
     assert "model_resolves" in reasons
+
+
+def test_an_endpoint_with_credentials_is_never_printed_with_them(
+    receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``http://user:secret@host``: the run says where spans go, without the password."""
+    with_password = receiver.url.replace("http://", "http://someone:s3cret-passw0rd@")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", with_password)
+    argv = [
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--limit", "4",
+        "--db", str(tmp_path / "r.sqlite"), "--provider", "simulated",
+        "--simulated-latency", "1,2", "--no-progress", "--warmup", "0",
+    ]  # fmt: skip
+    err = io.StringIO()
+    assert run(argv, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    assert f"spans: OTLP endpoint {receiver.url}" in err.getvalue()
+    assert "s3cret" not in err.getvalue()

@@ -391,3 +391,16 @@ def test_profiles_load_by_name_or_file_and_take_overrides(tmp_path: Path) -> Non
             load_profile(str(path) if bad != "nope" else "nope")
     with pytest.raises(ProfileError, match="KEY=RATE"):
         PROFILES["ideal"].with_overrides(["colour=0.1"])
+
+
+def test_a_latency_draw_is_at_most_ten_times_the_95th_percentile() -> None:
+    """A log-normal tail is unbounded: a wide spread once drew sleeps that never ended."""
+    import random
+
+    from agent_lab.providers.simulated import LatencyModel
+
+    model = LatencyModel(median_ms=0.001, p95_ms=600_000)
+    rng = random.Random(0)
+    draws = [model.sample_ms(rng) for _ in range(10_000)]
+    assert max(draws) == 6_000_000
+    assert min(draws) > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -174,10 +175,23 @@ def check_output_folder(folder: Path, what: str) -> None:
         raise UsageError(f"{what} {folder} is not writable: {err.strerror}") from err
 
 
-def check_output_file(path: Path, what: str) -> None:
-    """``path`` can be written: not a folder, in a writable folder (made if missing)."""
+def check_output_file(path: Path, what: str, *, regular: bool = False) -> None:
+    """``path`` can be written: not a folder, in a writable folder (made if missing).
+
+    A FIFO or a socket is refused (opening one to write waits for a reader,
+    forever); with ``regular``, so is anything but a regular file (a database
+    must be one).
+    """
     if path.is_dir():
         raise UsageError(f"{what} {path} is a folder, not a file")
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        raise UsageError(f"{what} {path} is a pipe or a socket, not a file")
+    if mode is not None and regular and not stat.S_ISREG(mode):
+        raise UsageError(f"{what} {path} is not a regular file")
     check_output_folder(path.parent if str(path.parent) else Path(), f"the folder of {what}")
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"{what} {path} is not writable")

@@ -109,7 +109,7 @@ def run(options: argparse.Namespace, streams: Streams) -> int:
     from agent_lab.cli.trials import execute, failed_trials  # noqa: PLC0415 (numpy)
 
     db = Path(options.db)
-    check_output_file(db, "--db")
+    check_output_file(db, "--db", regular=True)
     plugins = load_plugin_set(options.plugins)
     plugin_registry(plugins, options.plugins)
     workload = load_cases(

@@ -35,7 +35,7 @@ def sweep(options: argparse.Namespace, streams: Streams) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from err
     db = Path(options.db)
-    check_output_file(db, "--db")
+    check_output_file(db, "--db", regular=True)
     if options.html:
         check_output_file(Path(options.html), "--html")
     plugins = load_plugin_set(options.plugins)

@@ -6,8 +6,10 @@ import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from agent_lab.cli.checks import check_output_file
 from agent_lab.errors import UsageError
 from agent_lab.lab.terminal import printable
+from agent_lab.providers.redaction import split_credentials
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -59,6 +61,7 @@ def tracing_for(otel_file: Path | None, stderr: TextIO) -> Generator[Tracing | N
     provider = TracerProvider(resource=Resource.create({"service.name": "agent-lab"}))
     exporter: OTLPJsonFileExporter | None = None
     if otel_file is not None:
+        check_output_file(otel_file, "--otel-file")
         try:
             exporter = OTLPJsonFileExporter(otel_file)
         except OSError as err:
@@ -80,5 +83,6 @@ def tracing_for(otel_file: Path | None, stderr: TextIO) -> Generator[Tracing | N
             )
         where = [str(otel_file)] if otel_file is not None else []
         if endpoint is not None:
-            where.append(f"OTLP endpoint {endpoint}")
+            # An endpoint may carry credentials (user:password@): never printed.
+            where.append(f"OTLP endpoint {split_credentials(endpoint)[0]}")
         print(printable(f"spans: {', '.join(where)}"), file=stderr)

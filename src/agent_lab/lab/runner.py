@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import sys
@@ -282,13 +283,38 @@ class Runner:
             await asyncio.gather(*workers)
         finally:
             await results.put(None)
-            await writer
-            if updater is not None:
-                updater.cancel()
-            if watcher is not None:
-                watcher.cancel()
-            if self.stalls:
-                _log.warning("the event loop was blocked %d time(s)", len(self.stalls))
+            try:
+                # The writer may fail (a store locked past its patience): what follows
+                # must still run, and its error still reach the caller.
+                await writer
+            finally:
+                await self._wind_down(
+                    run_id,
+                    (updater, watcher),
+                    bar=bar,
+                    task=task,
+                    completed=total_before + tally.done,
+                )
+        if self.store.count(run_id) >= total:
+            self.store.finish_run(run_id)
+        return written
+
+    async def _wind_down(
+        self,
+        run_id: str,
+        helpers: tuple[asyncio.Task[None] | None, ...],
+        *,
+        bar: Progress | None,
+        task: Any,
+        completed: int,
+    ) -> None:
+        """Stop the bar and the watchers, record the loop's stalls, close the providers."""
+        for helper in helpers:
+            if helper is not None:
+                helper.cancel()
+        if self.stalls:
+            _log.warning("the event loop was blocked %d time(s)", len(self.stalls))
+            with contextlib.suppress(StoreError):
                 self.store.add_provenance(
                     run_id,
                     {
@@ -299,16 +325,13 @@ class Runner:
                         }
                     },
                 )
-            if bar is not None:
-                bar.update(task, completed=total_before + tally.done)
-                bar.stop()
-            for resource in self.closing:
-                close = getattr(resource, "aclose", None)
-                if close is not None:
-                    await close()
-        if self.store.count(run_id) >= total:
-            self.store.finish_run(run_id)
-        return written
+        if bar is not None:
+            bar.update(task, completed=completed)
+            bar.stop()
+        for resource in self.closing:
+            close = getattr(resource, "aclose", None)
+            if close is not None:
+                await close()
 
     async def _prepare(self, run_id: str) -> None:
         # One-time costs happen before timing, and are charged to no trial: at any

@@ -81,9 +81,14 @@ class LatencyModel:
             raise ValueError("latency needs 0 < median_ms <= p95_ms")
 
     def sample_ms(self, rng: random.Random) -> float:
-        """One latency draw."""
+        """One latency draw, at most ten times the 95th percentile.
+
+        A log-normal tail is unbounded, and a wide spread draws sleeps of days;
+        the bound is far enough out (one draw in hundreds of millions, with the
+        default spread) to leave every figure as it was.
+        """
         sigma = math.log(self.p95_ms / self.median_ms) / _Z_P95
-        return rng.lognormvariate(math.log(self.median_ms), sigma)
+        return min(rng.lognormvariate(math.log(self.median_ms), sigma), 10 * self.p95_ms)
 
 
 def estimate_tokens(text: str) -> int:
