@@ -175,6 +175,21 @@ def check_output_folder(folder: Path, what: str) -> None:
         raise UsageError(f"{what} {folder} is not writable: {err.strerror}") from err
 
 
+def check_not_a_pipe(path: Path, what: str) -> int | None:
+    """Refuse a FIFO or a socket as an output (opening one to write waits for a reader).
+
+    Returns:
+        The existing file's mode, or ``None`` when there is none.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise UsageError(f"{what} {path} is a pipe or a socket, not a file")
+    return mode
+
+
 def check_output_file(path: Path, what: str, *, regular: bool = False) -> None:
     """``path`` can be written: not a folder, in a writable folder (made if missing).
 
@@ -184,12 +199,7 @@ def check_output_file(path: Path, what: str, *, regular: bool = False) -> None:
     """
     if path.is_dir():
         raise UsageError(f"{what} {path} is a folder, not a file")
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        mode = None
-    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        raise UsageError(f"{what} {path} is a pipe or a socket, not a file")
+    mode = check_not_a_pipe(path, what)
     if mode is not None and regular and not stat.S_ISREG(mode):
         raise UsageError(f"{what} {path} is not a regular file")
     check_output_folder(path.parent if str(path.parent) else Path(), f"the folder of {what}")

@@ -6,7 +6,7 @@ import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.checks import check_not_a_pipe
 from agent_lab.errors import UsageError
 from agent_lab.lab.terminal import printable
 from agent_lab.providers.redaction import split_credentials
@@ -61,7 +61,7 @@ def tracing_for(otel_file: Path | None, stderr: TextIO) -> Generator[Tracing | N
     provider = TracerProvider(resource=Resource.create({"service.name": "agent-lab"}))
     exporter: OTLPJsonFileExporter | None = None
     if otel_file is not None:
-        check_output_file(otel_file, "--otel-file")
+        check_not_a_pipe(otel_file, "--otel-file")
         try:
             exporter = OTLPJsonFileExporter(otel_file)
         except OSError as err:
