@@ -27,13 +27,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
+from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.application.events.models import EventDefinition, Resolution, Status
-from agent_lab.application.plugins import PluginSet, Route
 from agent_lab.demo import plugins as demo_plugins
-from agent_lab.lab.policies import make_policy
-from agent_lab.lab.records import TrialStatus
-from agent_lab.lab.runner import RunConfig, Runner
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.records import TrialStatus
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.run.policies import make_policy
+from agent_lab.lab.run.runner import RunConfig, Runner
 from agent_lab.lab.workload import Case, Expectation, Workload, load_workload
 from agent_lab.providers import Expected, OpenAIProvider, ProviderRequest, SimulatedProvider
 

@@ -13,7 +13,7 @@ size.
 
 The resolver (``SchemaResolver``) has no fitted parameter: its rules are
 fixed code, so there is nothing to tune on the training folds, and each
-held-out fold is scored by ``agent_lab.lab.precision.measure_precision`` as
+held-out fold is scored by ``agent_lab.lab.stats.precision.measure_precision`` as
 it stands. What a fold shows is how the rules fare on domains other than the
 ones the rest of the folds hold. The services only dev has get a row of
 their own: SGD train, where rules are written, never shows them.
@@ -35,15 +35,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agent_lab.application.plugins import PluginSet
+from agent_lab.agents.plugins import PluginSet
 from agent_lab.lab.importers.sgd import import_sgd
-from agent_lab.lab.precision import (
+from agent_lab.lab.run.plugin_sets import load_plugins
+from agent_lab.lab.stats.precision import (
     KindPrecision,
     PrecisionReport,
     WrongValue,
     measure_precision,
 )
-from agent_lab.lab.setup import load_plugins
 from agent_lab.lab.workload import Case, Workload, load_workload
 
 SPLITS = ("train", "dev")

@@ -80,27 +80,35 @@ def _allowed(importer: str, imported: str) -> bool:
         return False  # the public face re-exports; nothing inside may lean on it
     if importer in GROUND:
         return imported in GROUND
+    if _under(importer, "agent_lab.application"):
+        # The kernel knows no LLM: nothing above it, not the agents, not a provider.
+        return imported in GROUND or _under(imported, "agent_lab.application")
     if _under(importer, "agent_lab.resolvers"):
         return imported in GROUND or _under(
             imported, "agent_lab.resolvers", "agent_lab.application.events"
         )
-    if _under(importer, "agent_lab.providers"):
-        return (
-            imported in GROUND
-            or _under(imported, "agent_lab.providers")
-            or imported in ("agent_lab.application.events.models", "agent_lab.application.events")
+    if _under(importer, "agent_lab.agents"):
+        # The agents own the model port; no provider adapter is theirs to know.
+        return imported in GROUND or _under(
+            imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
-    if _under(importer, "agent_lab.application"):
-        return (
-            imported in GROUND
-            or _under(imported, "agent_lab.application", "agent_lab.resolvers")
-            or imported in ("agent_lab.providers.base", "agent_lab.providers")
+    if _under(importer, "agent_lab.providers", "agent_lab.testing"):
+        # Adapters above the port: the port and the kernel's values, nothing of the lab.
+        return imported in GROUND or _under(
+            imported,
+            "agent_lab.providers",
+            "agent_lab.agents.port",
+            "agent_lab.application.events",
         )
     if _under(importer, "agent_lab.otel"):
-        # The optional extra: it reads the kernel's and providers' values, and only
-        # the lab and the command line reach it (below, never the other way).
+        # The optional extra: it reads the kernel's, the agents' and the providers' values,
+        # and only the lab and the command line reach it (below, never the other way).
         return imported in GROUND or _under(
-            imported, "agent_lab.otel", "agent_lab.application", "agent_lab.providers"
+            imported,
+            "agent_lab.otel",
+            "agent_lab.application",
+            "agent_lab.agents",
+            "agent_lab.providers",
         )
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
@@ -126,7 +134,7 @@ def test_every_import_runs_down_the_floors() -> None:
 
 def test_providers_import_only_the_port_from_the_package_above() -> None:
     """``agent_lab.providers`` (the package) does not drag the back ends into the application."""
-    assert "agent_lab.providers.openai_compat" not in GRAPH["agent_lab.providers.base"]
+    assert "agent_lab.providers.openai_compat" not in GRAPH["agent_lab.agents.port"]
 
 
 def test_no_import_cycle_anywhere() -> None:
@@ -182,11 +190,13 @@ def test_modules_stay_small(name: str) -> None:
         ("agent_lab.strict_json", "agent_lab.application.events.models"),
         ("agent_lab.errors", "agent_lab.application.events.models"),
         ("agent_lab.resolvers.schema", "agent_lab.demo.domain"),
-        ("agent_lab.resolvers.schema", "agent_lab.application.plugins"),
-        ("agent_lab.providers.base", "agent_lab.application.tools"),
-        ("agent_lab.application.agents", "agent_lab.providers.openai_compat"),
-        ("agent_lab.application.llm", "agent_lab.lab.workload"),
-        ("agent_lab.lab.runner", "agent_lab.cli"),
+        ("agent_lab.resolvers.schema", "agent_lab.agents.plugins"),
+        ("agent_lab.application.events.kernel", "agent_lab.agents.port"),
+        ("agent_lab.application.tools", "agent_lab.agents.plugins"),
+        ("agent_lab.agents.port", "agent_lab.providers.openai_compat"),
+        ("agent_lab.agents.event_agent", "agent_lab.providers.openai_compat"),
+        ("agent_lab.agents.llm", "agent_lab.lab.workload"),
+        ("agent_lab.lab.run.runner", "agent_lab.cli"),
         ("agent_lab.application.events.kernel", "agent_lab"),
     ],
 )

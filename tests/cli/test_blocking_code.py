@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.records import TrialStatus
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.records import TrialStatus
+from agent_lab.lab.results.store import Store
 
 PLUGINS = """
 import time
 
 from agent_lab import EventDefinition
-from agent_lab.application.plugins import PluginSet, Route
+from agent_lab.agents.plugins import PluginSet, Route
 
 
 def resolve(event):
@@ -45,7 +45,7 @@ plugins = PluginSet(
 PROVIDER = """
 import time
 
-from agent_lab.providers.base import ProviderReply
+from agent_lab.agents.port import ProviderReply
 
 
 class Blocking:

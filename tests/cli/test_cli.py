@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.charts import CHARTS
+from agent_lab.lab.report.charts import CHARTS
 from tests.conftest import corpus
 
 FAST = ["--provider", "simulated", "--simulated-latency", "2,4", "--no-progress", "--warmup", "0"]
@@ -173,7 +173,7 @@ def test_foreign_database_and_empty_run_are_refused_untouched(tmp_path: Path) ->
     )
     assert code == 2
     assert foreign.read_bytes() == before
-    from agent_lab.lab.store import Store
+    from agent_lab.lab.results.store import Store
 
     empty = tmp_path / "empty.sqlite"
     with Store(empty) as store:
@@ -194,7 +194,7 @@ def test_foreign_database_and_empty_run_are_refused_untouched(tmp_path: Path) ->
 
 def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
     """--resume with other options than the unfinished run's: exit 2 with the reason."""
-    from agent_lab.lab.store import Store
+    from agent_lab.lab.results.store import Store
 
     db = tmp_path / "r.sqlite"
     with Store(db) as store:
@@ -292,7 +292,7 @@ def test_a_run_killed_at_several_points_resumes_to_every_trial_exactly_once(tmp_
         )
         assert final.returncode == 0, final.stderr
     total, distinct, state = count(db)
-    from agent_lab.lab.runner import stratified_sample
+    from agent_lab.lab.run.runner import stratified_sample
     from agent_lab.lab.workload import load_workload
 
     expected = 3 * len(stratified_sample(load_workload("demo").cases, 60, 0))

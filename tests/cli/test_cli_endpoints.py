@@ -12,7 +12,7 @@ from typing import Any, cast
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
 from tests.openai_server import OpenAIServer, content, serving, status
 from tests.server_personas import llama_cpp
 

@@ -18,8 +18,8 @@ import pytest
 from agent_lab.cli import run
 
 MODULE = """
-from agent_lab.providers.base import ProviderReply, ToolCall
-from agent_lab.providers.testing import FunctionProvider
+from agent_lab.agents.port import ProviderReply, ToolCall
+from agent_lab.testing import FunctionProvider
 
 
 def answer(request):

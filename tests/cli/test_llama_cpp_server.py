@@ -24,8 +24,8 @@ import pytest
 
 from agent_lab.cli import run
 from agent_lab.cli.trials import PROVIDER_REASONS
-from agent_lab.lab.records import TrialStatus
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.records import TrialStatus
+from agent_lab.lab.results.store import Store
 
 pytestmark = [
     pytest.mark.slow,

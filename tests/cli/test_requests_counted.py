@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from agent_lab.agents.port import FailureReason
 from agent_lab.cli import run
-from agent_lab.lab.records import TrialStatus
-from agent_lab.lab.store import Store
-from agent_lab.providers.base import FailureReason
+from agent_lab.lab.results.records import TrialStatus
+from agent_lab.lab.results.store import Store
 from tests.openai_server import Behavior, OpenAIServer, serving
 
 RAISING = """
-from agent_lab.providers.testing import FunctionProvider
+from agent_lab.testing import FunctionProvider
 
 
 def answer(request):

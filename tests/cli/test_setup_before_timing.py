@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
 from tests.openai_server import Behavior, OpenAIServer, serving
 from tests.server_personas import llama_cpp, ollama_without_tools, vllm
 

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.runner import stratified_sample
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.run.runner import stratified_sample
 from agent_lab.lab.workload import load_workload
 from agent_lab.strict_json import loads as strict_loads
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.columns import SUMMARY_COLUMNS, fit
-from agent_lab.lab.metrics import summarize
+from agent_lab.lab.report.columns import SUMMARY_COLUMNS, fit
+from agent_lab.lab.stats.metrics import summarize
 from tests.lab.factories import trial
 
 

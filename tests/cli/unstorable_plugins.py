@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.application.events.models import EventDefinition, Resolution
-from agent_lab.application.plugins import PluginSet, Route
 
 if TYPE_CHECKING:
     from agent_lab.application.events.models import Event

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agent_lab.application.plugins import PluginSet
+from agent_lab.agents.plugins import PluginSet
 from agent_lab.demo import plugins as demo
 
 plugins = PluginSet(

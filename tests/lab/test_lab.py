@@ -15,11 +15,11 @@ import pytest
 
 from agent_lab.application.events.models import Status
 from agent_lab.demo import plugins
-from agent_lab.lab.metrics import compare, summarize
-from agent_lab.lab.records import TrialRecord, TrialStatus
-from agent_lab.lab.runner import stratified_sample
-from agent_lab.lab.scoring import score
-from agent_lab.lab.store import SCHEMA_VERSION, Store, StoreError
+from agent_lab.lab.results.records import TrialRecord, TrialStatus
+from agent_lab.lab.results.store import SCHEMA_VERSION, Store, StoreError
+from agent_lab.lab.run.runner import stratified_sample
+from agent_lab.lab.stats.metrics import compare, summarize
+from agent_lab.lab.stats.scoring import score
 from agent_lab.lab.workload import Case, Expectation, WorkloadError, load_workload, read_cases
 from tests.lab.factories import new_run, trial
 
@@ -262,7 +262,7 @@ def connect(*args, **kwargs):
     db.set_trace_callback(trace)
     return db
 sqlite3.connect = connect
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
 Store(sys.argv[1]).close()
 """
 

@@ -26,7 +26,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from agent_lab.cli import run
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
 
 
 class Receiver(ThreadingHTTPServer):

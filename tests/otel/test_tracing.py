@@ -19,19 +19,19 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status, Usage
-from agent_lab.application.agents import EventAgent
-from agent_lab.application.llm import LLMFallback, ToolChooser
+from agent_lab.agents.event_agent import EventAgent
+from agent_lab.agents.llm import LLMFallback, ToolChooser
 from agent_lab.cli import run
 from agent_lab.demo import plugins as demo_plugins
-from agent_lab.lab.policies import make_policy
-from agent_lab.lab.run_config import RunConfig
-from agent_lab.lab.runner import Runner
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.run.policies import make_policy
+from agent_lab.lab.run.run_config import RunConfig
+from agent_lab.lab.run.runner import Runner
 from agent_lab.lab.workload import load_workload
 from agent_lab.otel import Tracing
 from agent_lab.providers import ProviderFailure, ProviderReply, ProviderRequest, ToolCall
 from agent_lab.providers.simulated import Expected, SimulatedProvider
-from agent_lab.providers.testing import ScriptedProvider
+from agent_lab.testing import ScriptedProvider
 
 TIMER: dict[str, Any] = {
     "type": "object",

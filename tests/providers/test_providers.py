@@ -12,8 +12,8 @@ from typing import Any, cast
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.application.llm import ChoiceOutcome, LLMFallback, ToolChooser
-from agent_lab.application.prompts import project_schema
+from agent_lab.agents.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.agents.prompts import project_schema
 from agent_lab.providers import (
     ErrorProfile,
     Expected,
@@ -26,7 +26,7 @@ from agent_lab.providers import (
     SimulatedProvider,
 )
 from agent_lab.providers.simulated import estimate_tokens
-from agent_lab.providers.testing import FunctionProvider, ScriptedProvider, ScriptExhaustedError
+from agent_lab.testing import FunctionProvider, ScriptedProvider, ScriptExhaustedError
 
 SCHEMA = {
     "type": "object",

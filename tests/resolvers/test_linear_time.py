@@ -20,7 +20,7 @@ from agent_lab.application.events.models import Event
 from agent_lab.demo import plugins as demo_plugins
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
-from agent_lab.lab.setup import load_plugins
+from agent_lab.lab.run.plugin_sets import load_plugins
 from agent_lab.resolvers.schema import SchemaResolver
 from tests.conftest import corpus
 

@@ -259,7 +259,7 @@ def test_a_spoken_member_of_an_integer_enum_is_read_whichever_it_is(spoken: str)
 def imported_schemas(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     from agent_lab.lab.importers.bfcl import import_bfcl
     from agent_lab.lab.importers.sgd import import_sgd
-    from agent_lab.lab.setup import load_plugins
+    from agent_lab.lab.run.plugin_sets import load_plugins
     from tests.conftest import corpus
 
     root = tmp_path_factory.mktemp("imported")

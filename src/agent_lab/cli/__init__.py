@@ -18,7 +18,7 @@ from rich.console import Console
 from agent_lab.cli.loading import Streams
 from agent_lab.cli.parser import build_parser
 from agent_lab.errors import UsageError
-from agent_lab.lab.terminal import printable
+from agent_lab.lab.report.terminal import printable
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence

@@ -33,10 +33,10 @@ from agent_lab.errors import (
 )
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
-from agent_lab.lab.precision import measure_precision
-from agent_lab.lab.routing import measure_routing
-from agent_lab.lab.store import Store
-from agent_lab.lab.terminal import plain, printable
+from agent_lab.lab.report.terminal import plain, printable
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.stats.precision import measure_precision
+from agent_lab.lab.stats.routing import measure_routing
 from agent_lab.providers.redaction import split_credentials
 from agent_lab.strict_json import thaw_json
 

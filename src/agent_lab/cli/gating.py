@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from agent_lab.cli.results import read_run
 from agent_lab.errors import UsageError
-from agent_lab.lab.gate import Limits, gate
-from agent_lab.lab.terminal import printable
+from agent_lab.lab.report.terminal import printable
+from agent_lab.lab.stats.gate import Limits, gate
 
 if TYPE_CHECKING:
     import argparse

@@ -10,9 +10,9 @@ from rich.table import Table
 
 from agent_lab.cli.results import read_run
 from agent_lab.errors import StoreError, UsageError
-from agent_lab.lab.history import compare_runs, run_summary
-from agent_lab.lab.store import Store
-from agent_lab.lab.terminal import plain
+from agent_lab.lab.report.terminal import plain
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.stats.history import compare_runs, run_summary
 
 if TYPE_CHECKING:
     import argparse

@@ -12,8 +12,8 @@ from agent_lab.errors import (
     UsageError,
     WorkloadError,
 )
-from agent_lab.lab.setup import load_plugins
-from agent_lab.lab.terminal import printable
+from agent_lab.lab.report.terminal import printable
+from agent_lab.lab.run.plugin_sets import load_plugins
 from agent_lab.lab.workload import load_workload
 
 if TYPE_CHECKING:
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from agent_lab.agents.plugins import PluginSet
     from agent_lab.application.events.registry import EventRegistry
-    from agent_lab.application.plugins import PluginSet
     from agent_lab.lab.workload import Workload
 
 __all__ = [

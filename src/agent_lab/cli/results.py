@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from agent_lab.cli.checks import check_output_file
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import StoreError, UsageError
-from agent_lab.lab.figures import report_json
-from agent_lab.lab.metrics import compare, references, summarize
-from agent_lab.lab.store import Store
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.stats.figures import report_json
+from agent_lab.lab.stats.metrics import compare, references, summarize
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agent_lab.lab.records import RunRecord, TrialRecord
+    from agent_lab.lab.results.records import RunRecord, TrialRecord
 
 __all__ = ["read_run", "write_report"]
 
@@ -49,8 +49,8 @@ def write_report(
 ) -> Path | None:
     """Print the run's tables (or, ``as_json``, its figures); write the HTML report to ``html``."""
     # The report module draws with matplotlib (about 1.5 s to import): only here.
-    from agent_lab.lab.findings import find  # noqa: PLC0415
-    from agent_lab.lab.report import provenance, render_html, terminal_tables  # noqa: PLC0415
+    from agent_lab.lab.report.render import provenance, render_html, terminal_tables  # noqa: PLC0415
+    from agent_lab.lab.stats.findings import find  # noqa: PLC0415
 
     target = Path(html) if html else None
     if target is not None:

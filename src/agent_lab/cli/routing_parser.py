@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.application.lexical_router import (
+from agent_lab.agents.lexical_router import (
     DEFAULT_MARGIN,
     DEFAULT_MIN_TERMS,
     DEFAULT_NAME_SHARE,

@@ -15,13 +15,13 @@ from agent_lab.cli.output import write_whole
 from agent_lab.cli.providers import build_provider
 from agent_lab.cli.trials import execute
 from agent_lab.errors import StoreError, UsageError
-from agent_lab.lab.store import Store
-from agent_lab.lab.sweep import SweepSummary, grid, parse_vary, summarize_sweep
-from agent_lab.lab.terminal import plain
+from agent_lab.lab.report.terminal import plain
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.stats.sweep import SweepSummary, grid, parse_vary, summarize_sweep
 
 if TYPE_CHECKING:
     from agent_lab.cli.loading import Streams
-    from agent_lab.lab.records import RunRecord
+    from agent_lab.lab.results.records import RunRecord
 
 __all__ = ["read_sweep", "sweep"]
 
@@ -141,7 +141,7 @@ def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: 
         for even in summary.break_evens:
             print(even.sentence(), file=streams.out)
     if html:
-        from agent_lab.lab.report import render_sweep_html  # noqa: PLC0415 (matplotlib)
+        from agent_lab.lab.report.render import render_sweep_html  # noqa: PLC0415 (matplotlib)
 
         label = "ORACLE (the answer key)" if summary.provider == "oracle" else "SIMULATED"
         written = write_whole(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.cli.checks import check_not_a_pipe
 from agent_lab.errors import UsageError
-from agent_lab.lab.terminal import printable
+from agent_lab.lab.report.terminal import printable
 from agent_lab.providers.redaction import split_credentials
 
 if TYPE_CHECKING:

@@ -8,15 +8,15 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.agents.port import FailureReason
 from agent_lab.cli.tracing import tracing_for
 from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
-from agent_lab.lab.metering import MeteredProvider
-from agent_lab.lab.policies import make_policy
-from agent_lab.lab.records import TrialStatus
-from agent_lab.lab.runner import RunConfig, Runner
-from agent_lab.lab.store import Store
-from agent_lab.lab.terminal import printable
-from agent_lab.providers.base import FailureReason
+from agent_lab.lab.report.terminal import printable
+from agent_lab.lab.results.records import TrialStatus
+from agent_lab.lab.results.store import Store
+from agent_lab.lab.run.metering import MeteredProvider
+from agent_lab.lab.run.policies import make_policy
+from agent_lab.lab.run.runner import RunConfig, Runner
 from agent_lab.providers.openai_compat import OpenAIProvider
 from agent_lab.providers.replay import RecordingProvider
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import TextIO
 
-    from agent_lab.application.plugins import PluginSet
+    from agent_lab.agents.plugins import PluginSet
     from agent_lab.cli.providers import BuiltProvider
     from agent_lab.lab.workload import Workload
 

@@ -8,7 +8,7 @@ assistant would confirm) and its route. ``agent_lab.demo.generate`` writes
 the workload.
 """
 
-from agent_lab.application.plugins import PluginSet
+from agent_lab.agents.plugins import PluginSet
 from agent_lab.demo.events import calendar, device, message, music, reminder, timer, units, weather
 
 __all__ = ["plugins"]

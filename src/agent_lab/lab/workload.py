@@ -23,8 +23,8 @@ from agent_lab.strict_json import canonical_dumps, loads
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from agent_lab.agents.plugins import PluginSet
     from agent_lab.application.events.registry import EventRegistry
-    from agent_lab.application.plugins import PluginSet
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["Case", "Expectation", "ExpectedCall", "Workload", "WorkloadError", "load_workload"]

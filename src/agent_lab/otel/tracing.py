@@ -19,11 +19,11 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, TracerProvider
     from opentelemetry.util.types import AttributeValue
 
-    from agent_lab.application.agents import AgentReply, EventAgent, ToolAgent
+    from agent_lab.agents.event_agent import AgentReply, EventAgent, ToolAgent
+    from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
     from agent_lab.application.events.kernel import EventKernel
     from agent_lab.application.events.ledger import DecisionLedger
     from agent_lab.application.events.models import Event, EventResult
-    from agent_lab.providers.base import Provider, ProviderReply, ProviderRequest
     from agent_lab.usage import Usage
 
 __all__ = ["CAPTURE_CONTENT_ENV", "TracedProvider", "Tracing"]

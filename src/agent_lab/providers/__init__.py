@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from agent_lab.providers.base import (
+from agent_lab.agents.port import (
     FailureReason,
     Message,
     Provider,

@@ -16,8 +16,8 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any, TypeVar, cast
 
+from agent_lab.agents.port import ProviderReply
 from agent_lab.errors import CassetteError
-from agent_lab.providers.base import ProviderReply
 
 if typing.TYPE_CHECKING:
     from agent_lab.strict_json import JSONValue

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.providers.base import Message, ProviderReply, ProviderRequest, ToolCall
+from agent_lab.agents.port import Message, ProviderReply, ProviderRequest, ToolCall
 
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue

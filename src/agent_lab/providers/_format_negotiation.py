@@ -16,14 +16,14 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Literal
 
-from agent_lab.providers._choice_as_json import as_choice, as_json_request
-from agent_lab.providers.base import (
+from agent_lab.agents.port import (
     FailureReason,
     Message,
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
 )
+from agent_lab.providers._choice_as_json import as_choice, as_json_request
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_lab.agents.port import FailureReason, ProviderFailure, ProviderReply
 from agent_lab.providers._openai_wire import read_completion
-from agent_lab.providers.base import FailureReason, ProviderFailure, ProviderReply
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from agent_lab.agents.port import ProviderRequest, ToolCall
 from agent_lab.providers._grammar_schema import grammar_safe
-from agent_lab.providers.base import ProviderRequest, ToolCall
 from agent_lab.usage import checked_count
 
 if TYPE_CHECKING:

@@ -16,15 +16,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.clock import Clock, SystemClock
-from agent_lab.providers._choice_as_json import as_choice, as_json_request, parse_or_none
-from agent_lab.providers._grammar_schema import grammar_safe
-from agent_lab.providers.base import (
+from agent_lab.agents.port import (
     FailureReason,
     ProviderFailure,
     ProviderReply,
     ProviderRequest,
 )
+from agent_lab.clock import Clock, SystemClock
+from agent_lab.providers._choice_as_json import as_choice, as_json_request, parse_or_none
+from agent_lab.providers._grammar_schema import grammar_safe
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:

@@ -11,6 +11,13 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import httpx2  # the SDK's HTTP client package
 import openai
 
+from agent_lab.agents.port import (
+    FailureReason,
+    ProviderFailure,
+    ProviderReply,
+    ProviderRequest,
+    ProviderSetup,
+)
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.providers._format_negotiation import (
     FormatNegotiation,
@@ -26,13 +33,6 @@ from agent_lab.providers._openai_wire import (
     request_body,
 )
 from agent_lab.providers._openai_wire import retry_after as retry_after_of
-from agent_lab.providers.base import (
-    FailureReason,
-    ProviderFailure,
-    ProviderReply,
-    ProviderRequest,
-    ProviderSetup,
-)
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.providers.redaction import Redactor, split_credentials
 from agent_lab.usage import Usage

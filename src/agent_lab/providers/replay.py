@@ -9,9 +9,7 @@ from collections import deque
 from pathlib import Path
 
 from agent_lab._input_files import MAX_CASSETTE_BYTES, read_input_text
-from agent_lab.errors import CassetteError
-from agent_lab.providers._cassette_schema import decode_reply, encode_reply
-from agent_lab.providers.base import (
+from agent_lab.agents.port import (
     FailureReason,
     Provider,
     ProviderFailure,
@@ -20,6 +18,8 @@ from agent_lab.providers.base import (
     ProviderSetup,
     prepare,
 )
+from agent_lab.errors import CassetteError
+from agent_lab.providers._cassette_schema import decode_reply, encode_reply
 from agent_lab.usage import Usage
 
 __all__ = ["CassetteError", "RecordingProvider", "ReplayProvider"]

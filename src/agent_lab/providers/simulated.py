@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.agents.port import ProviderReply, ProviderRequest, ToolCall, tools_json
 from agent_lab.providers._sight import Sight, sight, visible_text
 from agent_lab.providers._slips import invented as _invented
 from agent_lab.providers._slips import other_type as _other_type
 from agent_lab.providers._slips import other_value as _other_value
-from agent_lab.providers.base import ProviderReply, ProviderRequest, ToolCall, tools_json
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.providers.profiles import PROFILES, ErrorProfile
 from agent_lab.strict_json import pointer_tokens

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from agent_lab.agents.plugins import Route
 from agent_lab.application.events.models import EventDefinition, Resolution
-from agent_lab.application.plugins import Route
 from agent_lab.demo.events._common import closed_object
 
 if TYPE_CHECKING:

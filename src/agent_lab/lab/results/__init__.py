@@ -1,0 +1,1 @@
+"""The results store: its file, its tables, the rows they hold, and export."""

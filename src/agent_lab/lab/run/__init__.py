@@ -1,0 +1,1 @@
+"""Running a workload: policies, the runner, its configuration, and each trial's record."""

@@ -1,0 +1,108 @@
+"""Counting the requests each trial sends, a trial cut short by its timeout or a crash included.
+
+A trial's figures normally come from its agent's reply. A trial that timed
+out, or whose policy raised, has no reply, yet the requests it sent were
+sent, waited for and often paid for: a figure of zero would flatter the
+policy. So the lab's providers are wrapped in ``MeteredProvider``, which
+counts every request toward the trial that sent it.
+
+The trial is found through a ``ContextVar`` that the runner sets around each
+trial. That is observation, not a value any call needs: the count must
+survive the trial's cancellation, which no return value does, and asyncio
+copies the context into every task the trial starts, so concurrent trials
+never mix their counts.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.usage import Usage, checked_usage
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
+
+__all__ = ["MeteredProvider", "RequestCount", "counting"]
+
+
+@dataclass(slots=True)
+class RequestCount:
+    """The requests one trial has sent so far."""
+
+    started: int = 0
+    """Calls to the provider that began."""
+    finished: int = 0
+    """Of those, the calls that returned a reply (a failed one included)."""
+    usage: Usage = field(default_factory=Usage.zero)
+    """The finished calls' usage (their own retries included)."""
+
+    @property
+    def requests(self) -> int:
+        """Requests sent: each finished call's own count, and one for each call cut short."""
+        return self.usage.requests + (self.started - self.finished)
+
+    @property
+    def failed(self) -> int:
+        """Requests with no usable reply: the failed ones, and every call cut short."""
+        return self.usage.failed + (self.started - self.finished)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every call returned, so that the usage is the whole of it."""
+        return self.started == self.finished
+
+
+_TRIAL: ContextVar[RequestCount | None] = ContextVar("agent_lab.trial_requests", default=None)
+
+
+@contextmanager
+def counting() -> Generator[RequestCount]:
+    """Count the requests ``MeteredProvider`` sends inside the block (and its tasks)."""
+    count = RequestCount()
+    token = _TRIAL.set(count)
+    try:
+        yield count
+    finally:
+        _TRIAL.reset(token)
+
+
+class MeteredProvider:
+    """``inner``, with each request counted toward the trial that sent it."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        """The inner provider's name."""
+        return self.inner.name
+
+    @property
+    def model(self) -> str | None:
+        """The inner provider's default model."""
+        return self.inner.model
+
+    def __getattr__(self, attribute: str) -> Any:
+        """Anything else is the inner provider's (its set-up, the format it found)."""
+        return getattr(self.inner, attribute)
+
+    async def complete(self, request: ProviderRequest) -> ProviderReply:
+        """The inner provider's reply; the call is counted before it is made."""
+        count = _TRIAL.get()
+        if count is None:
+            return await self.inner.complete(request)
+        count.started += 1
+        reply = await self.inner.complete(request)
+        count.finished += 1
+        # A provider of the user's may hand back any usage: only plausible figures count.
+        count.usage += checked_usage(reply.usage) or Usage()
+        return reply
+
+    async def aclose(self) -> None:
+        """Close the inner provider."""
+        await self.inner.aclose()

@@ -1,0 +1,132 @@
+"""Policies: deterministic-first, LLM-always, deterministic-only; pluggable (L5)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from agent_lab.agents.event_agent import AgentReply, EventAgent, ToolAgent
+from agent_lab.agents.llm import LLMFallback, ToolChooser
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.port import Provider
+    from agent_lab.lab.workload import Case
+
+__all__ = [
+    "POLICIES",
+    "DeterministicFirst",
+    "DeterministicOnly",
+    "LLMAlways",
+    "Policy",
+    "make_policy",
+]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A way of handling a case; pluggable. Its docstring says what it sends to the LLM (L5)."""
+
+    name: str
+
+    async def run(self, case: Case) -> AgentReply:
+        """Handle one case."""
+        ...
+
+
+def _given(case: Case) -> str | None:
+    return case.event if case.event_given else None
+
+
+def _context(case: Case) -> dict[str, object]:
+    return {**case.context, "case_id": case.id}
+
+
+async def _respond(agent: EventAgent | ToolAgent, case: Case) -> AgentReply:
+    # Every policy hands its agent the same parts of a case.
+    return await agent.respond(
+        case.text,
+        event=_given(case),
+        candidates=case.candidates,
+        payload=case.payload,
+        context=_context(case),
+    )
+
+
+class DeterministicFirst:
+    """The kernel as its contract says: plain code first, the LLM only for what is missing.
+
+    Sends the LLM only the missing fields (and, when no route matches, the choice of event).
+    """
+
+    name = "deterministic-first"
+
+    def __init__(
+        self, plugins: PluginSet, provider: Provider, *, offload: Executor | None = None
+    ) -> None:
+        self.agent = EventAgent(
+            plugins,
+            fallback=LLMFallback(provider),
+            chooser=ToolChooser(provider, plugins.definitions),
+            offload=offload,
+        )
+
+    async def run(self, case: Case) -> AgentReply:
+        """Route and resolve with code; fall back to the LLM for gaps."""
+        return await _respond(self.agent, case)
+
+
+class LLMAlways:
+    """Every request goes to the LLM, which picks the event and all arguments by tool calling."""
+
+    name = "llm-always"
+
+    def __init__(
+        self, plugins: PluginSet, provider: Provider, *, offload: Executor | None = None
+    ) -> None:
+        self.agent = ToolAgent(plugins, provider, offload=offload)
+
+    async def run(self, case: Case) -> AgentReply:
+        """One tool-calling request, then the kernel's validation and handler."""
+        return await _respond(self.agent, case)
+
+
+class DeterministicOnly:
+    """Plain code only: no LLM at all; what code cannot read stays missing."""
+
+    name = "deterministic-only"
+
+    def __init__(
+        self,
+        plugins: PluginSet,
+        provider: Provider | None = None,
+        *,
+        offload: Executor | None = None,
+    ) -> None:
+        self.agent = EventAgent(plugins, offload=offload)
+
+    async def run(self, case: Case) -> AgentReply:
+        """Route and resolve with code alone."""
+        return await _respond(self.agent, case)
+
+
+POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[DeterministicOnly]] = {
+    DeterministicFirst.name: DeterministicFirst,
+    LLMAlways.name: LLMAlways,
+    DeterministicOnly.name: DeterministicOnly,
+}
+
+
+def make_policy(
+    name: str, plugins: PluginSet, provider: Provider, *, offload: Executor | None = None
+) -> Policy:
+    """Build a policy by name (``offload``: run plugin code in this executor's threads).
+
+    Raises:
+        KeyError: No policy of that name (the message lists them).
+    """
+    try:
+        return POLICIES[name](plugins, provider, offload=offload)
+    except KeyError:
+        raise KeyError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None

@@ -1,0 +1,1 @@
+"""What a run's figures say: scoring, metrics with intervals, comparisons, findings."""
