@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.agents.llm import LLMFallback
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import LocalProvider
 from agent_lab.strict_json import same_json
 

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry
-from agent_lab.agents.llm import LLMFallback
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import (
     ErrorProfile,
     Expected,

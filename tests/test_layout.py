@@ -25,6 +25,7 @@ GROUND = frozenset(
         "agent_lab._canonical",
         "agent_lab._input_files",
         "agent_lab._text",
+        "agent_lab._loops",
     }
 )
 MAX_LINES = 450

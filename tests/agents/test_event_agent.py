@@ -7,9 +7,12 @@ import json
 from typing import Any, cast
 
 from agent_lab import Event, EventDefinition, Resolution, Status
-from agent_lab.agents.event_agent import AgentReply, Conversation, EventAgent, ToolAgent
-from agent_lab.agents.llm import LLMFallback, ToolChooser
+from agent_lab.agents.choice import ToolChooser
+from agent_lab.agents.event_agent import Conversation, EventAgent
+from agent_lab.agents.fallback import LLMFallback
+from agent_lab.agents.outcome import Decision
 from agent_lab.agents.plugins import PluginSet
+from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.demo import plugins
 from agent_lab.providers import ProviderReply, ProviderRequest, ToolCall
 from agent_lab.testing import FunctionProvider, ScriptedProvider
@@ -197,7 +200,7 @@ def _echo_each_message(gate: asyncio.Barrier) -> FunctionProvider:
 def test_concurrent_messages_on_one_agent_never_see_each_others_choice() -> None:
     """Both messages wait inside the kernel at once; each fallback serves its own choice."""
 
-    async def both() -> tuple[AgentReply, ...]:
+    async def both() -> tuple[Decision, ...]:
         provider = _echo_each_message(asyncio.Barrier(2))
         plugins = _echo_plugins(asyncio.Barrier(2))
         event_agent = EventAgent(

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from agent_lab import Event, EventDefinition, EventRegistry, Resolution, Status
+from agent_lab.agents.choice import ToolChooser
 from agent_lab.agents.event_agent import EventAgent
-from agent_lab.agents.fallback_paths import prompt_size
-from agent_lab.agents.llm import LLMFallback, ToolChooser
+from agent_lab.agents.fallback import LLMFallback
+from agent_lab.agents.paths import prompt_size
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.port import ProviderFailure
 from agent_lab.application.events.models import FallbackRequest
@@ -172,7 +173,7 @@ def test_a_fallback_of_the_callers_own_is_used_as_it_is() -> None:
 
 def test_several_calls_from_the_routing_choice_or_the_tool_agent_name_their_path() -> None:
     """A reply's calls that came from the model's choice are not 'none' (no request)."""
-    from agent_lab.agents.event_agent import ToolAgent
+    from agent_lab.agents.tool_agent import ToolAgent
 
     calls = (call({"city": "Paris", "guests": 2}), call({"city": "Rome", "guests": 2}))
     plugins = plugins_with(SMALL)

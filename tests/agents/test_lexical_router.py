@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_lab import EventDefinition, Status
+from agent_lab.agents.choice import ToolChooser
 from agent_lab.agents.event_agent import EventAgent
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.lexical_router import LexicalRouter, describe
-from agent_lab.agents.llm import LLMFallback, ToolChooser
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.providers import ProviderReply, ToolCall
 from agent_lab.testing import ScriptedProvider
@@ -213,7 +214,7 @@ def test_plugin_sets_with_routes_keep_them_and_the_router_can_be_turned_off() ->
     routed = PluginSet(
         "routed", definitions=EVENTS, routes=(Route("play_music", patterns=(r"\bsing\b",)),)
     )
-    assert EventAgent(routed).lexical is None
+    assert EventAgent(routed).decider.router.lexical is None
     provider = ScriptedProvider([choose])
     plugins = PluginSet("no-routes", definitions=EVENTS)
     agent = EventAgent(
@@ -257,8 +258,8 @@ def test_a_lexical_pick_with_gaps_sends_llm_always_s_request_and_follows_its_cal
         plugins, fallback=LLMFallback(provider), chooser=ToolChooser(provider, plugins.definitions)
     )
     text = "the weather forecast for the city, then a flight"
-    assert agent.lexical is not None
-    assert agent.lexical.rank(text).best == "get_forecast"
+    assert agent.decider.router.lexical is not None
+    assert agent.decider.router.lexical.rank(text).best == "get_forecast"
     reply = asyncio.run(agent.respond(text))
     (sent,) = provider.requests
     assert sent.purpose == "tool_choice"

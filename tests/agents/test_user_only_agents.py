@@ -13,9 +13,11 @@ import re
 from typing import Any
 
 from agent_lab import Event, EventDefinition, Status
-from agent_lab.agents.event_agent import EventAgent, ToolAgent
-from agent_lab.agents.llm import LLMFallback, ToolChooser
+from agent_lab.agents.choice import ToolChooser
+from agent_lab.agents.event_agent import EventAgent
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.plugins import PluginSet, Route
+from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.run.policies import DeterministicFirst, LLMAlways
 from agent_lab.lab.stats.scoring import score

@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status, Usage
-from agent_lab.agents.llm import LLMFallback
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.otel import OTLPJsonFileExporter, Tracing
 from agent_lab.providers import ProviderReply
 from agent_lab.testing import ScriptedProvider

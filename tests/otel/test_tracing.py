@@ -19,8 +19,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status, Usage
+from agent_lab.agents.choice import ToolChooser
 from agent_lab.agents.event_agent import EventAgent
-from agent_lab.agents.llm import LLMFallback, ToolChooser
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.cli import run
 from agent_lab.demo import plugins as demo_plugins
 from agent_lab.lab.results.store import Store

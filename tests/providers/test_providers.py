@@ -12,7 +12,8 @@ from typing import Any, cast
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.agents.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.agents.choice import ChoiceOutcome, ToolChooser
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.prompts import project_schema
 from agent_lab.providers import (
     ErrorProfile,
@@ -192,9 +193,10 @@ def test_scripted_provider_replies_in_order_and_fails_loudly_when_empty() -> Non
 
 
 def test_a_provider_that_raises_is_fallback_failed_not_a_crash() -> None:
-    """Even a provider that breaks its contract (raises) cannot crash dispatch."""
+    """Even a provider that breaks its contract (raises) cannot crash dispatch: a failure."""
     result = kernel_with(ScriptedProvider([RuntimeError("bug")])).dispatch(Event("weather"))
-    assert (result.status, result.reason) == (Status.FALLBACK_FAILED, "fallback_error")
+    assert (result.status, result.reason) == (Status.FALLBACK_FAILED, "provider_error")
+    assert result.llm_calls == 1
 
 
 def test_function_provider_builds_replies_from_the_request() -> None:

@@ -8,7 +8,8 @@ from decimal import Decimal
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.agents.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.agents.choice import ChoiceOutcome, ToolChooser
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import LocalProvider, local_available
 
 pytestmark = pytest.mark.slow

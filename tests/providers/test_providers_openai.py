@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.agents.llm import ChoiceOutcome, LLMFallback, ToolChooser
+from agent_lab.agents.choice import ChoiceOutcome, ToolChooser
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import FailureReason, Message, OpenAIProvider, ProviderRequest
 from tests.openai_server import Behavior, OpenAIServer, content, serving, status, tool_calls
 

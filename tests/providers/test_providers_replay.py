@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, EventResult, Status
-from agent_lab.agents.llm import LLMFallback
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import (
     CassetteError,
     FailureReason,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.agents.llm import LLMFallback
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import Message, OpenAIProvider, ProviderRequest
 from agent_lab.providers._format_negotiation import FormatNegotiation
 from agent_lab.strict_json import JSONObject

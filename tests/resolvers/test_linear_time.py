@@ -107,13 +107,29 @@ ALL_KINDS = SchemaResolver(
 )
 
 
+def best_of_five(text: str) -> float:
+    event = Event("e", text=text, context={"now": "2026-12-01T09:00"})
+    times: list[float] = []
+    for _ in range(5):
+        started = time.perf_counter()
+        ALL_KINDS(event)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
 @pytest.mark.parametrize("name", list(UNITS))
 def test_the_schema_resolver_is_linear(name: str) -> None:
-    """Each of its readers (times, numbers, flags, dates, enums) and the doubts they share."""
-    event = Event("e", text=shape(name), context={"now": "2026-12-01T09:00"})
-    started = time.perf_counter()
-    ALL_KINDS(event)
-    assert time.perf_counter() - started < 1.0
+    """Each of its readers (times, numbers, flags, dates, enums) and the doubts they share.
+
+    Its many readers take a few tenths of a second on 40 KiB, too close to an
+    absolute bound on a loaded machine: so it is the growth that is checked.
+    Four times the text takes about four times as long when the readers are
+    linear, and sixteen when one is quadratic; the bound is ten, on the best
+    of five timings of each size, which a passing load leaves alone.
+    """
+    text = shape(name)
+    quarter = text[: len(text) // 4]
+    assert best_of_five(text) < 10 * max(best_of_five(quarter), 1e-3)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The provider seam: one narrow async method, request and reply values, failures as data."""
+"""The model port the agents own and the providers implement: one async method, failures as data."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import hashlib
 from dataclasses import KW_ONLY, dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, runtime_checkable
 
+from agent_lab.application.events.models import Failure
 from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps
 from agent_lab.usage import Usage
 
@@ -122,15 +123,13 @@ class ToolCall:
     """The adapter's parse of it (audited against the raw text, K18); ``None`` if unparsable."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProviderFailure:
-    """Why there is no usable reply."""
+ProviderFailure: TypeAlias = Failure
+"""Why there is no usable reply: the kernel's ``Failure``, under the port's name.
 
-    reason: str
-    """A ``FailureReason`` value (or a provider's own code)."""
-    message: str
-    retryable: bool = False
-    """Whether the caller may try again (the provider has already used its own retries)."""
+One value carries a failure from the provider through the fallback to the
+result: ``reason`` (a ``FailureReason`` value or a provider's own code),
+``message``, and ``retryable``.
+"""
 
 
 @dataclass(frozen=True, slots=True)

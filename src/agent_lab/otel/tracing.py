@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, TracerProvider
     from opentelemetry.util.types import AttributeValue
 
-    from agent_lab.agents.event_agent import AgentReply, EventAgent, ToolAgent
+    from agent_lab.agents.event_agent import EventAgent
+    from agent_lab.agents.outcome import Decision
     from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
+    from agent_lab.agents.tool_agent import ToolAgent
     from agent_lab.application.events.kernel import EventKernel
     from agent_lab.application.events.ledger import DecisionLedger
     from agent_lab.application.events.models import Event, EventResult
@@ -86,7 +88,7 @@ class Tracing:
         ) as span:
             yield span
 
-    def record(self, span: Span, outcome: EventResult | AgentReply) -> None:
+    def record(self, span: Span, outcome: EventResult | Decision) -> None:
         """Put the outcome's ledger on ``span``; a span that does not record costs no ledger."""
         if not span.is_recording():
             return
@@ -132,7 +134,7 @@ class Tracing:
             self.record(span, result)
         return result
 
-    async def respond(self, agent: EventAgent | ToolAgent, text: str, **options: Any) -> AgentReply:
+    async def respond(self, agent: EventAgent | ToolAgent, text: str, **options: Any) -> Decision:
         """``await agent.respond(text, **options)`` inside a dispatch span (routing included)."""
         if not self.live:
             return await agent.respond(text, **options)

@@ -25,7 +25,7 @@ from agent_lab import (
     Resolution,
     Status,
 )
-from agent_lab.agents.llm import LLMFallback
+from agent_lab.agents.fallback import LLMFallback
 from agent_lab.providers import ProviderReply
 from agent_lab.testing import ScriptedProvider
 from tests.conftest import RecordingFallback

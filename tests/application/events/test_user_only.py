@@ -131,14 +131,14 @@ def test_a_pydantic_field_marks_it_with_json_schema_extra() -> None:
     )
 
 
-def test_a_kernel_whose_fallback_is_the_models_own_reading_takes_the_value() -> None:
-    """LLM-always: the model read the words; enforce_user_only=False keeps its value."""
-    fallback = RecordingFallback(FallbackReply('{"date": "2026-12-04", "party_size": 4}'))
+def test_a_reply_a_model_made_keeps_its_value() -> None:
+    """dispatch_reply (LLM-always): the model read the words, so its value is its reading."""
     registry = EventRegistry()
     registry.register(
         EventDefinition("book", parameters=BOOKING, resolver=resolved(restaurant="Luigi's"))
     )
-    result = EventKernel(registry, fallback, enforce_user_only=False).dispatch(Event("book"))
+    raw = '{"restaurant": "Luigi\'s", "date": "2026-12-04", "party_size": 4}'
+    result = EventKernel(registry).dispatch_reply(Event("book"), FallbackReply(raw))
     assert result.status is Status.SUCCESS
     assert result.arguments == {"restaurant": "Luigi's", "date": "2026-12-04", "party_size": 4}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_lab.agents.event_agent import AgentReply
+from agent_lab.agents.outcome import Decision
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.port import ProviderReply, ToolCall
 from agent_lab.application.events.models import EventDefinition, Resolution, Status
@@ -151,7 +151,7 @@ class RaisingFirst:
         self.inner = LLMAlways(PLUGINS, provider)
         self.raises = raises
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         if self.raises:
             self.raises -= 1
             raise RuntimeError("the policy's own bug")
@@ -210,7 +210,7 @@ class Hanging:
 
     name = "hanging"
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         await asyncio.sleep(60)
         raise AssertionError("unreachable: the runner's timeout cancels the sleep")
 

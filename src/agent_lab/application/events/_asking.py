@@ -46,6 +46,20 @@ class AskLimits:
     max_attempts: int
     max_bytes: int
     max_depth: int
+    min_requests: int = 1
+    """The fewest requests a reply counts for: 1 when the fallback asked a model; 0 for a
+    reply a caller hands in (``dispatch_reply``), whose usage says what it cost."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """One request that brought no usable reply: what it cost and whether to try again."""
+
+    spent: Usage
+    calls: int
+    reason: str
+    message: str
+    retryable: bool
 
 
 def ask_fallback(
@@ -77,38 +91,77 @@ def ask_fallback(
             required=required,
         )
         started = clock.monotonic_ns()
+        reply = None
         try:
             reply = yield fallback, request
-        except ProviderError as err:
-            # Plugin code built this error: its figures are read, never trusted.
-            attempts = max(1, checked_count(err.attempts) or 0)
-            spent = (checked_usage(err.usage) or Usage(requests=attempts)).as_failed()
-            reason = err.reason if isinstance(err.reason, str) else Reason.FALLBACK_ERROR
-            message, retryable = describe_error(err), err.retryable is True
-            calls = attempts
-        except TimeoutError as err:
-            spent, calls = _UNKNOWN_FAILURE, 1
-            reason, message, retryable = Reason.TIMEOUT, describe_error(err), True
-        except ConnectionError as err:
-            spent, calls = _UNKNOWN_FAILURE, 1
-            reason, message, retryable = Reason.CONNECTION_ERROR, describe_error(err), True
         except Exception as err:
-            spent, calls = _UNKNOWN_FAILURE, 1
-            reason, message, retryable = Reason.FALLBACK_ERROR, describe_error(err), False
+            failed = _raised(err)
         else:
-            break
+            failed = _failed_reply(reply)
         finally:
             ended = clock.monotonic_ns()
             trace.fallback_ns += ended - started
-        trace.llm_calls += calls
-        trace.usage += spent
-        outcome = AttemptOutcome.RETRYABLE_ERROR if retryable else AttemptOutcome.ERROR
+        if failed is None:
+            break
+        trace.llm_calls += failed.calls
+        trace.usage += failed.spent
+        outcome = AttemptOutcome.RETRYABLE_ERROR if failed.retryable else AttemptOutcome.ERROR
         notes.attempts.append(
-            (attempt, outcome, str(reason), spent, started - trace.start, ended - started)
+            (attempt, outcome, failed.reason, failed.spent, started - trace.start, ended - started)
         )
-        if not retryable or attempt == limits.max_attempts:
-            return trace.finish(Status.FALLBACK_FAILED, reason, message, missing=missing)
+        if isinstance(reply, FallbackReply):
+            trace.fallback_note = reply.note
+        if not failed.retryable or attempt == limits.max_attempts:
+            return trace.finish(
+                Status.FALLBACK_FAILED, failed.reason, failed.message, missing=missing
+            )
+    return _audited(reply, limits, attempt=attempt, started=started, ended=ended,
+                    missing=missing, trace=trace)  # fmt: skip
 
+
+def _raised(err: Exception) -> _Failed:
+    """A fallback that raised: a provider's failure (``ProviderError``), a lost request, a bug."""
+    if isinstance(err, ProviderError):
+        # Plugin code built this error: its figures are read, never trusted.
+        attempts = max(1, checked_count(err.attempts) or 0)
+        spent = (checked_usage(err.usage) or Usage(requests=attempts)).as_failed()
+        reason = err.reason if isinstance(err.reason, str) else Reason.FALLBACK_ERROR
+        return _Failed(spent, attempts, reason, describe_error(err), err.retryable is True)
+    if isinstance(err, TimeoutError):
+        return _Failed(_UNKNOWN_FAILURE, 1, Reason.TIMEOUT, describe_error(err), retryable=True)
+    if isinstance(err, ConnectionError):
+        return _Failed(
+            _UNKNOWN_FAILURE, 1, Reason.CONNECTION_ERROR, describe_error(err), retryable=True
+        )
+    return _Failed(_UNKNOWN_FAILURE, 1, Reason.FALLBACK_ERROR, describe_error(err), retryable=False)
+
+
+def _failed_reply(reply: object) -> _Failed | None:
+    """A reply that says why there is none (``FallbackReply.failure``), read as a raise is."""
+    if not isinstance(reply, FallbackReply) or reply.failure is None:
+        return None
+    failure = reply.failure
+    spent = checked_usage(reply.usage)
+    calls = 1 if spent is None else max(1, spent.requests)
+    reason = failure.reason if isinstance(failure.reason, str) else Reason.FALLBACK_ERROR
+    message = failure.message if isinstance(failure.message, str) else ""
+    return _Failed(
+        (spent or _UNKNOWN_FAILURE).as_failed(), calls, reason, message, failure.retryable is True
+    )
+
+
+def _audited(
+    reply: object,
+    limits: AskLimits,
+    *,
+    attempt: int,
+    started: int,
+    ended: int,
+    missing: tuple[str, ...],
+    trace: Trace,
+) -> JSONObject | EventResult:
+    """K17, K18: the reply counted, its raw text parsed strictly, its parse audited."""
+    notes = trace.noting()
     answered = ended - started
     if not isinstance(reply, FallbackReply) or not isinstance(reply.raw, str):
         trace.llm_calls += 1
@@ -129,8 +182,9 @@ def ask_fallback(
             f"a fallback must return a FallbackReply with a str raw, not {type(reply).__name__}",
             missing=missing,
         )
+    trace.fallback_note = reply.note
     usage = checked_usage(reply.usage) or _UNKNOWN_USAGE
-    trace.llm_calls += max(1, usage.requests)
+    trace.llm_calls += max(limits.min_requests, usage.requests)
     trace.usage += usage
     notes.attempts.append(
         (attempt, AttemptOutcome.REPLY, Reason.COMPLETED, usage, started - trace.start, answered)

@@ -8,14 +8,12 @@ thrown in), so the sync and async paths share every line of the pipeline.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextvars
 import inspect
-import threading
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+from agent_lab._loops import run_sync
 from agent_lab.application.events.models import (
     Event,
     EventResult,
@@ -27,6 +25,9 @@ from agent_lab.application.events.models import (
     Resolver,
 )
 from agent_lab.strict_json import JSONValue
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 __all__ = ["Pipeline", "PluginCall", "drive_async", "drive_sync"]
 
@@ -72,7 +73,7 @@ def drive_sync(pipeline: Pipeline) -> EventResult:
             outcome, failure = None, err
             continue
         if _is_awaitable(outcome):
-            return _run_in_one_loop(drive_async(pipeline, pending=outcome))
+            return run_sync(drive_async(pipeline, pending=outcome))
 
 
 async def drive_async(
@@ -118,56 +119,3 @@ def _in_this_context(function: Callable[[Any], object], argument: object) -> Cal
     # The caller's context (a tracing span) goes with the call to the worker thread.
     context = contextvars.copy_context()
     return lambda: context.run(function, argument)
-
-
-class _KeptLoop:
-    """One thread's event loop for sync dispatch, closed when the thread's locals go."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-
-    def __del__(self) -> None:
-        # Runs when the thread ends (its locals are cleared) or at exit; a plain
-        # close(), safe from any thread, since the loop is not running then.
-        if not self.loop.is_closed() and not self.loop.is_running():
-            self.loop.close()
-
-
-class _ThreadLoops(threading.local):
-    """Each thread's kept loop, made on first use.
-
-    Making and closing a loop per dispatch (``asyncio.run``) cost about 250 us
-    here; running on a kept one costs about 20 us.
-    """
-
-    kept: _KeptLoop | None = None
-
-    def loop(self) -> asyncio.AbstractEventLoop:
-        if self.kept is None:
-            self.kept = _KeptLoop()
-        return self.kept.loop
-
-
-_LOOPS = _ThreadLoops()
-
-
-@atexit.register
-def _close_this_threads_loop() -> None:
-    # At exit the main thread's locals may outlive the interpreter's last warnings.
-    _LOOPS.kept = None
-
-
-def _run_in_one_loop(coroutine: Awaitable[EventResult]) -> EventResult:
-    async def wait() -> EventResult:
-        return await coroutine
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return _LOOPS.loop().run_until_complete(wait())
-    # A loop already runs in this thread and cannot be re-entered: run the rest
-    # of the dispatch on a private loop in a helper thread, in this thread's
-    # context (a tracing span, an agent's installed fallback stay current).
-    context = contextvars.copy_context()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-lab-dispatch") as pool:
-        return pool.submit(context.run, asyncio.run, wait()).result()

@@ -32,6 +32,7 @@ class Trace:
         "conflicts",
         "event",
         "fallback_arguments",
+        "fallback_note",
         "fallback_ns",
         "fallback_raw",
         "fallback_used",
@@ -54,6 +55,7 @@ class Trace:
         self.resolved: JSONObject | None = None
         self.fallback_raw: str | None = None
         self.fallback_arguments: JSONObject | None = None
+        self.fallback_note: object = None
         self.fallback_used = False
         self.llm_calls = 0
         self.usage = Usage.zero()
@@ -109,8 +111,10 @@ class Trace:
             timings=timings,
             output=output,
         )
-        # ``route`` and, on a dispatch that noted nothing, ``_notes`` are left to their
-        # class defaults (GIVEN, None): keys not written cost nothing on the hot path.
+        # ``fallback_note`` and ``_notes``, on a dispatch that has none, are left to their
+        # class defaults (None): keys not written cost nothing on the hot path.
         if self.notes is not None:
             result.__dict__["_notes"] = self.notes
+        if self.fallback_note is not None:
+            result.__dict__["fallback_note"] = self.fallback_note
         return result

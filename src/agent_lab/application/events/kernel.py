@@ -14,28 +14,28 @@ settled arguments (K4, K12), handle (K21).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from agent_lab._json_walk import copy_object
-from agent_lab.application.events._asking import AskLimits, ask_fallback
+from agent_lab.application.events._asking import AskLimits
 from agent_lab.application.events._drive import Pipeline, PluginCall, drive_async, drive_sync
-from agent_lab.application.events._ledger_notes import fallback_reason
+from agent_lab.application.events._filling import Gap, checked, fill_gaps, with_declared
 from agent_lab.application.events._trace import Trace
-from agent_lab.application.events.merge import merge_arguments
 from agent_lab.application.events.models import (
     Event,
     EventResult,
     Fallback,
+    FallbackReply,
+    FallbackRequest,
     Reason,
     Resolution,
     Status,
 )
-from agent_lab.application.events.user_only import under_any
 from agent_lab.application.events.validation import (
-    Check,
     CompiledSchema,
-    SchemaInfrastructureError,
     describe_error,
 )
 from agent_lab.clock import Clock, SystemClock
@@ -47,7 +47,6 @@ from agent_lab.strict_json import (
     JSONValue,
     ensure_json_data,
     escape_pointer_token,
-    has_pointer,
 )
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ if TYPE_CHECKING:
 
     from agent_lab.application.events.registry import EventRegistry, RegisteredEvent
 
-__all__ = ["EventKernel"]
+__all__ = ["OWN_FALLBACK", "EventKernel"]
 
 
 def _to_pointer(name_or_pointer: str) -> str:
@@ -65,18 +64,25 @@ def _to_pointer(name_or_pointer: str) -> str:
     return "/" + escape_pointer_token(name_or_pointer)
 
 
-def _with_declared(
-    found: tuple[str, ...], declared: tuple[str, ...], arguments: JSONObject
-) -> tuple[str, ...]:
-    # What the schema found missing, plus what the resolver declared missing and
-    # is still absent: a declared name the arguments do hold is not missing (K13).
-    if not declared:
-        return found
-    return found + tuple(
-        pointer
-        for pointer in declared
-        if pointer not in found and not has_pointer(arguments, pointer)
-    )
+class _Own(Enum):
+    FALLBACK = "the kernel's own fallback"
+
+
+OWN_FALLBACK: Final = _Own.FALLBACK
+"""``dispatch``'s default: the fallback the kernel was built with."""
+
+_MODEL_RESOLVES: Final = Resolution({}, complete=False)
+"""What ``dispatch_reply`` reads in place of a resolver: nothing, every property to ask."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Given:
+    """A fallback that answers with the one reply a caller handed in (``dispatch_reply``)."""
+
+    reply: FallbackReply
+
+    def __call__(self, request: FallbackRequest) -> FallbackReply:
+        return self.reply
 
 
 class EventKernel:
@@ -93,10 +99,6 @@ class EventKernel:
             ``ProviderError(retryable=True)`` (K16). The kernel does not
             sleep between attempts; backoff belongs to the provider.
         clock: Any object with ``monotonic_ns()``; the system clock by default.
-        enforce_user_only: Honour the parameters only the user can supply
-            (``events.user_only``): never ask the fallback for one. ``False`` where
-            the fallback's reply is the model's reading of the whole message (as
-            LLM-always's tool call is), which had the user's words before it.
         offload: Under ``adispatch``, call resolvers and handlers in this
             executor's threads, so that plugin code that blocks cannot stall
             the event loop (and a timeout around ``adispatch`` holds). ``None``
@@ -119,7 +121,6 @@ class EventKernel:
         clock: Clock | None = None,
         max_reply_bytes: int = DEFAULT_MAX_BYTES,
         max_reply_depth: int = DEFAULT_MAX_DEPTH,
-        enforce_user_only: bool = True,
         offload: Executor | None = None,
     ) -> None:
         """Create a kernel over ``registry``."""
@@ -133,9 +134,12 @@ class EventKernel:
         self._max_attempts = max_attempts
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._offload = offload
-        self._enforce_user_only = enforce_user_only
         self._limits = AskLimits(
             max_attempts=max_attempts, max_bytes=max_reply_bytes, max_depth=max_reply_depth
+        )
+        # A reply handed in is one reply: nothing to retry, and it costs what it says.
+        self._reply_limits = AskLimits(
+            max_attempts=1, max_bytes=max_reply_bytes, max_depth=max_reply_depth, min_requests=0
         )
 
     @property
@@ -143,23 +147,57 @@ class EventKernel:
         """The registry this kernel dispatches against."""
         return self._registry
 
-    def dispatch(self, event: Event) -> EventResult:
+    def dispatch(
+        self, event: Event, *, fallback: Fallback | _Own | None = OWN_FALLBACK
+    ) -> EventResult:
         """Dispatch one event synchronously.
 
-        Synchronous plugins cost no event loop. At the first call that
-        returns an awaitable, the rest of the dispatch runs in one event loop
-        (in a helper thread if this thread already runs one); inside async
-        code prefer ``adispatch``.
+        ``fallback`` is this dispatch's own (``None``: none), in place of the
+        kernel's. Synchronous plugins cost no event loop. At the first call
+        that returns an awaitable, the rest of the dispatch runs in one event
+        loop (in a helper thread if this thread already runs one); inside
+        async code prefer ``adispatch``.
         """
-        return drive_sync(self._pipeline(event))
+        return drive_sync(self._pipeline(event, self._chosen(fallback)))
 
-    async def adispatch(self, event: Event) -> EventResult:
+    async def adispatch(
+        self, event: Event, *, fallback: Fallback | _Own | None = OWN_FALLBACK
+    ) -> EventResult:
         """Dispatch one event, awaiting async resolvers, fallbacks and handlers."""
-        return await drive_async(self._pipeline(event), offload=self._offload)
+        return await drive_async(
+            self._pipeline(event, self._chosen(fallback)), offload=self._offload
+        )
+
+    def dispatch_reply(self, event: Event, reply: FallbackReply) -> EventResult:
+        """Dispatch a call whose arguments a model already gave (a tool call), synchronously.
+
+        The resolver does not run: ``reply`` stands where a fallback's reply
+        would, for every property, and goes through the same strict parse,
+        raw/parsed audit (K17, K18), schema and handler (K21). It counts the
+        requests its usage says (none for the second call of one reply).
+        Parameters only the user can supply are taken from it: the model read
+        the user's words, and the reply is its reading of them.
+        """
+        return drive_sync(self._pipeline(event, _Given(reply), reply_given=True))
+
+    async def adispatch_reply(self, event: Event, reply: FallbackReply) -> EventResult:
+        """``dispatch_reply``, awaiting async handlers."""
+        return await drive_async(
+            self._pipeline(event, _Given(reply), reply_given=True), offload=self._offload
+        )
+
+    def _chosen(self, fallback: Fallback | _Own | None) -> Fallback | None:
+        if fallback is OWN_FALLBACK:
+            return self._fallback
+        if fallback is not None and not callable(fallback):
+            raise TypeError("fallback must be callable")
+        return fallback
 
     # The pipeline ---------------------------------------------------------------------
 
-    def _pipeline(self, event: Event) -> Pipeline:
+    def _pipeline(
+        self, event: Event, fallback: Fallback | None, *, reply_given: bool = False
+    ) -> Pipeline:
         if not isinstance(event, Event):
             raise TypeError(f"dispatch() takes an Event, not {type(event).__name__}")
         name = event.name
@@ -169,9 +207,9 @@ class EventKernel:
             return found
         entry, validator = found
 
-        # K11
-        resolver = entry.definition.resolver
-        resolution: object = {}
+        # K11 (a reply handed in stands for every property: nothing is resolved)
+        resolver = None if reply_given else entry.definition.resolver
+        resolution: object = _MODEL_RESOLVES if reply_given else {}
         if resolver is not None:
             started = trace.clock.monotonic_ns()
             try:
@@ -188,55 +226,38 @@ class EventKernel:
         arguments, complete, declared_missing = read
 
         # K12-K15
-        check = self._check(validator, arguments, trace, "resolver")
+        check = checked(validator, arguments, trace, "resolver")
         if isinstance(check, EventResult):
             return check
-        missing = _with_declared(check.missing, declared_missing, arguments)
+        missing = with_declared(check.missing, declared_missing, arguments)
         if missing or complete is False:
-            notes = trace.noting()
-            notes.missing = missing
-            notes.reason = fallback_reason(check.missing, declared_missing, complete=complete)
-            user_only = entry.user_only if self._enforce_user_only else ()
-            if user_only:
-                notes.user_only = user_only
-                told = tuple(p for p in missing if under_any(p, user_only))
-                if told:
-                    return self._ask_user(missing, told, trace)
-            fallback = self._fallback
-            if fallback is None or not self._allow_fallback:
-                return self._without_fallback(missing, trace)
-            wanted = missing
-            if complete is False:
-                # The resolver suspects more than the schema demands: ask for
-                # every absent property, demanding only the missing ones.
-                extra = self._absent_properties(entry, arguments)
-                wanted = missing + tuple(
-                    p for p in extra if p not in missing and not under_any(p, user_only)
-                )
-            supplied = yield from ask_fallback(
-                fallback,
-                self._limits,
-                entry=entry,
-                event=event,
-                arguments=arguments,
-                missing=wanted,
-                required=missing,
+            # K13-K19: the user is asked, or the fallback, and its reply merged.
+            filled = yield from fill_gaps(
+                Gap(
+                    entry=entry,
+                    validator=validator,
+                    event=event,
+                    arguments=arguments,
+                    found=check.missing,
+                    missing=missing,
+                    declared=declared_missing,
+                    complete=complete,
+                ),
+                fallback if self._allow_fallback else None,
+                self._reply_limits if reply_given else self._limits,
+                configured=fallback is not None,
+                reply_given=reply_given,
                 trace=trace,
             )
-            if isinstance(supplied, EventResult):
-                return supplied
-            merged = self._merge(
-                validator, arguments, supplied, asked=wanted, declared=declared_missing, trace=trace
-            )
-            if isinstance(merged, EventResult):
-                return merged
-            arguments = merged
+            if isinstance(filled, EventResult):
+                return filled
+            arguments = filled
 
         given: object = None
         if entry.model is not None:
             # Only now are the arguments settled: a validator judges the whole (K4, K12).
             source = "fallback" if trace.fallback_used else "resolver"
-            judged = self._check(validator, arguments, trace, source, with_model=True)
+            judged = checked(validator, arguments, trace, source, with_model=True)
             if isinstance(judged, EventResult):
                 return judged
             given = judged.instance
@@ -316,88 +337,3 @@ class EventKernel:
             )
         trace.resolved = arguments
         return arguments, complete, declared_missing
-
-    def _check(
-        self,
-        validator: CompiledSchema,
-        arguments: JSONObject,
-        trace: Trace,
-        source: str,
-        *,
-        with_model: bool = False,
-    ) -> Check | EventResult:
-        """K12, K14: anything invalid ends the dispatch; engine failures are the plugin's."""
-        started = self._clock.monotonic_ns()
-        try:
-            check = validator.check(arguments, source=source, with_model=with_model)
-        except SchemaInfrastructureError as err:
-            return trace.finish(Status.DEFINITION_ERROR, Reason.VALIDATOR_ERROR, str(err))
-        finally:
-            trace.validate_ns += self._clock.monotonic_ns() - started
-        if not check.invalid:
-            return check
-        # Resolved values are authoritative: an LLM is never asked to repair them.
-        reason = Reason.INVALID_ARGUMENTS if source == "resolver" else Reason.INVALID_AFTER_FALLBACK
-        return trace.finish(
-            Status.INVALID_ARGUMENTS,
-            reason,
-            check.invalid[0].message,
-            errors=check.invalid,
-            missing=check.missing,
-        )
-
-    @staticmethod
-    def _ask_user(missing: tuple[str, ...], told: tuple[str, ...], trace: Trace) -> EventResult:
-        """Only the user can supply some of what is missing: ask them, never a model."""
-        trace.noting().skipped = Reason.USER_ONLY_MISSING
-        return trace.finish(
-            Status.MISSING_INFORMATION,
-            Reason.USER_ONLY_MISSING,
-            "only the user can say " + ", ".join(told) + "; missing: " + ", ".join(missing),
-            missing=missing,
-        )
-
-    def _without_fallback(self, missing: tuple[str, ...], trace: Trace) -> EventResult:
-        """K15: missing information is reported, not filled."""
-        reason = Reason.NO_FALLBACK if self._fallback is None else Reason.FALLBACK_DISABLED
-        trace.noting().skipped = reason
-        return trace.finish(
-            Status.MISSING_INFORMATION,
-            reason,
-            "missing: " + ", ".join(missing) if missing else "the resolver was incomplete",
-            missing=missing,
-        )
-
-    @staticmethod
-    def _absent_properties(entry: RegisteredEvent, arguments: JSONObject) -> tuple[str, ...]:
-        # Resolution(complete=False) named nothing: ask for every declared property not yet set.
-        properties = entry.schema.get("properties")
-        if not isinstance(properties, Mapping):
-            return ()
-        names = cast("Mapping[str, object]", properties)
-        return tuple("/" + escape_pointer_token(key) for key in names if key not in arguments)
-
-    def _merge(
-        self,
-        validator: CompiledSchema,
-        arguments: JSONObject,
-        supplied: JSONObject,
-        *,
-        asked: tuple[str, ...],
-        declared: tuple[str, ...],
-        trace: Trace,
-    ) -> JSONObject | EventResult:
-        """K19: resolved values win, unasked-for ones are dropped; the result is validated again."""
-        merged, trace.conflicts, trace.unrequested = merge_arguments(arguments, supplied, asked)
-        recheck = self._check(validator, merged, trace, "fallback")
-        if isinstance(recheck, EventResult):
-            return recheck
-        still_missing = _with_declared(recheck.missing, declared, merged)
-        if still_missing:
-            return trace.finish(
-                Status.MISSING_INFORMATION,
-                Reason.MISSING_AFTER_FALLBACK,
-                "still missing after the fallback: " + ", ".join(still_missing),
-                missing=still_missing,
-            )
-        return merged

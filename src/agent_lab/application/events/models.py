@@ -7,13 +7,12 @@ from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Never, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Never, Protocol, Self, TypeAlias, runtime_checkable
 
 from agent_lab.application.events._ledger_notes import DispatchNotes, build_ledger
 from agent_lab.application.events.ledger import (
     GIVEN,
     DecisionLedger,
-    RouteDecision,
     Timings,
 )
 from agent_lab.strict_json import JSONObject, JSONValue
@@ -25,6 +24,7 @@ __all__ = [
     "Event",
     "EventDefinition",
     "EventResult",
+    "Failure",
     "Fallback",
     "FallbackReply",
     "FallbackRequest",
@@ -234,17 +234,50 @@ class FallbackRequest:
         return self.missing if self.required is None else self.required
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Failure:
+    """Why a request got no usable reply: one value from the provider to the result (K16).
+
+    A provider's reply carries it, a fallback hands it back in its
+    ``FallbackReply``, and the kernel ends the dispatch ``FALLBACK_FAILED``
+    with its ``reason`` (after retrying it, when it is ``retryable``): a
+    failure stays a value all the way, never an exception.
+    """
+
+    reason: str
+    """A machine-readable code: ``timeout``, ``connection_error``, ``rate_limited``,
+    ``http_5xx``... (``FailureReason`` in the model port)."""
+    message: str
+    """What went wrong, in words (redacted by whoever made it)."""
+    retryable: bool = False
+    """Whether sending the request again may succeed (a provider has used its own retries)."""
+
+
 @dataclass(frozen=True, slots=True)
 class FallbackReply:
-    """What a fallback returns: the model's text exactly as it came, and the adapter's parse."""
+    """What a fallback returns: the model's text exactly as it came, and the adapter's parse.
+
+    Or, with ``failure`` set, why there is none: the kernel treats it as it
+    treats a raised ``ProviderError`` (K16), so a fallback need not raise.
+    """
 
     raw: str
-    """The JSON text the model produced, untouched."""
+    """The JSON text the model produced, untouched (``""`` with a ``failure``)."""
     _: KW_ONLY
     arguments: Mapping[str, object] | None = None
     """The adapter's parsed form, audited against ``raw`` (K18); ``None`` if it has none."""
     usage: Usage | None = None
     """Tokens, cost and model of the request(s); ``None`` when unknown."""
+    failure: Failure | None = None
+    """Why the request got no usable reply; ``None`` when it did."""
+    note: object = None
+    """Whatever the fallback wants its caller to have back (which request it sent, what
+    else the model said): kept on the result as ``fallback_note``; the kernel never reads it."""
+
+    @classmethod
+    def failed(cls, failure: Failure, *, usage: Usage | None = None, note: object = None) -> Self:
+        """A reply that says why there is none."""
+        return cls("", usage=usage, failure=failure, note=note)
 
 
 Fallback: TypeAlias = Callable[[FallbackRequest], "FallbackReply | Awaitable[FallbackReply]"]
@@ -333,8 +366,8 @@ class EventResult:
     """Time per stage."""
     output: JSONValue = None
     """The handler's output (JSON data)."""
-    route: RouteDecision = GIVEN
-    """How the event was chosen: given, unless an agent routed the message."""
+    fallback_note: object = None
+    """What the fallback handed back beside its reply (``FallbackReply.note``), if anything."""
     _notes: DispatchNotes | None = field(default=None, repr=False, compare=False)
     """The kernel's notes for the ledger (private: read ``ledger``)."""
 
@@ -358,7 +391,7 @@ class EventResult:
         usage: Usage = _ZERO_USAGE,
         timings: Timings = _NO_TIMINGS,
         output: JSONValue = None,
-        route: RouteDecision = GIVEN,
+        fallback_note: object = None,
         _notes: DispatchNotes | None = None,
     ) -> None:
         """Record the outcome of one dispatch."""
@@ -380,7 +413,7 @@ class EventResult:
             usage=usage,
             timings=timings,
             output=output,
-            route=route,
+            fallback_note=fallback_note,
             _notes=_notes,
         )
 
@@ -395,7 +428,7 @@ class EventResult:
             event=self.event,
             status=str(self.status),
             reason=str(self.reason),
-            route=self.route,
+            route=GIVEN,
             resolved=self.resolved,
             arguments=self.arguments,
             missing=self.missing,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from agent_lab.agents.event_agent import AgentReply, EventAgent, ToolAgent
-from agent_lab.agents.llm import LLMFallback, ToolChooser
+from agent_lab.agents.choice import ToolChooser
+from agent_lab.agents.event_agent import EventAgent
+from agent_lab.agents.fallback import LLMFallback
+from agent_lab.agents.tool_agent import ToolAgent
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from agent_lab.agents.outcome import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.port import Provider
     from agent_lab.lab.workload import Case
@@ -30,7 +33,7 @@ class Policy(Protocol):
 
     name: str
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         """Handle one case."""
         ...
 
@@ -43,7 +46,7 @@ def _context(case: Case) -> dict[str, object]:
     return {**case.context, "case_id": case.id}
 
 
-async def _respond(agent: EventAgent | ToolAgent, case: Case) -> AgentReply:
+async def _respond(agent: EventAgent | ToolAgent, case: Case) -> Decision:
     # Every policy hands its agent the same parts of a case.
     return await agent.respond(
         case.text,
@@ -72,7 +75,7 @@ class DeterministicFirst:
             offload=offload,
         )
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         """Route and resolve with code; fall back to the LLM for gaps."""
         return await _respond(self.agent, case)
 
@@ -87,7 +90,7 @@ class LLMAlways:
     ) -> None:
         self.agent = ToolAgent(plugins, provider, offload=offload)
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         """One tool-calling request, then the kernel's validation and handler."""
         return await _respond(self.agent, case)
 
@@ -106,7 +109,7 @@ class DeterministicOnly:
     ) -> None:
         self.agent = EventAgent(plugins, offload=offload)
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         """Route and resolve with code alone."""
         return await _respond(self.agent, case)
 

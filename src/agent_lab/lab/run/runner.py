@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
-    from agent_lab.agents.event_agent import AgentReply
+    from agent_lab.agents.outcome import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.lab.run.policies import Policy
     from agent_lab.lab.workload import Case, Workload
@@ -366,7 +366,7 @@ class Runner:
             elapsed = (self.clock.monotonic_ns() - started) / 1e9
             bar.update(task, rate=f"{tally.done / elapsed:,.1f} trials/s" if elapsed else "")
 
-    async def _attempt(self, policy: Policy, case: Case) -> AgentReply | PolicyFailure:
+    async def _attempt(self, policy: Policy, case: Case) -> Decision | PolicyFailure:
         """The policy's reply, with up to ``retries`` more tries when it raises or times out."""
         failure: PolicyFailure | None = None
         timeout = self.config.timeout
@@ -390,7 +390,7 @@ class Runner:
         assert failure is not None  # the loop ran at least once
         return failure
 
-    async def _traced(self, trial: _Trial, tracing: Tracing) -> AgentReply | PolicyFailure:
+    async def _traced(self, trial: _Trial, tracing: Tracing) -> Decision | PolicyFailure:
         case = trial.case
         attributes = {
             "agent_lab.policy": trial.policy,

@@ -11,7 +11,7 @@ from agent_lab.lab.stats.scoring import score
 from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
-    from agent_lab.agents.event_agent import AgentReply
+    from agent_lab.agents.outcome import Decision
     from agent_lab.lab.run.metering import RequestCount
     from agent_lab.lab.workload import Case
 
@@ -32,7 +32,7 @@ def trial_record(
     policy: str,
     repeat: int,
     warmup: bool,
-    outcome: AgentReply | PolicyFailure,
+    outcome: Decision | PolicyFailure,
     latency_ns: int,
     sent: RequestCount,
 ) -> TrialRecord:

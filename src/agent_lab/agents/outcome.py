@@ -1,20 +1,23 @@
-"""What an agent did with one message: who routed it, how it ended, the calls it made."""
+"""A decision's outcome: who routed the message, how it ended, the calls made, what it cost."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agent_lab.application.events.ledger import GIVEN, RouteDecision, undispatched_ledger
+from agent_lab.application.events.models import Status
 
 if TYPE_CHECKING:
     from agent_lab.application.events.ledger import DecisionLedger
-    from agent_lab.application.events.models import EventResult, Status
+    from agent_lab.application.events.models import EventResult
     from agent_lab.strict_json import JSONObject
     from agent_lab.usage import Usage
 
-__all__ = ["AgentReply", "DispatchedCall", "FallbackPath", "Routing"]
+__all__ = ["Decision", "DispatchedCall", "FallbackPath", "Routing"]
 
 
 class Routing(StrEnum):
@@ -56,11 +59,18 @@ class DispatchedCall:
     event: str
     status: Status
     arguments: JSONObject | None
+    result: EventResult | None = None
+    """The kernel's result for this call."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgentReply:
-    """What an agent did with one message."""
+@dataclass(frozen=True, kw_only=True)
+class Decision:
+    """What was decided for one message: the calls, or why there are none, and the ledger.
+
+    Decided locally (``local``) when plain code routed and resolved every
+    argument; otherwise it says why a model was (or would be) needed, and,
+    when a model was at hand, what it said and cost.
+    """
 
     status: Status
     reason: str
@@ -78,18 +88,25 @@ class AgentReply:
     model_text: str | None = None
     """What the model wrote when it called no tool (its question, or why it declined)."""
     calls: tuple[DispatchedCall, ...] = ()
-    """When the model answered with several calls: each one, dispatched in turn."""
+    """When the message was answered with several calls: each one, dispatched in turn."""
     path: FallbackPath = FallbackPath.NONE
     """Which request filled the gaps, if one was sent."""
     route: RouteDecision = GIVEN
     """How the event was chosen, and why a model chose it when one did."""
 
     @property
+    def local(self) -> bool:
+        """Whether plain code decided it all: a successful call, and no LLM request."""
+        return self.status is Status.SUCCESS and self.llm_calls == 0
+
+    @cached_property
     def ledger(self) -> DecisionLedger:
-        """The dispatch's decision ledger (``EventResult.ledger``).
+        """The decision ledger: the route taken here, and the kernel's dispatch.
 
         When the message reached no event, a ledger that holds only its routing.
         """
-        if self.result is not None:
-            return self.result.ledger
-        return undispatched_ledger(status=str(self.status), reason=self.reason, route=self.route)
+        if self.result is None:
+            return undispatched_ledger(
+                status=str(self.status), reason=self.reason, route=self.route
+            )
+        return dataclasses.replace(self.result.ledger, route=self.route)

@@ -1,140 +1,34 @@
-"""The two uses of a provider: the kernel's fallback, and tool choice for the LLM-always agent."""
+"""Tool choice: a model offered the events as tools picks one, with its arguments, or none."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
-from agent_lab.agents.port import (
-    FailureReason,
-    Provider,
-    ProviderReply,
-    ProviderRequest,
-    ToolCall,
-)
-from agent_lab.agents.prompts import fallback_request, tool_choice_request
-from agent_lab.application.events.models import FallbackReply, FallbackRequest, Usage
+from agent_lab.agents.fallback import ask_model
+from agent_lab.agents.prompts import tool_choice_request
+from agent_lab.application.events.ledger import Attempt, AttemptOutcome
+from agent_lab.application.events.models import FallbackReply
 from agent_lab.application.events.registry import EventRegistry
-from agent_lab.application.events.validation import describe_error
 from agent_lab.application.tools import openai_tool
-from agent_lab.errors import ProviderError
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from agent_lab.agents.port import Provider, ProviderRequest, ToolCall
     from agent_lab.application.events.models import EventDefinition
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["ChoiceOutcome", "LLMFallback", "ToolChoice", "ToolChooser"]
-
-
-class LLMFallback:
-    """A kernel fallback backed by any provider: asks only for the missing fields.
-
-    The prompt carries the user's words and payload, the resolved values as
-    fixed facts, and the event's schema projected onto the missing
-    properties, sent as structured output (``mode="json_schema"``) or as a
-    forced tool call (``mode="tool"``). The model's raw text and the
-    adapter's parse both go back to the kernel for its audit (K17, K18).
-
-    A provider failure becomes ``ProviderError`` with the provider's reason,
-    which the kernel reports as ``FALLBACK_FAILED``. Transport retries happen
-    inside the provider and are counted in ``Usage.requests``; the error is
-    marked not retryable so the kernel does not multiply them.
-    """
-
-    def __init__(
-        self,
-        provider: Provider,
-        *,
-        model: str | None = None,
-        mode: Literal["json_schema", "tool"] = "json_schema",
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        seed: int | None = None,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.mode = mode
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.seed = seed
-
-    async def __call__(self, request: FallbackRequest) -> FallbackReply:
-        """Ask the provider for the missing fields of ``request``.
-
-        Raises:
-            ProviderError: The provider failed or replied with nothing usable.
-        """
-        return await self.send(self.request_for(request))
-
-    def request_for(self, request: FallbackRequest) -> ProviderRequest:
-        """The provider request this fallback would send for ``request`` (nothing is sent)."""
-        provider_request = fallback_request(
-            request,
-            model=self.model,
-            max_tokens=self.max_tokens,
-            temperature=self.temperature,
-            seed=self.seed,
-        )
-        if self.mode == "tool":
-            tool = {
-                "type": "function",
-                "function": {
-                    "name": request.definition.name,
-                    "description": "Supply the missing arguments.",
-                    "parameters": provider_request.response_schema,
-                },
-            }
-            provider_request = replace(
-                provider_request,
-                tools=(tool,),
-                tool_choice=request.definition.name,
-                response_schema=None,
-            )
-        return provider_request
-
-    async def send(self, provider_request: ProviderRequest) -> FallbackReply:
-        """Send a request built by ``request_for``; the reply as the kernel takes it.
-
-        Raises:
-            ProviderError: The provider failed or replied with nothing usable.
-        """
-        reply = await self.provider.complete(provider_request)
-        _raise_for_failure(reply)
-        if self.mode == "tool":
-            if not reply.tool_calls:
-                raise ProviderError(
-                    FailureReason.NO_TOOL_CALL,
-                    "the model was asked to call the tool and did not",
-                    attempts=reply.usage.requests,
-                    usage=reply.usage,
-                )
-            call = reply.tool_calls[0]
-            parsed = call.arguments if isinstance(call.arguments, dict) else None
-            return FallbackReply(call.arguments_raw, arguments=parsed, usage=reply.usage)
-        if reply.text is None:
-            raise ProviderError(
-                FailureReason.NO_CONTENT,
-                "the model replied with no text",
-                attempts=reply.usage.requests,
-                usage=reply.usage,
-            )
-        parsed = reply.parsed if isinstance(reply.parsed, dict) else None
-        return FallbackReply(reply.text, arguments=parsed, usage=reply.usage)
-
-
-def _raise_for_failure(reply: ProviderReply) -> None:
-    if reply.failure is not None:
-        raise ProviderError(
-            reply.failure.reason,
-            reply.failure.message,
-            retryable=False,
-            attempts=reply.usage.requests,
-            usage=reply.usage,
-        )
+__all__ = [
+    "ChoiceOutcome",
+    "ToolChoice",
+    "ToolChooser",
+    "choice_attempt",
+    "choice_reply",
+]
 
 
 class ChoiceOutcome(StrEnum):
@@ -149,7 +43,7 @@ class ChoiceOutcome(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolChoice:
-    """The model's choice of event and arguments (LLM-always agent)."""
+    """The model's choice of event and arguments, or what it did instead."""
 
     outcome: ChoiceOutcome
     name: str | None = None
@@ -246,15 +140,7 @@ class ToolChooser:
 
     async def send(self, request: ProviderRequest) -> ToolChoice:
         """Send a request built by ``request_for``; the model's choice. Never raises."""
-        try:
-            reply = await self.provider.complete(request)
-        except Exception as err:  # noqa: BLE001 - the port promises no raise; a provider's bug is a failure
-            return ToolChoice(
-                outcome=ChoiceOutcome.FAILED,
-                reason=FailureReason.PROVIDER_ERROR,
-                message=f"the provider raised {describe_error(err)}",
-                usage=Usage(requests=1, succeeded=0),
-            )
+        reply = await ask_model(self.provider, request)
         usage, latency = reply.usage, reply.latency_ns
         if reply.failure is not None:
             return ToolChoice(
@@ -303,4 +189,30 @@ def _with_schemas(definitions: Iterable[EventDefinition]) -> tuple[EventDefiniti
     return tuple(
         definition if isinstance(definition.parameters, Mapping) else registry.register(definition)
         for definition in definitions
+    )
+
+
+def choice_reply(choice: ToolChoice, call: ToolCall | None = None) -> FallbackReply:
+    """A tool call's arguments as a reply for the kernel's parse and audit (``dispatch_reply``).
+
+    ``call``: one of several calls the reply made; it cost nothing of its own
+    (the one request is counted once, on the decision).
+    """
+    if call is not None:
+        arguments = call.arguments if isinstance(call.arguments, dict) else None
+        return FallbackReply(call.arguments_raw, arguments=arguments, usage=Usage.zero())
+    arguments = choice.arguments if isinstance(choice.arguments, dict) else None
+    return FallbackReply(choice.arguments_raw or "", arguments=arguments, usage=choice.usage)
+
+
+def choice_attempt(choice: ToolChoice) -> Attempt:
+    """The tool-choice request as one attempt of the ledger's route."""
+    failed = choice.outcome is ChoiceOutcome.FAILED
+    return Attempt(
+        number=1,
+        outcome=AttemptOutcome.ERROR if failed else AttemptOutcome.REPLY,
+        reason=(choice.reason or "failed") if failed else "completed",
+        usage=choice.usage,
+        started_ns=0,
+        duration_ns=choice.latency_ns,
     )

@@ -13,31 +13,32 @@ longer one; when its prompt is not longer either, it costs no more than
 LLM-always's request, and otherwise the plain request costs exactly what
 LLM-always pays. Either way the reply goes through the kernel's rules:
 resolved values win (K19), the strict parse and the raw/parsed audit, the
-schema, ``INVALID_ARGUMENTS`` without a retry.
+schema, ``INVALID_ARGUMENTS`` without a retry. Which request was sent, and
+what else the model said, travels back on the reply (``PathTaken``, which the
+kernel keeps as the result's ``fallback_note``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from agent_lab.agents._dispatching import as_mapping, reply_from
-from agent_lab.agents.llm import ChoiceOutcome, ToolChoice
-from agent_lab.agents.port import FailureReason, tools_json
-from agent_lab.agents.replies import FallbackPath
+from agent_lab.agents.choice import ChoiceOutcome, ToolChoice, choice_reply
+from agent_lab.agents.outcome import FallbackPath
+from agent_lab.agents.port import ProviderFailure, tools_json
 from agent_lab.application.events.models import FallbackReply
-from agent_lab.errors import ProviderError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from agent_lab.agents.llm import LLMFallback, ToolChooser
+    from agent_lab.agents.choice import ToolChooser
+    from agent_lab.agents.fallback import LLMFallback
     from agent_lab.agents.port import ProviderRequest
     from agent_lab.application.events.models import FallbackRequest
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["CheaperPath", "prompt_size"]
+__all__ = ["NoRegretFallback", "PathTaken", "prompt_size"]
 
 
 def prompt_size(request: ProviderRequest) -> int:
@@ -55,15 +56,24 @@ def prompt_size(request: ProviderRequest) -> int:
     )
 
 
-@dataclass(slots=True, kw_only=True)
-class CheaperPath:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PathTaken:
+    """Which request filled the gaps, and what else its reply said (a fallback's note)."""
+
+    path: FallbackPath
+    followed: ToolChoice | None = None
+    """The model answered with another offered tool, or several calls: they are the answer,
+    each dispatched as it was made (LLM-always's would be), the routed event's not."""
+    question: str | None = None
+    """The model called no tool: what it wrote instead (its question, or why it declined)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoRegretFallback:
     """One message's fallback: the smaller of the projected and the plain request.
 
-    Built per message (it carries the message's words), installed for the
-    length of its dispatch; afterwards ``path`` says which request was sent,
-    ``several`` holds a plain reply that made several calls (the agent
-    dispatches each), and ``question`` the text of a plain reply that called
-    no tool (the model asked).
+    Built per message (it carries the message's words) and handed to that
+    message's dispatch.
     """
 
     projected: LLMFallback
@@ -77,53 +87,38 @@ class CheaperPath:
     """``False`` when only LLM-always's own request will do: the event was picked by
     the lexical router among candidates, and the message may need another of them, or
     several (the projected request can ask for one call of one event only)."""
-    path: FallbackPath = FallbackPath.NONE
-    several: ToolChoice | None = None
-    question: str | None = None
 
     async def __call__(self, request: FallbackRequest) -> FallbackReply:
-        """Send the smaller request; the model's arguments as the kernel takes them.
-
-        Raises:
-            ProviderError: The provider failed (the kernel reports ``FALLBACK_FAILED``).
-        """
+        """Send the smaller request; the model's arguments as the kernel takes them."""
         projected = self.projected.request_for(request)
         plain = self.plain.request_for(self.text, payload=self.payload, context=self.context)
         if self.projected_allowed and prompt_size(projected) <= prompt_size(plain):
-            self.path = FallbackPath.PROJECTED
-            return await self.projected.send(projected)
-        self.path = FallbackPath.PLAIN
+            reply = await self.projected.send(projected)
+            return replace(reply, note=PathTaken(path=FallbackPath.PROJECTED))
         choice = await self.plain.send(plain)
         return self._reply(choice, request.definition.name)
 
     def _reply(self, choice: ToolChoice, event: str) -> FallbackReply:
         if choice.outcome is ChoiceOutcome.FAILED:
-            raise ProviderError(
-                choice.reason or FailureReason.INVALID_RESPONSE,
-                choice.message,
-                attempts=choice.usage.requests,
-                usage=choice.usage,
-                retryable=False,
+            failure = ProviderFailure(reason=choice.reason or "failed", message=choice.message)
+            return FallbackReply.failed(
+                failure, usage=choice.usage, note=PathTaken(path=FallbackPath.PLAIN)
             )
         if choice.outcome is ChoiceOutcome.CHOSEN and choice.name == event:
-            return reply_from(choice)
+            return replace(choice_reply(choice), note=PathTaken(path=FallbackPath.PLAIN))
         offered = self.plain.names
-        if choice.outcome is ChoiceOutcome.CHOSEN and choice.name in offered:
-            # Another offered tool than the router's pick: the model's call is followed,
-            # as LLM-always's would be (the agent dispatches it; nothing here is merged).
-            self.several = choice
-            return FallbackReply("{}", arguments={}, usage=choice.usage)
-        if choice.outcome is ChoiceOutcome.MULTIPLE_TOOL_CALLS and all(
-            call.name in offered for call in choice.calls
-        ):
-            self.several = choice
-            first = choice.calls[0]
-            return FallbackReply(
-                first.arguments_raw, arguments=as_mapping(first.arguments), usage=choice.usage
-            )
-        # No call (the model asked), or a call of some other tool: the model
-        # supplied nothing for this event, so what the resolver left missing
-        # stays missing. "{}" is that statement in JSON, for the kernel's parse.
-        if choice.outcome is ChoiceOutcome.NO_TOOL_CALL:
-            self.question = choice.message
-        return FallbackReply("{}", arguments={}, usage=choice.usage)
+        followed = (choice.outcome is ChoiceOutcome.CHOSEN and choice.name in offered) or (
+            choice.outcome is ChoiceOutcome.MULTIPLE_TOOL_CALLS
+            and all(call.name in offered for call in choice.calls)
+        )
+        question = choice.message if choice.outcome is ChoiceOutcome.NO_TOOL_CALL else None
+        # The model supplied nothing for this event itself ("{}" says so, for the kernel's
+        # parse): it asked, called something not offered, or answered with other calls.
+        return FallbackReply(
+            "{}",
+            arguments={},
+            usage=choice.usage,
+            note=PathTaken(
+                path=FallbackPath.PLAIN, followed=choice if followed else None, question=question
+            ),
+        )

@@ -1,0 +1,73 @@
+"""Events from tool specs: what a request or a log offered a model, read with no code.
+
+Callers that hold no plugin set (a gateway, a framework wrapper, log
+replay) have the tools a request offered, in the OpenAI format. Each becomes
+an event with its JSON Schema and the schema-driven resolver; a plugin set
+given beside supplies the user's own definition for the tools it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.agents.plugins import PluginSet
+from agent_lab.application.events.models import EventDefinition
+from agent_lab.resolvers.schema import SchemaResolver
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["ToolSpecError", "plugins_from_tools", "tool_name"]
+
+
+class ToolSpecError(ValueError):
+    """A tool spec that cannot be read: not a function tool, or without a name."""
+
+
+def tool_name(tool: Mapping[str, object]) -> str | None:
+    """The function name of an OpenAI tool spec (``{"type": "function", "function": {...}}``)."""
+    function = tool.get("function")
+    if tool.get("type", "function") != "function" or not isinstance(function, Mapping):
+        return None
+    name = cast("Mapping[str, object]", function).get("name")
+    return name if isinstance(name, str) and name else None
+
+
+def plugins_from_tools(
+    tools: Sequence[Mapping[str, object]], *, plugins: PluginSet | None = None
+) -> PluginSet:
+    """One event per tool: the user's own definition when ``plugins`` has it, else the spec's.
+
+    Raises:
+        ToolSpecError: A tool is not a function tool with a name.
+    """
+    own = {definition.name: definition for definition in (plugins.definitions if plugins else ())}
+    definitions: list[EventDefinition] = []
+    for index, tool in enumerate(tools):
+        name = tool_name(tool)
+        if name is None:
+            raise ToolSpecError(f"tool {index} is not a function tool with a name")
+        if name in own:
+            definitions.append(own[name])
+            continue
+        function = cast("Mapping[str, Any]", tool["function"])
+        parameters = function.get("parameters")
+        schema: dict[str, Any] = (
+            dict(cast("Mapping[str, Any]", parameters))
+            if isinstance(parameters, Mapping)
+            else {"type": "object"}
+        )
+        description = function.get("description")
+        definitions.append(
+            EventDefinition(
+                name,
+                description=description if isinstance(description, str) else "",
+                parameters=schema,
+                resolver=SchemaResolver(schema),
+            )
+        )
+    offered = {definition.name for definition in definitions}
+    # The user's routes for the tools offered; a route to a tool not offered goes nowhere.
+    routes = tuple(route for route in (plugins.routes if plugins else ()) if route.event in offered)
+    return PluginSet("tools", tuple(definitions), routes)
