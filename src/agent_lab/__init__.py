@@ -1,10 +1,37 @@
 """agent-lab: a deterministic-first event kernel for LLM agents, and a lab that measures it.
 
-The names below are the stable public API (see ``docs/kernel-contract.md`` in the repository).
+Everything a user builds with is importable from here: the kernel (events,
+their definitions, the registry and the kernel, results and statuses), the
+agents and the one decision function every caller shares, the plugin sets
+and routes, the schema-driven resolver, the model port and its providers,
+and the exceptions. Test doubles are in ``agent_lab.testing``. The
+providers load on first use (the OpenAI SDK alone takes about 2 s to import).
 """
 
-import logging
+from __future__ import annotations
 
+import importlib
+import logging
+from typing import TYPE_CHECKING
+
+from agent_lab.agents.choice import ToolChooser
+from agent_lab.agents.decide import adecide, decide
+from agent_lab.agents.decision import Decider
+from agent_lab.agents.event_agent import Conversation, EventAgent
+from agent_lab.agents.fallback import LLMFallback
+from agent_lab.agents.outcome import Decision, DispatchedCall, FallbackPath, Routing
+from agent_lab.agents.plugins import PluginSet, Route
+from agent_lab.agents.port import (
+    FailureReason,
+    Message,
+    Provider,
+    ProviderFailure,
+    ProviderReply,
+    ProviderRequest,
+    ToolCall,
+)
+from agent_lab.agents.tool_agent import ToolAgent
+from agent_lab.agents.turn import Turn
 from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.ledger import DecisionLedger, LLMReason, RouteKind
 from agent_lab.application.events.models import (
@@ -12,6 +39,7 @@ from agent_lab.application.events.models import (
     Event,
     EventDefinition,
     EventResult,
+    Failure,
     FallbackReply,
     FallbackRequest,
     Reason,
@@ -22,37 +50,91 @@ from agent_lab.application.events.models import (
     ValidationIssue,
 )
 from agent_lab.application.events.registry import EventRegistry
-from agent_lab.clock import Clock, FakeClock, SystemClock
+from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import AgentLabError, DefinitionError, ProviderError, StrictJSONError
+from agent_lab.resolvers.schema import SchemaResolver
+
+if TYPE_CHECKING:
+    from agent_lab.providers.local import LocalProvider
+    from agent_lab.providers.openai_compat import OpenAIProvider
+    from agent_lab.providers.replay import RecordingProvider, ReplayProvider
+    from agent_lab.providers.simulated import SimulatedProvider
 
 __all__ = [
     "AgentLabError",
     "Clock",
     "Conflict",
+    "Conversation",
+    "Decider",
+    "Decision",
     "DecisionLedger",
     "DefinitionError",
+    "DispatchedCall",
     "Event",
+    "EventAgent",
     "EventDefinition",
     "EventKernel",
     "EventRegistry",
     "EventResult",
-    "FakeClock",
+    "Failure",
+    "FailureReason",
+    "FallbackPath",
     "FallbackReply",
     "FallbackRequest",
+    "LLMFallback",
     "LLMReason",
+    "LocalProvider",
+    "Message",
+    "OpenAIProvider",
+    "PluginSet",
+    "Provider",
     "ProviderError",
+    "ProviderFailure",
+    "ProviderReply",
+    "ProviderRequest",
     "Reason",
+    "RecordingProvider",
+    "ReplayProvider",
     "Resolution",
+    "Route",
     "RouteKind",
+    "Routing",
+    "SchemaResolver",
+    "SimulatedProvider",
     "Status",
     "StrictJSONError",
     "SystemClock",
     "Timings",
+    "ToolAgent",
+    "ToolCall",
+    "ToolChooser",
+    "Turn",
     "Usage",
     "ValidationIssue",
+    "adecide",
+    "decide",
 ]
 
 __version__ = "0.1.0"
+
+_PROVIDERS = {
+    "LocalProvider": "agent_lab.providers.local",
+    "OpenAIProvider": "agent_lab.providers.openai_compat",
+    "RecordingProvider": "agent_lab.providers.replay",
+    "ReplayProvider": "agent_lab.providers.replay",
+    "SimulatedProvider": "agent_lab.providers.simulated",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Load a provider the first time it is asked for (PEP 562)."""
+    module = _PROVIDERS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 # A library is silent unless its user configures logging (the logging HOWTO's advice):
 # every module logs to a child of "agent_lab", and nothing reaches stderr by default.

@@ -1,10 +1,17 @@
-"""Test doubles shipped in the package: scripted and function-built providers."""
+"""Test doubles shipped in the package: scripted and function-built providers, a fake clock.
+
+A test of your own plugin or agent needs no network and no sleeping:
+``ScriptedProvider`` replies from a script and fails loudly when it runs
+out, ``FunctionProvider`` builds each reply from the request, and
+``FakeClock`` makes every timing exact.
+"""
 
 from __future__ import annotations
 
 import inspect
 from typing import TYPE_CHECKING
 
+from agent_lab.clock import FakeClock
 from agent_lab.errors import ScriptExhaustedError
 
 if TYPE_CHECKING:
@@ -12,7 +19,7 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.port import ProviderReply, ProviderRequest
 
-__all__ = ["FunctionProvider", "ScriptExhaustedError", "ScriptedProvider"]
+__all__ = ["FakeClock", "FunctionProvider", "ScriptExhaustedError", "ScriptedProvider"]
 
 
 class ScriptedProvider:

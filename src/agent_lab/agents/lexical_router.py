@@ -22,8 +22,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
-
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator
 
@@ -208,10 +206,10 @@ class LexicalRouter:
         if not names:
             return Ranking(ranked=(), margin=0.0, name_share=0.0, confident=False)
         query = _tokens([text])[0]
-        scores: np.ndarray = (
+        scores: Any = (
             self._retriever.get_scores(query)
             if query and self._indexed
-            else np.zeros(len(self.names))
+            else [0.0] * len(self.names)
         )
         ranked = sorted(
             ((name, float(scores[self._index[name]])) for name in names),

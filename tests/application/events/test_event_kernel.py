@@ -21,7 +21,6 @@ from agent_lab import (
     EventKernel,
     EventRegistry,
     EventResult,
-    FakeClock,
     FallbackReply,
     FallbackRequest,
     ProviderError,
@@ -30,6 +29,7 @@ from agent_lab import (
     Status,
     Usage,
 )
+from agent_lab.testing import FakeClock
 from tests.conftest import RecordingFallback
 
 if TYPE_CHECKING:

@@ -19,7 +19,6 @@ from agent_lab import (
     EventDefinition,
     EventKernel,
     EventRegistry,
-    FakeClock,
     FallbackReply,
     ProviderError,
     Resolution,
@@ -33,7 +32,7 @@ from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.application.events.ledger import DecisionLedger, LLMReason, RouteKind
 from agent_lab.providers import ProviderReply, ToolCall
-from agent_lab.testing import ScriptedProvider
+from agent_lab.testing import FakeClock, ScriptedProvider
 from tests.conftest import REPO_ROOT, RecordingFallback
 
 SCHEMA_FILE = REPO_ROOT / "docs" / "ledger.schema.json"
