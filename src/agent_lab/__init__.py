@@ -23,7 +23,15 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.clock import Clock, FakeClock, SystemClock
-from agent_lab.errors import AgentLabError, DefinitionError, ProviderError, StrictJSONError
+from agent_lab.errors import (
+    AgentLabError,
+    DefinitionError,
+    InputError,
+    MisuseError,
+    ProviderError,
+    StoreError,
+    StrictJSONError,
+)
 
 __all__ = [
     "AgentLabError",
@@ -39,12 +47,15 @@ __all__ = [
     "FakeClock",
     "FallbackReply",
     "FallbackRequest",
+    "InputError",
     "LLMReason",
+    "MisuseError",
     "ProviderError",
     "Reason",
     "Resolution",
     "RouteKind",
     "Status",
+    "StoreError",
     "StrictJSONError",
     "SystemClock",
     "Timings",

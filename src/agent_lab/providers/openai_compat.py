@@ -19,7 +19,7 @@ from agent_lab.agents.port import (
     ProviderSetup,
 )
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.errors import ProviderError
+from agent_lab.errors import ProviderError, SettingError
 from agent_lab.providers._format_negotiation import (
     FormatNegotiation,
     negotiated,
@@ -139,7 +139,7 @@ class OpenAIProvider:
         rng: random.Random | None = None,
     ) -> None:
         if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+            raise SettingError("max_attempts", "must be at least 1")
         self.model: str | None = model or os.environ.get("OPENAI_MODEL")
         self.base_url, url_secrets = split_credentials(
             base_url or os.environ.get("OPENAI_BASE_URL")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_lab.agents.event_agent import AgentReply, EventAgent, ToolAgent
 from agent_lab.agents.llm import LLMFallback, ToolChooser
+from agent_lab.errors import NotFoundError
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -124,9 +125,9 @@ def make_policy(
     """Build a policy by name (``offload``: run plugin code in this executor's threads).
 
     Raises:
-        KeyError: No policy of that name (the message lists them).
+        NotFoundError: No policy of that name (the message lists them); a ``KeyError``.
     """
     try:
         return POLICIES[name](plugins, provider, offload=offload)
     except KeyError:
-        raise KeyError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None
+        raise NotFoundError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None
