@@ -51,7 +51,15 @@ from agent_lab.application.events.models import (
 )
 from agent_lab.application.events.registry import EventRegistry
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.errors import AgentLabError, DefinitionError, ProviderError, StrictJSONError
+from agent_lab.errors import (
+    AgentLabError,
+    DefinitionError,
+    InputError,
+    MisuseError,
+    ProviderError,
+    StoreError,
+    StrictJSONError,
+)
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
@@ -81,10 +89,12 @@ __all__ = [
     "FallbackPath",
     "FallbackReply",
     "FallbackRequest",
+    "InputError",
     "LLMFallback",
     "LLMReason",
     "LocalProvider",
     "Message",
+    "MisuseError",
     "OpenAIProvider",
     "PluginSet",
     "Provider",
@@ -102,6 +112,7 @@ __all__ = [
     "SchemaResolver",
     "SimulatedProvider",
     "Status",
+    "StoreError",
     "StrictJSONError",
     "SystemClock",
     "Timings",

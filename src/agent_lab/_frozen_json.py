@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NoReturn, Self, cast
 
-from agent_lab.errors import StrictJSONError
+from agent_lab.errors import StrictJSONError, WrongTypeError
 
 __all__ = ["FrozenJSONObject", "freeze", "thaw"]
 
@@ -63,7 +63,7 @@ class FrozenJSONObject(dict[str, Any]):
 
 
 def _refuse() -> NoReturn:
-    raise TypeError("a frozen JSON object cannot be changed; thaw_json() gives a copy")
+    raise WrongTypeError("a frozen JSON object cannot be changed; thaw_json() gives a copy")
 
 
 def freeze(value: Any) -> Any:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agent_lab.errors import StrictJSONError
+
 __all__ = [
     "MAX_DEPTH",
     "NotJSONDataError",
@@ -30,12 +32,15 @@ MAX_DEPTH = 64
 """The deepest nesting a check-and-copy accepts: the parser's default bound (K17)."""
 
 
-class NotJSONDataError(Exception):
-    """Raised inside the copy; its path is built on the way out, so success pays nothing."""
+class NotJSONDataError(StrictJSONError):
+    """Raised inside the copy; its path is built on the way out, so success pays nothing.
+
+    ``ensure_json_data`` turns it into a plain ``StrictJSONError`` with the pointer.
+    """
 
     def __init__(self, what: str, reason: str = "not_json_data") -> None:
+        super().__init__(reason, what)
         self.what = what
-        self.reason = reason
         self.path: list[str | int] = []
 
 

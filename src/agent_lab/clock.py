@@ -6,6 +6,8 @@ import threading
 import time
 from typing import Protocol, runtime_checkable
 
+from agent_lab.errors import ArgumentError
+
 __all__ = ["Clock", "FakeClock", "SystemClock"]
 
 
@@ -50,6 +52,6 @@ class FakeClock:
     def advance(self, ns: int) -> None:
         """Move the clock forward by ``ns`` nanoseconds."""
         if ns < 0:
-            raise ValueError("a monotonic clock cannot go back")
+            raise ArgumentError("a monotonic clock cannot go back")
         with self._lock:
             self._now += ns

@@ -214,6 +214,9 @@ def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
     )
     assert code == 2
     assert "another configuration" in err
+    # The lab names the fields that changed; the command line says them as its flags.
+    assert "--policy (was null, now [" in err
+    assert err.rstrip().endswith("start a new run without --resume")
 
 
 def count(db: Path) -> tuple[int, int, str]:

@@ -395,6 +395,16 @@ def test_profiles_load_by_name_or_file_and_take_overrides(tmp_path: Path) -> Non
         PROFILES["ideal"].with_overrides(["colour=0.1"])
 
 
+def test_a_bad_override_names_the_field_llm_error_not_a_flag() -> None:
+    """Below the CLI the override's error names its field; the CLI words it as its flag."""
+    from agent_lab.providers import PROFILES, ProfileError
+
+    with pytest.raises(ProfileError) as refused:
+        PROFILES["ideal"].with_overrides(["wrong_value=x"])
+    assert refused.value.setting == "llm_error"
+    assert str(refused.value) == "llm_error 'wrong_value=x': 'x' is not a number"
+
+
 def test_a_latency_draw_is_at_most_ten_times_the_95th_percentile() -> None:
     """A log-normal tail is unbounded: a wide spread once drew sleeps that never ended."""
     import random

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.errors import SettingError
+
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator
 
@@ -170,11 +172,11 @@ class LexicalRouter:
         name_share: float = DEFAULT_NAME_SHARE,
     ) -> None:
         if not 0.0 <= margin <= 1.0:
-            raise ValueError(f"margin must be in [0, 1], not {margin!r}")
+            raise SettingError("margin", f"must be in [0, 1], not {margin!r}")
         if min_terms < 1:
-            raise ValueError(f"min_terms must be at least 1, not {min_terms!r}")
+            raise SettingError("min_terms", f"must be at least 1, not {min_terms!r}")
         if not 0.0 <= name_share <= 1.0:
-            raise ValueError(f"name_share must be in [0, 1], not {name_share!r}")
+            raise SettingError("name_share", f"must be in [0, 1], not {name_share!r}")
         chosen = tuple(definitions)
         self.names = tuple(d.name for d in chosen)
         self.margin = margin

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.application.events.models import EventDefinition
+from agent_lab.errors import InputError
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolSpecError", "plugins_from_tools", "tool_name"]
 
 
-class ToolSpecError(ValueError):
+class ToolSpecError(InputError, ValueError):
     """A tool spec that cannot be read: not a function tool, or without a name."""
 
 

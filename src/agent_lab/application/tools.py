@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict, assert_never
 
 from agent_lab.application.events.models import EventDefinition, EventResult, Status
 from agent_lab.application.events.user_only import USER_ONLY
+from agent_lab.errors import WrongTypeError
 from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ USER_ONLY_NOTE = "Only the user can supply this: if they did not say it, ask the
 def _parameters(definition: EventDefinition) -> JSONObject:
     schema = thaw_json(definition.parameters)
     if not isinstance(schema, dict):
-        raise TypeError(
+        raise WrongTypeError(
             f"event {definition.name!r} has no JSON Schema yet: register it first "
             "(a Pydantic model class is converted at registration)"
         )

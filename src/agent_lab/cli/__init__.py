@@ -1,7 +1,7 @@
 """The ``agent-lab`` command (L13): ``main()`` exits with the code ``run()`` returns.
 
 ``run(argv, stdout=..., stderr=...)`` runs in-process, as the tests call it.
-Exit codes: 0 ok, 1 a failed run, 2 bad usage, 130 interrupted.
+Exit codes: 0 ok, 1 a failed run, 2 bad usage or input (an ``InputError``), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 
+from agent_lab.cli.flags import said
 from agent_lab.cli.loading import Streams
 from agent_lab.cli.parser import build_parser
-from agent_lab.errors import UsageError
+from agent_lab.errors import InputError
 from agent_lab.lab.report.terminal import printable
 
 if TYPE_CHECKING:
@@ -46,8 +47,9 @@ def run(
     try:
         with _logging_to(err, int(getattr(options, "verbose", 0))):
             return options.handler(options, streams)
-    except UsageError as problem:
-        print(printable(f"agent-lab: {problem}"), file=err)
+    except InputError as problem:
+        # Whatever the user supplied wrongly, on the command line or in a file it names.
+        print(printable(f"agent-lab: {said(problem)}"), file=err)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.results import read_run
-from agent_lab.errors import UsageError
+from agent_lab.errors import ComparisonError, UsageError
 from agent_lab.lab.report.terminal import printable
 from agent_lab.lab.stats.gate import Limits, gate
 
@@ -31,7 +31,7 @@ def run_gate(options: argparse.Namespace, streams: Streams) -> int:
     )
     try:
         checks = gate(before, after, limits, policies=options.policy or ())
-    except ValueError as err:
+    except ComparisonError as err:
         raise UsageError(f"runs {options.run} and {options.baseline}: {err}") from err
     failed = [check for check in checks if check.verdict == "fail"]
     if options.json:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from agent_lab.cli.results import read_run
-from agent_lab.errors import StoreError, UsageError
+from agent_lab.errors import ComparisonError, StoreError, UsageError
 from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.stats.history import compare_runs, run_summary
@@ -62,7 +62,7 @@ def compare_two_runs(options: argparse.Namespace, streams: Streams) -> int:
     after_run, after = read_run(db, second)
     try:
         changes = compare_runs(before, after)
-    except ValueError as err:
+    except ComparisonError as err:
         raise UsageError(f"runs {first} and {second}: {err}") from err
     if options.json:
         figures = [

@@ -18,7 +18,6 @@ from agent_lab.providers import (
     LocalProvider,
     OpenAIProvider,
     PriceTable,
-    ProfileError,
     Provider,
     RecordingProvider,
     ReplayProvider,
@@ -259,10 +258,7 @@ def _simulated(options: argparse.Namespace, workload: Workload) -> SimulatedProv
         )
 
     median, p95 = options.simulated_latency
-    try:
-        profile = load_profile(options.llm_profile).with_overrides(options.llm_error or ())
-    except ProfileError as err:
-        raise UsageError(str(err)) from err
+    profile = load_profile(options.llm_profile).with_overrides(options.llm_error or ())
     # The simulated model spends its modelled latency, so wall-clock figures mean something.
     return SimulatedProvider(
         oracle,

@@ -78,7 +78,7 @@ def write_report(
     else:
         terminal_tables(
             run, metrics, comparisons, console=console, references=baselines, wide=wide,
-            findings=found,
+            wide_hint="--wide shows every column", findings=found,
         )  # fmt: skip
     if target is not None:
         return write_whole(

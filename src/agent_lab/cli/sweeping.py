@@ -30,10 +30,7 @@ def sweep(options: argparse.Namespace, streams: Streams) -> int:
     """Run the grid of ``--vary`` settings on the same cases, then print (and draw) the sweep."""
     if options.provider not in ("simulated", "oracle"):
         raise UsageError("a sweep varies a simulated model: use --provider simulated or oracle")
-    try:
-        varied = parse_vary(options.vary or [])
-    except ValueError as err:
-        raise UsageError(str(err)) from err
+    varied = parse_vary(options.vary or [])
     db = Path(options.db)
     check_output_file(db, "--db", regular=True)
     if options.html:

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.port import FailureReason
+from agent_lab.cli.flags import said
 from agent_lab.cli.tracing import tracing_for
 from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
 from agent_lab.lab.report.terminal import printable
@@ -105,7 +106,7 @@ def execute(
         try:
             run_id = runner.prepare(resume=resume)
         except (ConfigMismatchError, StoreError) as err:
-            raise UsageError(str(err)) from err
+            raise UsageError(said(err)) from err
         try:
             asyncio.run(runner.run(run_id))
             if runner.stalls:

@@ -14,6 +14,7 @@ from agent_lab._input_files import MAX_WORKLOAD_BYTES, read_input_text
 from agent_lab.application.events.models import Status
 from agent_lab.errors import (
     DefinitionError,
+    MissingInputError,
     SchemaInfrastructureError,
     StrictJSONError,
     WorkloadError,
@@ -334,14 +335,14 @@ def load_workload(reference: str | Path, *, on_error: Literal["fail", "skip"] = 
     Raises:
         WorkloadError: A bad line (unless skipped).
         InputFileError: Not a regular file, over ``MAX_WORKLOAD_BYTES``, or not UTF-8.
-        FileNotFoundError: No such file or built-in workload.
+        MissingInputError: No such file or built-in workload (a ``FileNotFoundError``).
     """
     if isinstance(reference, str) and reference in BUILT_IN:
         text = files(BUILT_IN[reference]).joinpath("workload.jsonl").read_text(encoding="utf-8")
         return read_cases(text.splitlines(), reference, on_error=on_error)
     path = Path(reference)
     if not path.exists():
-        raise FileNotFoundError(
+        raise MissingInputError(
             f"no workload file {path} (built-in workloads: {', '.join(BUILT_IN)})"
         )
     text = read_input_text(path, what="workload", max_bytes=MAX_WORKLOAD_BYTES)

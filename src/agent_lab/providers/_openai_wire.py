@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from agent_lab.agents.port import ProviderRequest, ToolCall
+from agent_lab.agents.port import FailureReason, ProviderRequest, ToolCall
+from agent_lab.errors import ProviderError
 from agent_lab.providers._grammar_schema import grammar_safe
 from agent_lab.usage import checked_count
 
@@ -154,7 +155,7 @@ def read_completion(data: Any, model: str) -> Completion:
     """
     choices: Any = data["choices"]
     if not isinstance(choices, list) or not choices:
-        raise ValueError("no choices in the body")
+        raise ProviderError(FailureReason.INVALID_RESPONSE, "no choices in the body")
     choice: dict[str, Any] = cast("list[Any]", choices)[0]
     message: dict[str, Any] = choice.get("message") or {}
     content = message.get("content")

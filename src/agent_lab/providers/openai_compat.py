@@ -19,6 +19,7 @@ from agent_lab.agents.port import (
     ProviderSetup,
 )
 from agent_lab.clock import Clock, SystemClock
+from agent_lab.errors import ProviderError, SettingError
 from agent_lab.providers._format_negotiation import (
     FormatNegotiation,
     negotiated,
@@ -51,11 +52,14 @@ DEFAULT_MAX_BODY_BYTES = 8 << 20
 """The largest reply body read (8 MiB): a chat completion is kilobytes; more is a fault."""
 
 
-class _BodyTooLargeError(Exception):
-    pass
+class _BodyTooLargeError(ProviderError):
+    """A reply body past ``max_body_bytes``, read no further."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(FailureReason.INVALID_RESPONSE, message)
 
 
-def _refused_connection(err: BaseException) -> BaseException | None:
+def _refused_connection(err: BaseException) -> ConnectionError | None:
     # The SDK's aiohttp transport reports a refused connection as a connect
     # *timeout*; the cause chain still holds the refusal, which is what happened.
     seen: BaseException = err
@@ -135,7 +139,7 @@ class OpenAIProvider:
         rng: random.Random | None = None,
     ) -> None:
         if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+            raise SettingError("max_attempts", "must be at least 1")
         self.model: str | None = model or os.environ.get("OPENAI_MODEL")
         self.base_url, url_secrets = split_credentials(
             base_url or os.environ.get("OPENAI_BASE_URL")
@@ -272,47 +276,8 @@ class OpenAIProvider:
             attempt += 1
             try:
                 body = await asyncio.wait_for(self._send(client, arguments), self.timeout)
-            except (openai.APITimeoutError, TimeoutError) as err:
-                refused = _refused_connection(err)
-                failure = (
-                    ProviderFailure(
-                        reason=FailureReason.CONNECTION_ERROR,
-                        message=self._redact.truncate(
-                            f"{type(refused).__name__}: {refused}", MESSAGE_LIMIT
-                        ),
-                        retryable=True,
-                    )
-                    if refused is not None
-                    else ProviderFailure(
-                        reason=FailureReason.TIMEOUT,
-                        message=f"no whole reply within {self.timeout} s",
-                        retryable=True,
-                    )
-                )
-                wait = self._backoff(attempt)
-            except openai.APIConnectionError as err:
-                failure = ProviderFailure(
-                    reason=FailureReason.CONNECTION_ERROR,
-                    message=self._redact.truncate(
-                        f"{type(err).__name__}: {err.__cause__ or err}", MESSAGE_LIMIT
-                    ),
-                    retryable=True,
-                )
-                wait = self._backoff(attempt)
-            except openai.APIStatusError as err:
-                failure, wait = self._status_failure(err, attempt)
-            except _BodyTooLargeError as err:
-                failure, wait = (
-                    ProviderFailure(reason=FailureReason.INVALID_RESPONSE, message=str(err)),
-                    0.0,
-                )
             except Exception as err:  # noqa: BLE001 - complete() never raises for the remote side
-                failure = ProviderFailure(
-                    reason=FailureReason.CONNECTION_ERROR,
-                    message=self._redact.truncate(f"{type(err).__name__}: {err}", MESSAGE_LIMIT),
-                    retryable=True,
-                )
-                wait = self._backoff(attempt)
+                failure, wait = self._failure(err, attempt)
             else:
                 return completion_reply(
                     body,
@@ -380,9 +345,32 @@ class OpenAIProvider:
         # Exponential backoff with full jitter.
         return self._rng.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1)))
 
-    def _status_failure(
-        self, err: openai.APIStatusError, attempt: int
-    ) -> tuple[ProviderFailure, float]:
+    def _failure(self, err: Exception, attempt: int) -> tuple[ProviderFailure, float]:
+        """What a failed attempt was (``_FAILURES``), and how long to wait before the next."""
+        if isinstance(err, TimeoutError | openai.APITimeoutError):
+            err = _refused_connection(err) or err  # a refusal is what happened, said as one
+        reason, retryable = _failure_reason(err)
+        failure = ProviderFailure(reason=reason, message=self._said(err), retryable=retryable)
+        if isinstance(err, openai.APIStatusError) and err.status_code == 429:
+            retry_after = retry_after_of(err.response.headers)
+            if retry_after is not None:
+                return failure, min(retry_after, self.max_retry_after)
+        return failure, self._backoff(attempt) if retryable else 0.0
+
+    def _said(self, err: Exception) -> str:
+        if isinstance(err, TimeoutError | openai.APITimeoutError):
+            return f"no whole reply within {self.timeout} s"
+        if isinstance(err, _BodyTooLargeError):
+            return str(err)
+        if isinstance(err, openai.APIStatusError):
+            return self._status_message(err)
+        if isinstance(err, openai.APIConnectionError):
+            return self._redact.truncate(
+                f"{type(err).__name__}: {err.__cause__ or err}", MESSAGE_LIMIT
+            )
+        return self._redact.truncate(f"{type(err).__name__}: {err}", MESSAGE_LIMIT)
+
+    def _status_message(self, err: openai.APIStatusError) -> str:
         status = err.status_code
         said = err.message
         if said == f"Error code: {status}" and err.body is not None:
@@ -391,19 +379,32 @@ class OpenAIProvider:
             # Its strings redacted before it becomes text: JSON would escape a line
             # break that splits a key into two characters, which no longer bridge.
             said = f"{said} - {body_text(self._redact.json(cast('JSONValue', err.body)))}"
-        message = self._redact.truncate(f"HTTP {status}: {said}", MESSAGE_LIMIT)
-        if status == 429:
-            retry_after = retry_after_of(err.response.headers)
-            wait = (
-                min(retry_after, self.max_retry_after)
-                if retry_after is not None
-                else self._backoff(attempt)
-            )
-            return ProviderFailure(
-                reason=FailureReason.RATE_LIMITED, message=message, retryable=True
-            ), wait
-        if status >= 500:
-            return ProviderFailure(
-                reason=FailureReason.HTTP_5XX, message=message, retryable=True
-            ), self._backoff(attempt)
-        return ProviderFailure(reason=FailureReason.HTTP_4XX, message=message), 0.0
+        return self._redact.truncate(f"HTTP {status}: {said}", MESSAGE_LIMIT)
+
+
+_FAILURES: tuple[tuple[type[Exception], range | None, FailureReason, bool], ...] = (
+    # (what an attempt raised, the HTTP statuses the row covers or None for any,
+    # the failure's reason, whether a retry may pass); the first row that matches
+    # wins, so a subclass comes before its base (APITimeoutError is an APIConnectionError).
+    (_BodyTooLargeError, None, FailureReason.INVALID_RESPONSE, False),
+    (openai.APITimeoutError, None, FailureReason.TIMEOUT, True),
+    (TimeoutError, None, FailureReason.TIMEOUT, True),
+    (openai.APIConnectionError, None, FailureReason.CONNECTION_ERROR, True),
+    (openai.APIStatusError, range(429, 430), FailureReason.RATE_LIMITED, True),
+    # A status has three digits (RFC 9110, section 15).
+    (openai.APIStatusError, range(500, 1000), FailureReason.HTTP_5XX, True),
+    (openai.APIStatusError, None, FailureReason.HTTP_4XX, False),
+    # Anything else broke the exchange itself: a refused connection, a transport's own error.
+    (Exception, None, FailureReason.CONNECTION_ERROR, True),
+)
+"""Each way an attempt can fail, the SDK's errors and the wait's, as a failure reason."""
+
+
+def _failure_reason(err: Exception) -> tuple[FailureReason, bool]:
+    """The reason and retryability of the first ``_FAILURES`` row that ``err`` matches."""
+    status = err.status_code if isinstance(err, openai.APIStatusError) else None
+    return next(
+        (reason, retryable)
+        for raised, statuses, reason, retryable in _FAILURES
+        if isinstance(err, raised) and (statuses is None or status in statuses)
+    )

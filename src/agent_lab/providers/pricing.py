@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 import genai_prices
 
 from agent_lab._input_files import MAX_PRICES_BYTES, read_input
-from agent_lab.errors import StrictJSONError
+from agent_lab.errors import PriceError, StrictJSONError
 from agent_lab.strict_json import loads
 from agent_lab.usage import checked_count
 
@@ -55,7 +55,7 @@ class Price:
     """US dollars per million tokens, each a finite decimal from 0 to ``MAX_PRICE``.
 
     Raises:
-        ValueError: At construction, for a price no request could be costed with
+        PriceError: At construction, for a price no request could be costed with
             (NaN, an infinity, a negative or absurd amount).
     """
 
@@ -69,7 +69,7 @@ class Price:
         for name in ("input_per_mtok", "output_per_mtok"):
             problem = price_problem(getattr(self, name))
             if problem is not None:
-                raise ValueError(f"{name} {problem}")
+                raise PriceError(f"{name} {problem}")
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
         """The price of one request."""
@@ -107,33 +107,33 @@ class PriceTable:
         a price is a JSON number or a decimal string, checked as ``Price`` checks it.
 
         Raises:
-            ValueError: The file is not that shape, a price is not one (the message
-                names the file, the model and the price), or the file is not a
-                regular file of at most ``MAX_PRICES_BYTES`` (``InputFileError``).
+            PriceError: The file is not that shape, or a price is not one (the
+                message names the file, the model and the price).
+            InputFileError: The file is not a regular file of at most ``MAX_PRICES_BYTES``.
             OSError: The file cannot be read.
         """
         raw = read_input(path, what="price table", max_bytes=MAX_PRICES_BYTES)
         try:
             data = loads(raw, max_bytes=MAX_PRICES_BYTES, max_depth=_MAX_DEPTH)
         except StrictJSONError as err:
-            raise ValueError(f"{path}: not a JSON price table: {err}") from err
+            raise PriceError(f"{path}: not a JSON price table: {err}") from err
         if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected an object of model prices")  # noqa: TRY004
+            raise PriceError(f"{path}: expected an object of model prices")
         overrides: dict[str, Price] = {}
         for model, entry in data.items():
             if not isinstance(entry, dict):
-                raise ValueError(  # noqa: TRY004 - a malformed file, reported as such
+                raise PriceError(
                     f"{path}: model {model!r} needs an object of input_per_mtok and output_per_mtok"
                 )
             if any(name not in entry for name in _FIELDS):
-                raise ValueError(
+                raise PriceError(
                     f"{path}: model {model!r} needs input_per_mtok and output_per_mtok numbers"
                 )
             values = [_decimal(entry[name]) for name in _FIELDS]
             for name, value in zip(_FIELDS, values, strict=True):
                 problem = price_problem(value)
                 if problem is not None:
-                    raise ValueError(f"{path}: model {model!r}: {name} {problem}")
+                    raise PriceError(f"{path}: model {model!r}: {name} {problem}")
             overrides[model] = Price(*cast("list[Decimal]", values))
         return cls(overrides, provider_id=provider_id)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._input_files import MAX_PROFILE_BYTES, read_input
-from agent_lab.errors import InputFileError, StrictJSONError
+from agent_lab.errors import InputFileError, ProfileError, StrictJSONError
 from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
@@ -37,10 +37,6 @@ RATES = (
     "invent",
 )
 """The rates a profile sets, each a probability in [0, 1]."""
-
-
-class ProfileError(ValueError):
-    """A profile (a name, a file, or an override) that cannot be used; the message says why."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,18 +101,26 @@ class ErrorProfile:
         return {"name": self.name, "source": self.source, **self.rates()}
 
     def with_overrides(self, overrides: Iterable[str]) -> ErrorProfile:
-        """The profile with ``KEY=RATE`` overrides applied (``--llm-error``)."""
+        """The profile with ``KEY=RATE`` overrides applied.
+
+        Raises:
+            ProfileError: Of setting ``llm_error``: an item not ``KEY=RATE``; or a rate
+                out of range.
+        """
         changes: dict[str, float] = {}
         for item in overrides:
             key, sep, text = item.partition("=")
             if not sep or key not in (*RATES, "derived_factor"):
                 raise ProfileError(
-                    f"--llm-error {item!r}: expected KEY=RATE, KEY one of {', '.join(RATES)}"
+                    f"{item!r}: expected KEY=RATE, KEY one of {', '.join(RATES)}",
+                    setting="llm_error",
                 )
             try:
                 changes[key] = float(text)
             except ValueError:
-                raise ProfileError(f"--llm-error {item!r}: {text!r} is not a number") from None
+                raise ProfileError(
+                    f"{item!r}: {text!r} is not a number", setting="llm_error"
+                ) from None
         if not changes:
             return self
         return dataclasses.replace(

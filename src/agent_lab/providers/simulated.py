@@ -30,6 +30,7 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.port import ProviderReply, ProviderRequest, ToolCall, tools_json
+from agent_lab.errors import SettingError
 from agent_lab.providers._sight import Sight, sight, visible_text
 from agent_lab.providers._slips import invented as _invented
 from agent_lab.providers._slips import other_type as _other_type
@@ -78,7 +79,7 @@ class LatencyModel:
     def __post_init__(self) -> None:
         """The 95th percentile cannot be below the median."""
         if self.median_ms <= 0 or self.p95_ms < self.median_ms:
-            raise ValueError("latency needs 0 < median_ms <= p95_ms")
+            raise SettingError("latency", "needs 0 < median_ms <= p95_ms")
 
     def sample_ms(self, rng: random.Random) -> float:
         """One latency draw, at most ten times the 95th percentile.

@@ -258,6 +258,18 @@ def test_a_wrong_type_in_sgd_is_a_counted_skip_with_its_pointer(
     assert report.counts.cases_per_variant == 1
 
 
+def test_an_intent_naming_a_slot_its_service_lacks_skips_the_service(tmp_path: Path) -> None:
+    """L4: the service is skipped, the intent and the slot named; the import goes on."""
+    missing = _set("service/intents/0/required_slots/0", "colour")
+    report = import_sgd(_sgd_with(tmp_path, missing), tmp_path / "out")
+    written = json.loads((tmp_path / "out" / "import-report.json").read_text(encoding="utf-8"))
+    assert report.counts.skipped_services == 1
+    assert written["skipped_services"][0]["reason"] == (
+        "UnknownSlotError: at /intents/0: intent Buy names no slot of the service: colour"
+    )
+    assert report.counts.events == 1  # Shop_2's intent
+
+
 BFCL_FAULTS: dict[str, tuple[dict[str, JSONValue], str, str]] = {
     "function a number": ({"function": 5}, "case", "at /function: expected a list, not a number"),
     "question an object": ({"question": {"a": 1}}, "case", "at /question: expected a list"),

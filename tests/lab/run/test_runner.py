@@ -13,6 +13,7 @@ from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.port import ProviderReply, ToolCall
 from agent_lab.application.events.models import EventDefinition, Resolution, Status
 from agent_lab.clock import FakeClock
+from agent_lab.errors import ConfigChange, ConfigMismatchError
 from agent_lab.lab.results.records import LabReason, TrialStatus
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.run.policies import LLMAlways, Policy
@@ -115,6 +116,20 @@ def test_every_trial_is_stored_once_with_its_latency_read_from_the_clock(tmp_pat
         (TrialStatus.SUCCESS, 1, 10, 5)
     }
     assert {t.case_id for t in trials if t.correct} == {"c1"}
+
+
+def test_resume_refuses_another_configuration_naming_its_fields(tmp_path: Path) -> None:
+    """L9: resuming with another seed is refused, the seed named as a field, not a flag."""
+    with Store(tmp_path / "r.sqlite") as store:
+        run_id = runner(store, cases(2), LLMAlways(PLUGINS, ScriptedProvider([]))).prepare(
+            resume=False
+        )
+        other = runner(store, cases(2), LLMAlways(PLUGINS, ScriptedProvider([])), seed=7)
+        with pytest.raises(ConfigMismatchError) as refused:
+            other.prepare(resume=True)
+    assert refused.value.run_id == run_id
+    assert refused.value.changes == (ConfigChange(setting="seed", was="0", now="7"),)
+    assert "--" not in str(refused.value)
 
 
 def test_resume_runs_only_the_trials_the_store_lacks(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_lab.cli import run
+from agent_lab.errors import SettingError
 from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.stats.sweep import grid, parse_vary, summarize_sweep
 from tests.lab.factories import trial
@@ -29,8 +30,22 @@ def test_vary_parses_and_grids_with_the_first_key_fastest() -> None:
     "items", [["colour=0,1"], ["wrong_value=0"], ["wrong_value=0,2"], ["wrong_value=a,b"], []]
 )
 def test_a_bad_vary_is_refused(items: list[str]) -> None:
-    with pytest.raises(ValueError):  # noqa: PT011 - each message is shown to the user as it is
+    """Each refusal is a SettingError (a ValueError) naming the field vary, not its flag."""
+    with pytest.raises(ValueError) as refused:  # noqa: PT011 - each message is shown as it is
         parse_vary(items)
+    assert isinstance(refused.value, SettingError)
+    assert refused.value.setting == "vary"
+    assert str(refused.value).startswith("vary ")
+    assert "--" not in str(refused.value)
+
+
+def test_the_command_line_says_vary_as_its_flag() -> None:
+    """The CLI words the field as the flag: one line, exit 2."""
+    err = io.StringIO()
+    argv = ["sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--vary", "colour=0,1"]
+    assert run(argv, stdout=io.StringIO(), stderr=err) == 2
+    assert err.getvalue().startswith("agent-lab: --vary 'colour=0,1': expected KEY=V1,V2,...")
+    assert err.getvalue().count("\n") == 1
 
 
 def curve(first: float, always: float, cases: int = 200) -> list[TrialRecord]:

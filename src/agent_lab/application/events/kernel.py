@@ -39,7 +39,7 @@ from agent_lab.application.events.validation import (
     describe_error,
 )
 from agent_lab.clock import Clock, SystemClock
-from agent_lab.errors import DefinitionError, StrictJSONError
+from agent_lab.errors import ArgumentError, DefinitionError, StrictJSONError, WrongTypeError
 from agent_lab.strict_json import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DEPTH,
@@ -125,9 +125,9 @@ class EventKernel:
     ) -> None:
         """Create a kernel over ``registry``."""
         if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+            raise ArgumentError("max_attempts must be at least 1")
         if fallback is not None and not callable(fallback):
-            raise TypeError("fallback must be callable")
+            raise WrongTypeError("fallback must be callable")
         self._registry = registry
         self._fallback = fallback
         self._allow_fallback = allow_fallback
@@ -190,7 +190,7 @@ class EventKernel:
         if fallback is OWN_FALLBACK:
             return self._fallback
         if fallback is not None and not callable(fallback):
-            raise TypeError("fallback must be callable")
+            raise WrongTypeError("fallback must be callable")
         return fallback
 
     # The pipeline ---------------------------------------------------------------------
@@ -199,7 +199,7 @@ class EventKernel:
         self, event: Event, fallback: Fallback | None, *, reply_given: bool = False
     ) -> Pipeline:
         if not isinstance(event, Event):
-            raise TypeError(f"dispatch() takes an Event, not {type(event).__name__}")
+            raise WrongTypeError(f"dispatch() takes an Event, not {type(event).__name__}")
         name = event.name
         trace = Trace(name if type(name) is str else repr(name), self._clock)
         found = self._look_up(name, trace)

@@ -15,6 +15,7 @@ from agent_lab.application.events.ledger import (
     DecisionLedger,
     Timings,
 )
+from agent_lab.errors import WrongTypeError
 from agent_lab.strict_json import JSONObject, JSONValue
 from agent_lab.usage import ZERO_USAGE as _ZERO_USAGE
 from agent_lab.usage import Usage
@@ -159,10 +160,10 @@ class Resolution:
         """Check and normalise ``missing``."""
         missing: object = self.missing
         if isinstance(missing, str) or not isinstance(missing, Sequence):
-            raise TypeError("Resolution.missing must be a sequence of names or JSON pointers")
+            raise WrongTypeError("Resolution.missing must be a sequence of names or JSON pointers")
         items: Sequence[object] = missing
         if not all(type(item) is str for item in items):
-            raise TypeError("Resolution.missing must hold strings")
+            raise WrongTypeError("Resolution.missing must hold strings")
         object.__setattr__(self, "missing", tuple(items))
 
 

@@ -22,7 +22,7 @@ from agent_lab.application.events.validation import (
     dialect_of,
     ref_locations,
 )
-from agent_lab.errors import DefinitionError, StrictJSONError
+from agent_lab.errors import DefinitionError, SchemaError, StrictJSONError, WrongTypeError
 from agent_lab.strict_json import (
     JSONObject,
     JSONValue,
@@ -196,10 +196,12 @@ class EventRegistry:
         Raises:
             DefinitionError: The name is taken, a callable is not callable, or
                 (when checking on register) the schema is broken.
-            TypeError: ``definition`` is not an ``EventDefinition``.
+            WrongTypeError: ``definition`` is not an ``EventDefinition`` (a ``TypeError``).
         """
         if not isinstance(definition, EventDefinition):
-            raise TypeError(f"register() takes an EventDefinition, not {type(definition).__name__}")
+            raise WrongTypeError(
+                f"register() takes an EventDefinition, not {type(definition).__name__}"
+            )
         name = definition.name
         if type(name) is not str or not name:
             raise DefinitionError(str(name), "", "the name must be a non-empty string")
@@ -291,8 +293,8 @@ class EventRegistry:
         assert isinstance(schema, dict)
         try:
             dialect = dialect_of(schema)
-        except ValueError as err:
-            return DefinitionError(name, "/$schema", str(err))
+        except SchemaError as err:
+            return DefinitionError(name, err.pointer, err.cause)
         declared = schema.get("type")
         if isinstance(declared, str | list) and "object" not in (
             [declared] if isinstance(declared, str) else declared
@@ -319,7 +321,7 @@ class EventRegistry:
         except jsonschema_rs.ValidationError as err:
             return _engine_error_to_definition_error(name, schema, err)
         except UnresolvedReferenceError as err:
-            return _unresolved_reference(name, schema, _first_line(str(err)))
+            return _unresolved_reference(name, schema, _first_line(err.cause))
         except Exception as err:
             return DefinitionError(name, "", f"{type(err).__name__}: {_first_line(str(err))}")
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import jsonschema_rs
 
 from agent_lab.application.events.models import ValidationIssue
-from agent_lab.errors import SchemaInfrastructureError
+from agent_lab.errors import NotFoundError, SchemaError, SchemaInfrastructureError
 from agent_lab.strict_json import (
     JSONObject,
     JSONValue,
@@ -89,16 +89,17 @@ def dialect_of(schema: Mapping[str, Any]) -> Dialect:
     """Return the dialect a root schema declares; Draft 2020-12 when it declares none.
 
     Raises:
-        ValueError: ``$schema`` names another dialect or is not a string.
+        SchemaError: ``$schema`` names another dialect or is not a string.
     """
     declared = schema.get("$schema")
     if declared is None:
         return Dialect.DRAFT_2020_12
     if type(declared) is str and declared in _DIALECTS:
         return _DIALECTS[declared]
-    raise ValueError(
+    raise SchemaError(
         f"unsupported $schema {declared!r}: use Draft 2020-12 ({Dialect.DRAFT_2020_12.value}) "
-        f"or Draft 7 ({Dialect.DRAFT_7.value})"
+        f"or Draft 7 ({Dialect.DRAFT_7.value})",
+        pointer="/$schema",
     )
 
 
@@ -106,9 +107,9 @@ def refuse_retrieval(uri: str) -> JSONValue:
     """The retriever every compile gets: nothing is fetched from the network or the disk (K3).
 
     Raises:
-        LookupError: Always.
+        NotFoundError: Always (a ``LookupError``).
     """
-    raise LookupError(
+    raise NotFoundError(
         f"{uri} is not a registered resource, and agent-lab never fetches schemas: "
         "pass it in EventRegistry(resources={...})"
     )
@@ -273,7 +274,7 @@ class CompiledSchema:
         return Check(missing=tuple(missing), invalid=tuple(invalid))
 
 
-class UnresolvedReferenceError(Exception):
+class UnresolvedReferenceError(SchemaError):
     """A ``$ref`` somewhere in the schema does not resolve (raised by ``compile_schema``)."""
 
 

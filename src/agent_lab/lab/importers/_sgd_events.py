@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.events.registry import EventRegistry
+from agent_lab.lab.importers._shape import ShapeError
 
 if TYPE_CHECKING:
     from agent_lab.lab.importers._sgd_data import Service
 
-__all__ = ["SGDEvent", "SGDEvents", "event_name"]
+__all__ = ["SGDEvent", "SGDEvents", "UnknownSlotError", "event_name"]
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{2}:\d{2}$")
@@ -25,6 +26,17 @@ class SGDEvent:
 
     event: str
     slots: dict[str, str]
+
+
+class UnknownSlotError(ShapeError, KeyError):
+    """An intent that names a slot its service does not define: the service is skipped.
+
+    A ``KeyError`` too, as the importer catches it beside a ``DefinitionError``.
+    """
+
+    def __str__(self) -> str:
+        """The message as written, unquoted (``KeyError`` quotes its argument)."""
+        return ShapeError.__str__(self)
 
 
 def event_name(service: str, intent: str) -> str:
@@ -62,16 +74,17 @@ class SGDEvents:
         self.intents: dict[str, dict[str, Any]] = {}
 
     def add(self, service: Service) -> None:
-        """Register every intent of ``service``; raises ``KeyError`` or ``DefinitionError``."""
+        """Register every intent of ``service``; raises ``ShapeError`` or ``DefinitionError``."""
         slots = {slot.name: slot for slot in service.slots}
         written: list[tuple[dict[str, Any], SGDEvent, dict[str, Any]]] = []
-        for intent in service.intents:
+        for index, intent in enumerate(service.intents):
             name = event_name(service.name, intent.name)
             properties: dict[str, Any] = {}
             for slot_name in (*intent.required, *intent.optional):
                 if slot_name not in slots:
-                    raise KeyError(
-                        f"intent {intent.name} names no slot of the service: {slot_name}"
+                    raise UnknownSlotError(
+                        f"intent {intent.name} names no slot of the service: {slot_name}",
+                        ("intents", index),
                     )
                 slot = slots[slot_name]
                 values = self.observed.get((service.name, slot_name), set())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from agent_lab.errors import InputError
 from agent_lab.strict_json import to_pointer
 
 if TYPE_CHECKING:
@@ -34,8 +35,10 @@ __all__ = [
 _T = TypeVar("_T")
 
 
-class ShapeError(Exception):
+class ShapeError(InputError):
     """A value missing, or of the wrong type, somewhere in the item being read.
+
+    An ``InputError``: the corpus a user imports is at fault, one item of it.
 
     Attributes:
         problem: What is wrong, e.g. ``expected a string, not null``.

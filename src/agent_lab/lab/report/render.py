@@ -147,6 +147,7 @@ def _table(
     width: int,
     *,
     wide: bool,
+    wide_hint: str | None = None,
     colors: dict[str, str] | None = None,
     colored: int = 0,
 ) -> Table:
@@ -163,7 +164,8 @@ def _table(
         table.add_row(*cells)
     if fitted.dropped:
         names = ", ".join(column.name for column in fitted.dropped)
-        table.caption = f"left out to fit {width} columns: {names} (--wide shows every column)"
+        hint = f" ({wide_hint})" if wide_hint else ""
+        table.caption = f"left out to fit {width} columns: {names}{hint}"
         table.caption_justify = "left"
     return table
 
@@ -198,12 +200,14 @@ def terminal_tables(
     console: Console,
     references: Sequence[Reference] = (),
     wide: bool = False,
+    wide_hint: str | None = None,
     findings: Findings | None = None,
 ) -> None:
     """Print the run's headline and tables (and the comparison against the baseline).
 
     The tables fit the console's width, leaving out columns by priority and
-    saying which; ``wide`` shows every column, the HTML report's too.
+    saying which, followed by ``wide_hint`` (how the reader asks for all of
+    them); ``wide`` shows every column, the HTML report's too.
     """
     width = console.width
     title = f"run {run.run_id}: {run.workload}, {provenance(run)}"
@@ -211,14 +215,18 @@ def terminal_tables(
     if findings is not None:
         for sentence in findings.headline:
             console.print(Text(printable(sentence)))
-    console.print(_table(title, SUMMARY_COLUMNS, metrics, width, wide=wide, colors=colors))
+    console.print(
+        _table(
+            title, SUMMARY_COLUMNS, metrics, width, wide=wide, wide_hint=wide_hint, colors=colors
+        )
+    )
     if findings is not None and findings.categories:
         against = f"against {findings.baseline}" if findings.baseline else "no baseline"
         console.print(
             _table(
                 f"by category (accuracy points {against}; * beyond the noise)",
                 BREAKDOWN_COLUMNS, breakdown_rows(findings.categories), width, wide=wide,
-                colors=colors, colored=1,
+                wide_hint=wide_hint, colors=colors, colored=1,
             )
         )  # fmt: skip
     if findings is not None and any(row.called for row in findings.calls):
@@ -227,7 +235,7 @@ def terminal_tables(
         console.print(
             _table(
                 "baselines (the same cases, no LLM)", REFERENCE_COLUMNS, references, width,
-                wide=wide,
+                wide=wide, wide_hint=wide_hint,
             )
         )  # fmt: skip
     statuses = Table(title="status counts", title_justify="left")
@@ -241,7 +249,9 @@ def terminal_tables(
     if comparisons:
         baseline = comparisons[0].baseline
         title = f"against {baseline} (ratio of means on the same cases, 95% CI)"
-        console.print(_table(title, COMPARISON_COLUMNS, comparisons, width, wide=wide))
+        console.print(
+            _table(title, COMPARISON_COLUMNS, comparisons, width, wide=wide, wide_hint=wide_hint)
+        )
 
 
 def render_html(

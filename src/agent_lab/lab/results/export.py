@@ -6,6 +6,8 @@ import csv
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.errors import SettingError
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -40,10 +42,10 @@ def write_tables(
     gets them as ``decimal128(38, 18)`` numbers, CSV as the text itself.
 
     Raises:
-        ValueError: ``fmt`` is neither ``csv`` nor ``parquet``.
+        SettingError: ``fmt`` is neither ``csv`` nor ``parquet``.
     """
     if fmt not in ("csv", "parquet"):
-        raise ValueError(f"unknown export format {fmt!r}: csv or parquet")
+        raise SettingError("format", f"{fmt!r} is not an export format: csv or parquet")
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for table, (columns, rows) in tables.items():

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_lab._text import escape_surrogates
 from agent_lab.agents.outcome import Routing
 from agent_lab.application.events.models import Status
+from agent_lab.errors import StoreError
 from agent_lab.lab.results.records import LabReason, TrialRecord, TrialStatus
 
 if TYPE_CHECKING:
@@ -312,14 +313,15 @@ def decode_trial(row: Sequence[Any]) -> TrialRecord:
     """A ``TrialRecord`` from the row ``select_columns`` selected: JSON, Decimal, enums.
 
     Raises:
-        ValueError: A value no agent-lab wrote (bad JSON, an unknown status, a bad cost).
+        StoreError: A cost that is not a number.
+        ValueError: Another value no agent-lab wrote (bad JSON, an unknown status).
     """
     values: dict[str, Any] = dict(zip(_RECORD_COLUMNS, row, strict=True))
     cost, exact = values["cost"], values["correct_exact"]
     try:
         decimal_cost = None if cost is None else Decimal(cost)
     except (ArithmeticError, TypeError) as err:
-        raise ValueError(f"cost {cost!r} is not a number") from err
+        raise StoreError(f"cost {cost!r} is not a number") from err
     values.update(
         warmup=bool(values["warmup"]),
         correct=bool(values["correct"]),

@@ -393,7 +393,7 @@ class Store:
         for row in cursor:
             try:
                 trials.append(decode_trial(row))
-            except (ValueError, TypeError, RecursionError) as err:
+            except (StoreError, ValueError, TypeError, RecursionError) as err:
                 raise StoreError(
                     f"{self.path}: a trial of run {run_id!r} (case {str(row[0])[:80]!r}) "
                     f"cannot be read ({err})"
@@ -414,7 +414,7 @@ class Store:
         """Write ``runs`` and ``trials`` (all runs, or one) as CSV or Parquet files in ``folder``.
 
         Raises:
-            ValueError: ``fmt`` is neither ``csv`` nor ``parquet``.
+            SettingError: ``fmt`` is neither ``csv`` nor ``parquet``.
         """
         where, parameters = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
         tables: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}

@@ -32,15 +32,15 @@ def _from_folder(folder: Path) -> PluginSet:
         )
         reference = data.get("reference_date")
         now = datetime.fromisoformat(reference) if isinstance(reference, str) else None
-        events: list[Any] = data["events"]
-        if not isinstance(events, list):
-            raise TypeError("'events' must be a list")  # noqa: TRY301 - reported below with the rest
+        events: object = data["events"]
     except (OSError, StrictJSONError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise PluginLoadError(
             f"{folder}: not an imported plugin folder ({type(err).__name__}: {err})"
         ) from err
+    if not isinstance(events, list):
+        raise PluginLoadError(f"{folder}: not an imported plugin folder ('events' must be a list)")
     definitions: list[EventDefinition] = []
-    for index, event in enumerate(events):
+    for index, event in enumerate(cast("list[Any]", events)):
         try:
             definitions.append(
                 EventDefinition(

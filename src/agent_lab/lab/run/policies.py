@@ -8,6 +8,7 @@ from agent_lab.agents.choice import ToolChooser
 from agent_lab.agents.event_agent import EventAgent
 from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.tool_agent import ToolAgent
+from agent_lab.errors import NotFoundError
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -127,9 +128,9 @@ def make_policy(
     """Build a policy by name (``offload``: run plugin code in this executor's threads).
 
     Raises:
-        KeyError: No policy of that name (the message lists them).
+        NotFoundError: No policy of that name (the message lists them); a ``KeyError``.
     """
     try:
         return POLICIES[name](plugins, provider, offload=offload)
     except KeyError:
-        raise KeyError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None
+        raise NotFoundError(f"unknown policy {name!r}: choose from {', '.join(POLICIES)}") from None

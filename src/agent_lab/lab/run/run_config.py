@@ -1,4 +1,4 @@
-"""What decides a run's trials: its configuration, how ``--resume`` names a change, its sample."""
+"""What decides a run's trials: its configuration, the fields a resumed one changed, its sample."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 import random
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, cast
+
+from agent_lab.errors import ConfigChange
 
 if TYPE_CHECKING:
     from agent_lab.lab.workload import Case
@@ -19,44 +21,24 @@ def _no_settings() -> JSONObject:
     return {}
 
 
-# The option behind each configuration field, to name it when --resume finds a difference.
-_OPTIONS = {
-    "workload": "the workload",
-    "workload_hash": "the workload's cases",
-    "plugins": "--plugins",
-    "policies": "--policy",
-    "provider": "--provider",
-    "model": "--model",
-    "repeats": "--repeats",
-    "seed": "--seed",
-    "limit": "--limit",
-    "warmup": "--warmup",
-    "concurrency": "--concurrency",
-    "rate_limit": "--rate-limit",
-    "timeout": "--timeout",
-    "retries": "retries",
-    "profile": "--llm-profile / --llm-error",
-    "latency_ms": "--simulated-latency",
-}
-
-
-def differences(stored: JSONObject, current: JSONObject) -> list[str]:
-    """Each option whose value differs between a stored run's configuration and this one.
+def differences(stored: JSONObject, current: JSONObject) -> list[ConfigChange]:
+    """Each field whose value differs between a stored run's configuration and this one.
 
     ``current`` is compared as the store would hold it: through JSON, where a
-    tuple (``policies``) is a list, so that an unchanged option is never named.
+    tuple (``policies``) is a list, so that an unchanged field is never named.
+    A field that holds an object is compared key by key, each named by its own.
     """
     return _differences(stored, json.loads(json.dumps(current)))
 
 
-def _differences(stored: JSONObject, current: JSONObject) -> list[str]:
-    found: list[str] = []
+def _differences(stored: JSONObject, current: JSONObject) -> list[ConfigChange]:
+    found: list[ConfigChange] = []
     for key in sorted(set(stored) | set(current)):
         old, new = stored.get(key), current.get(key)
         if isinstance(old, dict) and isinstance(new, dict):
             found += _differences(cast("JSONObject", old), cast("JSONObject", new))
         elif old != new:
-            found.append(f"{_OPTIONS.get(key, key)} (was {_shown(old)}, now {_shown(new)})")
+            found.append(ConfigChange(setting=key, was=_shown(old), now=_shown(new)))
     return found
 
 
@@ -67,7 +49,7 @@ def _shown(value: object) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunConfig:
-    """Everything that decides a run's trials; its hash guards ``--resume``."""
+    """Everything that decides a run's trials; its hash guards resuming a run."""
 
     workload: str
     plugins: str

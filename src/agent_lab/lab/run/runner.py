@@ -169,11 +169,7 @@ class Runner:
                 raise StoreError(f"{self.store.path} has no unfinished run to resume")
             if unfinished.config_hash != config_hash:
                 changed = differences(unfinished.config, cast("JSONObject", asdict(self.config)))
-                raise ConfigMismatchError(
-                    f"the unfinished run {unfinished.run_id} used another configuration"
-                    + (f": {'; '.join(changed)}" if changed else "")
-                    + "; rerun with the same options, or start a new run without --resume"
-                )
+                raise ConfigMismatchError(unfinished.run_id, changed)
             return unfinished.run_id
         run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self.store.start_run(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from agent_lab.errors import ComparisonError
 from agent_lab.lab.report.wording import counted
 from agent_lab.lab.stats.history import RunChange, compare_runs
 from agent_lab.lab.stats.metrics import Estimate, case_means, paired_difference
@@ -144,19 +145,19 @@ def gate(
     """Every check of ``after`` against ``before``, for ``policies`` (default: all they share).
 
     Raises:
-        ValueError: The runs share no policy, or not one named in ``policies``, or a
+        ComparisonError: The runs share no policy, or not one named in ``policies``, or a
             chosen policy has no case in both runs.
     """
     shared = sorted({t.policy for t in before} & {t.policy for t in after})
     chosen = [p for p in shared if not policies or p in policies]
     if not chosen:
         wanted = ", ".join(policies) if policies else "any policy"
-        raise ValueError(f"the two runs share no trials of {wanted}")
+        raise ComparisonError(f"the two runs share no trials of {wanted}")
     for policy in chosen:
         old = {t.case_id for t in before if t.policy == policy and not t.warmup}
         if not old & {t.case_id for t in after if t.policy == policy and not t.warmup}:
             # Nothing paired is nothing gated: passing would wave any run through.
-            raise ValueError(f"the two runs share no case of {policy}: nothing to compare")
+            raise ComparisonError(f"the two runs share no case of {policy}: nothing to compare")
     rng = np.random.default_rng(seed)
     costs = {
         change.comparison.policy: change

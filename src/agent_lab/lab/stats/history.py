@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_lab.errors import ComparisonError
 from agent_lab.lab.report.wording import counted
 from agent_lab.lab.stats.metrics import Comparison, compare
 
@@ -96,11 +97,11 @@ def compare_runs(
     """Each policy both runs have, ``after`` against ``before``, paired by case.
 
     Raises:
-        ValueError: The runs share no policy.
+        ComparisonError: The runs share no policy.
     """
     shared = sorted({t.policy for t in before} & {t.policy for t in after})
     if not shared:
-        raise ValueError("the two runs share no policy")
+        raise ComparisonError("the two runs share no policy")
     changes: list[RunChange] = []
     for policy in shared:
         # The earlier run's trials become a baseline policy of their own, so the

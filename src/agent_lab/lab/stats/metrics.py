@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agent_lab.application.events.models import Status
+from agent_lab.errors import ComparisonError
 from agent_lab.lab.stats.intervals import wilson
 
 if TYPE_CHECKING:
@@ -375,7 +376,7 @@ def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> l
     the interval reflects which requests were asked, not only chance.
 
     Raises:
-        ValueError: ``baseline`` has no trials in ``trials``.
+        ComparisonError: ``baseline`` has no trials in ``trials``.
     """
     rng = np.random.default_rng(seed)
     per_case: dict[str, dict[str, dict[str, list[float]]]] = {}
@@ -386,7 +387,9 @@ def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> l
             if value is not None:
                 metrics.setdefault(name, {}).setdefault(trial.case_id, []).append(value)
     if baseline not in per_case:
-        raise ValueError(f"no trials of baseline policy {baseline!r} (have: {', '.join(per_case)})")
+        raise ComparisonError(
+            f"no trials of baseline policy {baseline!r} (have: {', '.join(per_case)})"
+        )
     out: list[Comparison] = []
     for policy, own in per_case.items():
         if policy == baseline:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from agent_lab.errors import SettingError
 from agent_lab.lab.stats.metrics import Estimate, references, summarize
 from agent_lab.providers.profiles import RATES
 
@@ -45,26 +46,27 @@ def parse_vary(items: Sequence[str]) -> list[tuple[str, list[float]]]:
     """``KEY=V1,V2,...`` items into (key, values), each value a rate in [0, 1].
 
     Raises:
-        ValueError: A malformed item, an unknown key, a value out of range, or a key twice.
+        SettingError: Of setting ``vary``: a malformed item, an unknown key, a value
+            out of range, a key twice, or no item.
     """
     varied: list[tuple[str, list[float]]] = []
     for item in items:
         key, sep, text = item.partition("=")
         if not sep or key not in RATES:
-            raise ValueError(
-                f"--vary {item!r}: expected KEY=V1,V2,... with KEY one of {', '.join(RATES)}"
+            raise SettingError(
+                "vary", f"{item!r}: expected KEY=V1,V2,... with KEY one of {', '.join(RATES)}"
             )
         try:
             values = [float(part) for part in text.split(",") if part.strip()]
         except ValueError:
-            raise ValueError(f"--vary {item!r}: the values must be numbers") from None
+            raise SettingError("vary", f"{item!r}: the values must be numbers") from None
         if len(values) < 2 or any(not 0 <= v <= 1 or math.isnan(v) for v in values):
-            raise ValueError(f"--vary {item!r}: give at least two rates, each in [0, 1]")
+            raise SettingError("vary", f"{item!r}: give at least two rates, each in [0, 1]")
         if key in dict(varied):
-            raise ValueError(f"--vary {key} is given twice")
+            raise SettingError("vary", f"{key} is given twice")
         varied.append((key, sorted(set(values))))
     if not varied:
-        raise ValueError("a sweep needs at least one --vary KEY=V1,V2,...")
+        raise SettingError("vary", "needs at least one KEY=V1,V2,... for a sweep")
     return varied
 
 
