@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.cli.providers import BuiltProvider
     from agent_lab.lab.workload import Workload
+    from agent_lab.otel import Tracing
 
 __all__ = ["execute", "failed_trials"]
 
@@ -60,48 +61,26 @@ def execute(
     With ``otel_file`` (or an OTLP endpoint in the environment), each trial is a
     dispatch span and each provider call a child span.
     """
-    config = RunConfig(
-        workload=workload.name,
-        plugins=plugins_ref,
-        policies=tuple(policies),
-        provider=built.name,
-        model=built.model,
-        provider_settings=built.settings,
-        workload_hash=workload.fingerprint(),
-        **settings,
+    config = _run_config(
+        built, workload=workload, plugins_ref=plugins_ref, policies=policies, settings=settings
     )
-    # With a trial timeout, plugin code runs in worker threads: a resolver or handler that
-    # blocks then cannot stall the event loop, so the timeout holds and other trials'
-    # latencies are their own. Timed-out calls keep their thread until they return, hence
-    # a pool larger than the concurrency. Without a timeout, no thread hop is paid.
-    offload = (
-        None
-        if config.timeout is None
-        else ThreadPoolExecutor(
-            max_workers=max(32, 4 * config.concurrency), thread_name_prefix="agent-lab-plugin"
-        )
-    )
+    offload = _plugin_pool(config)
     with (
         open_store(db) as store,
         tracing_for(otel_file, stderr) as tracing,
         _shut_down_after(offload),
     ):
-        traced = built.provider if tracing is None else tracing.provider(built.provider)
-        provider = MeteredProvider(traced)
-        runner = Runner(
-            store,
-            workload,
-            plugins,
-            {name: make_policy(name, plugins, provider, offload=offload) for name in policies},
-            config,
-            simulated=built.simulated,
-            # Progress is for a person watching: on standard error, and only when it is a
-            # terminal, so that output piped to a file (--json) holds nothing else.
-            progress=progress and is_terminal(stderr),
-            progress_to=stderr,
-            closing=(built.provider,),
-            setup=(built.provider,),
+        runner = _runner(
+            built,
+            store=store,
+            workload=workload,
+            plugins=plugins,
+            policies=policies,
+            config=config,
+            offload=offload,
             tracing=tracing,
+            progress=progress,
+            stderr=stderr,
         )
         try:
             run_id = runner.prepare(resume=resume)
@@ -109,14 +88,7 @@ def execute(
             raise UsageError(said(err)) from err
         try:
             asyncio.run(runner.run(run_id))
-            if runner.stalls:
-                print(
-                    f"agent-lab: the event loop was blocked {len(runner.stalls)} time(s), the "
-                    f"longest {max(runner.stalls):.1f} s, by code that does not await (a "
-                    "provider's, or a plugin's without --timeout): latencies measured "
-                    "meanwhile include the wait",
-                    file=stderr,
-                )
+            _warn_of_stalls(runner.stalls, stderr)
         except KeyboardInterrupt:
             print(
                 f"interrupted: {store.count(run_id)} trials are saved; continue with --resume",
@@ -129,6 +101,87 @@ def execute(
         finally:
             _record_format(store, run_id, built, stderr)
     return run_id
+
+
+def _run_config(
+    built: BuiltProvider,
+    *,
+    workload: Workload,
+    plugins_ref: str,
+    policies: Sequence[str],
+    settings: dict[str, Any],
+) -> RunConfig:
+    """What the run is of, as its provenance records it."""
+    return RunConfig(
+        workload=workload.name,
+        plugins=plugins_ref,
+        policies=tuple(policies),
+        provider=built.name,
+        model=built.model,
+        provider_settings=built.settings,
+        workload_hash=workload.fingerprint(),
+        **settings,
+    )
+
+
+def _plugin_pool(config: RunConfig) -> ThreadPoolExecutor | None:
+    """The worker threads plugin code runs in under a trial timeout; none without one."""
+    # With a trial timeout, plugin code runs in worker threads: a resolver or handler that
+    # blocks then cannot stall the event loop, so the timeout holds and other trials'
+    # latencies are their own. Timed-out calls keep their thread until they return, hence
+    # a pool larger than the concurrency. Without a timeout, no thread hop is paid.
+    return (
+        None
+        if config.timeout is None
+        else ThreadPoolExecutor(
+            max_workers=max(32, 4 * config.concurrency), thread_name_prefix="agent-lab-plugin"
+        )
+    )
+
+
+def _runner(
+    built: BuiltProvider,
+    *,
+    store: Store,
+    workload: Workload,
+    plugins: PluginSet,
+    policies: Sequence[str],
+    config: RunConfig,
+    offload: ThreadPoolExecutor | None,
+    tracing: Tracing | None,
+    progress: bool,
+    stderr: TextIO,
+) -> Runner:
+    """The runner of every policy, its provider traced (when asked) and metered."""
+    traced = built.provider if tracing is None else tracing.provider(built.provider)
+    provider = MeteredProvider(traced)
+    return Runner(
+        store,
+        workload,
+        plugins,
+        {name: make_policy(name, plugins, provider, offload=offload) for name in policies},
+        config,
+        simulated=built.simulated,
+        # Progress is for a person watching: on standard error, and only when it is a
+        # terminal, so that output piped to a file (--json) holds nothing else.
+        progress=progress and is_terminal(stderr),
+        progress_to=stderr,
+        closing=(built.provider,),
+        setup=(built.provider,),
+        tracing=tracing,
+    )
+
+
+def _warn_of_stalls(stalls: Sequence[float], stderr: TextIO) -> None:
+    """Say that latencies include waits for code that blocked the event loop, if any did."""
+    if stalls:
+        print(
+            f"agent-lab: the event loop was blocked {len(stalls)} time(s), the "
+            f"longest {max(stalls):.1f} s, by code that does not await (a "
+            "provider's, or a plugin's without --timeout): latencies measured "
+            "meanwhile include the wait",
+            file=stderr,
+        )
 
 
 @contextmanager

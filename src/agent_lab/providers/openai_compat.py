@@ -288,28 +288,44 @@ class OpenAIProvider:
                     redact=self._redact,
                     prices=self.prices,
                 )
-            # A refused format is not retried as it is: auto moves to the next one.
-            refused = self._format.auto and refusal(failure, mode) is not None
-            if refused or not failure.retryable or attempt >= self.max_attempts:
-                # Messages are redacted where they are made: a key never reaches a log.
-                _log.info(
-                    "%s failed after %d attempt(s): %s: %s",
-                    model, attempt, failure.reason, failure.message,
-                )  # fmt: skip
-                return ProviderReply(
-                    usage=Usage(requests=attempt, model=model),
-                    latency_ns=self._clock.monotonic_ns() - started,
-                    failure=ProviderFailure(
-                        reason=failure.reason,
-                        message=f"{failure.message} (after {attempt} attempt(s))",
-                        retryable=failure.retryable,
-                    ),
-                )
-            _log.info(
-                "%s attempt %d of %d failed (%s: %s); retrying in %.2f s",
-                model, attempt, self.max_attempts, failure.reason, failure.message, wait,
-            )  # fmt: skip
-            await self._sleep(wait)
+            if self._gives_up(failure, attempt, mode=mode):
+                return self._failure_reply(failure, attempt, model=model, started=started)
+            await self._wait_to_retry(failure, attempt, model=model, wait=wait)
+
+    def _gives_up(self, failure: ProviderFailure, attempt: int, *, mode: StructuredOutput) -> bool:
+        """Whether this failure ends the call: not retryable, out of attempts, or a refusal."""
+        # A refused format is not retried as it is: auto moves to the next one.
+        refused = self._format.auto and refusal(failure, mode) is not None
+        return refused or not failure.retryable or attempt >= self.max_attempts
+
+    def _failure_reply(
+        self, failure: ProviderFailure, attempt: int, *, model: str, started: int
+    ) -> ProviderReply:
+        """The call's reply when it gives up: the last failure, with every attempt counted."""
+        # Messages are redacted where they are made: a key never reaches a log.
+        _log.info(
+            "%s failed after %d attempt(s): %s: %s",
+            model, attempt, failure.reason, failure.message,
+        )  # fmt: skip
+        return ProviderReply(
+            usage=Usage(requests=attempt, model=model),
+            latency_ns=self._clock.monotonic_ns() - started,
+            failure=ProviderFailure(
+                reason=failure.reason,
+                message=f"{failure.message} (after {attempt} attempt(s))",
+                retryable=failure.retryable,
+            ),
+        )
+
+    async def _wait_to_retry(
+        self, failure: ProviderFailure, attempt: int, *, model: str, wait: float
+    ) -> None:
+        """Log the failed attempt, then wait ``wait`` seconds before the next one."""
+        _log.info(
+            "%s attempt %d of %d failed (%s: %s); retrying in %.2f s",
+            model, attempt, self.max_attempts, failure.reason, failure.message, wait,
+        )  # fmt: skip
+        await self._sleep(wait)
 
     async def _send(self, client: openai.AsyncOpenAI, arguments: dict[str, Any]) -> bytes:
         # The SDK's generic post: its typed create() rewrites the parameters

@@ -210,81 +210,13 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
     """
     source, target = Path(folder), Path(out)
     skipped = _Skipped()
-    schema_path = source / "schema.json"
-    if not schema_path.exists():
-        raise DatasetImportError(f"{source}: no schema.json, so no service can be converted")
-    loaded_services = _load(schema_path, skipped.files)
-    if not isinstance(loaded_services, list):
-        reasons = [asdict(file) for file in skipped.files]
-        raise DatasetImportError(f"{schema_path}: not a list of services ({reasons})")
-    services = _services(loaded_services, skipped)
+    services = _schema_services(source, skipped)
     dialogue_files = sorted(source.glob("dialogues_*.json"))
-    known = {"schema.json", "README.md", "LICENSE.txt"}
-    extra_files = sorted(
-        p.name
-        for p in source.iterdir()
-        if p.is_file() and p not in dialogue_files and p.name not in known
-    )
+    extra_files = _extra_files(source, dialogue_files)
     dialogues = [dialogue for path in dialogue_files for dialogue in _dialogues(path, skipped)]
-
-    # The values each slot takes in service calls tell what kind of value it is.
-    observed: dict[tuple[str, str], set[str]] = {}
-    for dialogue in dialogues:
-        for turn in dialogue.turns:
-            for frame in turn.frames:
-                if frame.call is not None:
-                    for slot, value in frame.call.parameters.items():
-                        observed.setdefault((frame.service, slot), set()).add(value)
-
-    events = SGDEvents(observed)
-    for service in services:
-        try:
-            events.add(service)
-        except (KeyError, DefinitionError) as err:
-            skipped.services.append(
-                SkippedService(service=service.name, reason=f"{type(err).__name__}: {err}")
-            )
-
-    variants: dict[str, list[dict[str, Any]]] = {"utterance": [], "payload": []}
-    written: set[str] = set()
-    for dialogue in dialogues:
-        user_turns: list[str] = []
-        stated: dict[str, dict[str, str]] = {}  # service -> slot -> canonical value said so far
-        before_last_user: dict[str, dict[str, str]] = {}
-        for index, turn in enumerate(dialogue.turns):
-            if turn.speaker == "USER":
-                user_turns.append(turn.utterance)
-                before_last_user = _payload_at(turn, stated)
-            for frame in turn.frames:
-                if frame.call is not None and turn.speaker == "SYSTEM":
-                    site = _CallSite(dialogue.id, index, frame.service, frame.call)
-                    problem = (
-                        "duplicate case id"
-                        if site.case_id in written
-                        else _add_case(site, user_turns, before_last_user, events.intents, variants)
-                    )
-                    if problem is None:
-                        written.add(site.case_id)
-                    else:
-                        skipped.calls.append(SkippedItem(case=site.case_id, reason=problem))
-                for action in frame.actions:
-                    said = action.canonical_values
-                    if action.act in ("INFORM", "OFFER", "CONFIRM") and action.slot and said:
-                        stated.setdefault(frame.service, {})[action.slot] = said[0]
-    target.mkdir(parents=True, exist_ok=True)
-    write_events(
-        target,
-        {
-            "source": "sgd",
-            "reference_date": REFERENCE_DATE,
-            "attribution": ATTRIBUTION,
-            "events": events.definitions,
-        },
-        indent=1,
-    )
-    for variant, cases in variants.items():
-        write_workload(target, variant, cases)
-    write_readme(target, "SGD", ATTRIBUTION, "and every skipped item")
+    events = _events(services, _observed(dialogues), skipped)
+    variants = _cases(dialogues, events.intents, skipped)
+    _write_dataset(target, events, variants)
     report = SGDReport(
         folder=source.name,
         rules=(__doc__ or "").split("Mapping rules")[1].split("The data is")[0].strip(),
@@ -308,6 +240,108 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
     )
     write_report(target, report)
     return report
+
+
+def _schema_services(source: Path, skipped: _Skipped) -> list[Service]:
+    """The services of ``schema.json``; without a readable list of them, nothing converts."""
+    schema_path = source / "schema.json"
+    if not schema_path.exists():
+        raise DatasetImportError(f"{source}: no schema.json, so no service can be converted")
+    loaded_services = _load(schema_path, skipped.files)
+    if not isinstance(loaded_services, list):
+        reasons = [asdict(file) for file in skipped.files]
+        raise DatasetImportError(f"{schema_path}: not a list of services ({reasons})")
+    return _services(loaded_services, skipped)
+
+
+def _extra_files(source: Path, dialogue_files: list[Path]) -> list[str]:
+    """Files of the folder that are neither dialogues nor the schema (left alone)."""
+    known = {"schema.json", "README.md", "LICENSE.txt"}
+    return sorted(
+        p.name
+        for p in source.iterdir()
+        if p.is_file() and p not in dialogue_files and p.name not in known
+    )
+
+
+def _observed(dialogues: list[Dialogue]) -> dict[tuple[str, str], set[str]]:
+    """The values each (service, slot) takes in service calls: they tell what kind it is."""
+    observed: dict[tuple[str, str], set[str]] = {}
+    for dialogue in dialogues:
+        for turn in dialogue.turns:
+            for frame in turn.frames:
+                if frame.call is not None:
+                    for slot, value in frame.call.parameters.items():
+                        observed.setdefault((frame.service, slot), set()).add(value)
+    return observed
+
+
+def _events(
+    services: list[Service], observed: dict[tuple[str, str], set[str]], skipped: _Skipped
+) -> SGDEvents:
+    """An event per (service, intent); a service that cannot make its events is skipped."""
+    events = SGDEvents(observed)
+    for service in services:
+        try:
+            events.add(service)
+        except (KeyError, DefinitionError) as err:
+            skipped.services.append(
+                SkippedService(service=service.name, reason=f"{type(err).__name__}: {err}")
+            )
+    return events
+
+
+def _cases(
+    dialogues: list[Dialogue], intents: dict[str, dict[str, Any]], skipped: _Skipped
+) -> dict[str, list[dict[str, Any]]]:
+    """Each system service call as a case of both variants, read turn by turn."""
+    variants: dict[str, list[dict[str, Any]]] = {"utterance": [], "payload": []}
+    written: set[str] = set()
+    for dialogue in dialogues:
+        user_turns: list[str] = []
+        stated: dict[str, dict[str, str]] = {}  # service -> slot -> canonical value said so far
+        before_last_user: dict[str, dict[str, str]] = {}
+        for index, turn in enumerate(dialogue.turns):
+            if turn.speaker == "USER":
+                user_turns.append(turn.utterance)
+                before_last_user = _payload_at(turn, stated)
+            for frame in turn.frames:
+                if frame.call is not None and turn.speaker == "SYSTEM":
+                    site = _CallSite(dialogue.id, index, frame.service, frame.call)
+                    problem = (
+                        "duplicate case id"
+                        if site.case_id in written
+                        else _add_case(site, user_turns, before_last_user, intents, variants)
+                    )
+                    if problem is None:
+                        written.add(site.case_id)
+                    else:
+                        skipped.calls.append(SkippedItem(case=site.case_id, reason=problem))
+                for action in frame.actions:
+                    said = action.canonical_values
+                    if action.act in ("INFORM", "OFFER", "CONFIRM") and action.slot and said:
+                        stated.setdefault(frame.service, {})[action.slot] = said[0]
+    return variants
+
+
+def _write_dataset(
+    target: Path, events: SGDEvents, variants: dict[str, list[dict[str, Any]]]
+) -> None:
+    """The events, a workload per variant and the README (the report comes last)."""
+    target.mkdir(parents=True, exist_ok=True)
+    write_events(
+        target,
+        {
+            "source": "sgd",
+            "reference_date": REFERENCE_DATE,
+            "attribution": ATTRIBUTION,
+            "events": events.definitions,
+        },
+        indent=1,
+    )
+    for variant, cases in variants.items():
+        write_workload(target, variant, cases)
+    write_readme(target, "SGD", ATTRIBUTION, "and every skipped item")
 
 
 @dataclass(frozen=True, slots=True)
