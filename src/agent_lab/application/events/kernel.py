@@ -50,6 +50,7 @@ from agent_lab.strict_json import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
     from concurrent.futures import Executor
 
     from agent_lab.application.events.registry import EventRegistry, RegisteredEvent
@@ -62,6 +63,32 @@ def _to_pointer(name_or_pointer: str) -> str:
     if name_or_pointer.startswith("/"):
         return name_or_pointer
     return "/" + escape_pointer_token(name_or_pointer)
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    """What plugin code raised, in place of what it should have returned."""
+
+    error: Exception
+
+
+def _handled(returned: object, arguments: JSONObject, trace: Trace) -> EventResult:
+    """K21: success with the handler's output, when it returned JSON data and did not raise."""
+    if isinstance(returned, _Raised):
+        message = describe_error(returned.error)
+        return trace.finish(
+            Status.HANDLER_ERROR, Reason.HANDLER_ERROR, message, arguments=arguments
+        )
+    try:
+        output = ensure_json_data(returned)
+    except StrictJSONError as err:
+        return trace.finish(
+            Status.HANDLER_ERROR,
+            Reason.HANDLER_OUTPUT_NOT_JSON,
+            f"handler output: {err}",
+            arguments=arguments,
+        )
+    return trace.finish(Status.SUCCESS, Reason.COMPLETED, arguments=arguments, output=output)
 
 
 class _Own(Enum):
@@ -215,10 +242,7 @@ class EventKernel:
             try:
                 resolution = yield resolver, event
             except Exception as err:
-                trace.resolve_ns = trace.clock.monotonic_ns() - started
-                return trace.finish(
-                    Status.DEFINITION_ERROR, Reason.RESOLVER_ERROR, describe_error(err)
-                )
+                resolution = _Raised(err)
             trace.resolve_ns = trace.clock.monotonic_ns() - started
         read = self._read_resolution(resolution, trace)
         if isinstance(read, EventResult):
@@ -232,23 +256,17 @@ class EventKernel:
         missing = with_declared(check.missing, declared_missing, arguments)
         if missing or complete is False:
             # K13-K19: the user is asked, or the fallback, and its reply merged.
-            filled = yield from fill_gaps(
-                Gap(
-                    entry=entry,
-                    validator=validator,
-                    event=event,
-                    arguments=arguments,
-                    found=check.missing,
-                    missing=missing,
-                    declared=declared_missing,
-                    complete=complete,
-                ),
-                fallback if self._allow_fallback else None,
-                self._reply_limits if reply_given else self._limits,
-                configured=fallback is not None,
-                reply_given=reply_given,
-                trace=trace,
+            gap = Gap(
+                entry=entry,
+                validator=validator,
+                event=event,
+                arguments=arguments,
+                found=check.missing,
+                missing=missing,
+                declared=declared_missing,
+                complete=complete,
             )
+            filled = yield from self._filled(gap, fallback, reply_given=reply_given, trace=trace)
             if isinstance(filled, EventResult):
                 return filled
             arguments = filled
@@ -274,24 +292,25 @@ class EventKernel:
                     given = MappingProxyType(copy_object(arguments))
                 returned = yield cast("PluginCall", (handler, given))
             except Exception as err:
-                trace.handler_ns = trace.clock.monotonic_ns() - started
-                return trace.finish(
-                    Status.HANDLER_ERROR,
-                    Reason.HANDLER_ERROR,
-                    describe_error(err),
-                    arguments=arguments,
-                )
+                returned = _Raised(err)
             trace.handler_ns = trace.clock.monotonic_ns() - started
-            try:
-                output = ensure_json_data(returned)
-            except StrictJSONError as err:
-                return trace.finish(
-                    Status.HANDLER_ERROR,
-                    Reason.HANDLER_OUTPUT_NOT_JSON,
-                    f"handler output: {err}",
-                    arguments=arguments,
-                )
+            return _handled(returned, arguments, trace)
         return trace.finish(Status.SUCCESS, Reason.COMPLETED, arguments=arguments, output=output)
+
+    def _filled(
+        self, gap: Gap, fallback: Fallback | None, *, reply_given: bool, trace: Trace
+    ) -> Generator[PluginCall, object, JSONObject | EventResult]:
+        """K13-K19 under this kernel's policy and bounds (``fill_gaps``)."""
+        return (
+            yield from fill_gaps(
+                gap,
+                fallback if self._allow_fallback else None,
+                self._reply_limits if reply_given else self._limits,
+                configured=fallback is not None,
+                reply_given=reply_given,
+                trace=trace,
+            )
+        )
 
     # The stages -----------------------------------------------------------------------
 
@@ -314,6 +333,9 @@ class EventKernel:
         resolution: object, trace: Trace
     ) -> tuple[JSONObject, bool | None, tuple[str, ...]] | EventResult:
         """K11: a mapping or a ``Resolution`` of JSON data, or the plugin is broken."""
+        if isinstance(resolution, _Raised):
+            message = describe_error(resolution.error)
+            return trace.finish(Status.DEFINITION_ERROR, Reason.RESOLVER_ERROR, message)
         complete: bool | None = None
         declared_missing: tuple[str, ...] = ()
         if isinstance(resolution, Resolution):
