@@ -141,3 +141,33 @@ def test_every_failed_request_is_stored_as_a_failure_with_its_attempts(
         routing_failed += bool(ledger["route"]["attempts"])
     # The out-of-domain cases reached no event: their routing request is what failed.
     assert routing_failed > 0
+
+
+@pytest.mark.slow
+def test_the_worst_case_is_the_providers_attempts_per_request_and_one_request_per_message(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """One retry policy per layer: the provider retries a request (3 attempts); nothing else.
+
+    Deterministic-first sends at most one request per message (the routing
+    choice, whose arguments then fill the gaps, or the fallback), as
+    LLM-always does; the kernel does not multiply a provider's failure, and
+    the runner tries a trial again only when it timed out or its policy
+    raised. So a server that always fails sees 3 requests per trial here.
+    """
+    server.responder = lambda body: status(503, json.dumps({"error": {"message": "down"}}))
+    db = tmp_path / "r.sqlite"
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--no-progress", "--warmup", "0",
+        "--limit", "12", "--provider", "openai", "--model", "m", "--base-url", server.url,
+        "--structured-output", "json_object", "--concurrency", "4", "--db", str(db),
+    ]  # fmt: skip
+    run(argv, stdout=out, stderr=err)
+    with Store(db, read_only=True) as store:
+        [record] = store.runs()
+        trials = store.trials(record.run_id, include_warmup=False)
+    asked = [t for t in trials if t.llm_calls]
+    assert asked
+    assert {t.llm_calls for t in asked} == {3}
+    assert len(server.requests) == sum(t.llm_calls for t in trials)
