@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -17,6 +19,7 @@ from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import ModuleType
 
 __all__ = ["MAX_EVENTS_BYTES", "PluginLoadError", "load_plugins"]
 
@@ -58,8 +61,43 @@ def _from_folder(folder: Path) -> PluginSet:
     return PluginSet(name=str(folder), definitions=tuple(definitions))
 
 
+def _imported(module_name: str) -> ModuleType:
+    """The module, as Python finds it, else from the current folder or a file path.
+
+    ``agent-lab`` runs as a console script, whose ``sys.path`` does not hold
+    the folder it was started in (``python -m`` and ``python script.py``
+    do): a user's ``my_events.py`` beside them would not be found. So a
+    module that is not found is looked for in the current folder too, and a
+    reference may name a file (``plugins/my_events.py:plugins``).
+    """
+    if module_name.endswith(".py"):
+        path = Path(module_name).resolve()
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            raise ModuleNotFoundError(f"no Python file at {module_name}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        top = module_name.partition(".")[0]
+        here = str(Path.cwd())
+        if err.name != top or here in sys.path:
+            raise
+    sys.path.insert(0, here)
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        sys.path.remove(here)
+
+
 def load_plugins(reference: str) -> PluginSet:
     """Load a plugin set from ``package.module:attribute``, or from an imported folder.
+
+    The module is found as Python finds it, else in the current folder; it
+    may also be named by its file (``plugins/my_events.py:plugins``).
 
     A folder written by ``agent-lab import`` holds ``events.json``: its events
     get the schema-driven resolver (``SchemaResolver``) and no routes.
@@ -80,7 +118,7 @@ def load_plugins(reference: str) -> PluginSet:
             f"{reference!r}: expected MODULE:ATTRIBUTE, e.g. agent_lab.demo:plugins"
         )
     try:
-        module = importlib.import_module(module_name)
+        module = _imported(module_name)
     except Exception as err:
         raise PluginLoadError(
             f"{reference!r}: cannot import {module_name}: {type(err).__name__}: {err}"
