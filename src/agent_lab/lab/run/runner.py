@@ -285,11 +285,10 @@ class Runner:
                     record.case_id, record.policy, record.repeat, record.status,
                     record.reason, record.llm_calls, record.latency_ns / 1e6,
                 )  # fmt: skip
-            # Encoded now, not by the writer: a row of text and numbers is nothing for the
+            # Encoded now, not by the writer: rows of text and numbers are nothing for the
             # garbage collector to trace, where records waiting with their ledgers (a dozen
-            # containers each) set off full collections. With the yield below, the collector's
-            # time in bench_runner.py's simulated run fell from 1.3-1.9 s to 0.02 s (24,060
-            # trials: 55-75 us a trial; gc.callbacks, two runs each, 2 shared cores).
+            # containers each) set off full collections: 1.0-1.9 s of bench_runner.py's
+            # simulated run (24,060 trials: 40-80 us a trial), now 0.02 s (gc.callbacks).
             await flow.rows.put(encode_trial(flow.run_id, record))
             if flow.rows.qsize() >= self.batch:
                 # Trials that never wait (a model simulated at zero latency) would all run
