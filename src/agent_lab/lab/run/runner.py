@@ -9,7 +9,7 @@ import random
 import sys
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
@@ -57,12 +57,6 @@ class _Trial:
     warmup: bool
 
 
-@dataclass
-class _Tally:
-    done: int = 0
-    errors: list[str] = field(default_factory=list[str])
-
-
 class _Flow:
     """One call of ``Runner.run``: the trials not started, the rows not written, the counts."""
 
@@ -74,7 +68,8 @@ class _Flow:
         for trial in pending:
             self.trials.put_nowait(trial)
         self.rows: asyncio.Queue[TrialRow | None] = asyncio.Queue()
-        self.tally = _Tally()
+        self.done = 0
+        """Trials written so far by this call."""
         self.written = 0
         self.bar: Progress | None = None
         self.task: Any = None
@@ -252,7 +247,7 @@ class Runner:
             limiter = _RateLimiter(self.config.rate_limit, self.clock)
             workers = [asyncio.create_task(self._work(flow, limiter)) for _ in range(count)]
             if flow.bar is not None:
-                updater = asyncio.create_task(self._rates(flow.bar, flow.task, flow.tally, started))
+                updater = asyncio.create_task(self._rates(flow.bar, flow.task, flow, started))
             watcher = asyncio.create_task(self._watch_stalls())
             await asyncio.gather(*workers)
         finally:
@@ -267,7 +262,7 @@ class Runner:
                     (updater, watcher),
                     bar=flow.bar,
                     task=flow.task,
-                    completed=flow.before + flow.tally.done,
+                    completed=flow.before + flow.done,
                 )
 
     async def _work(self, flow: _Flow, limiter: _RateLimiter) -> None:
@@ -323,9 +318,9 @@ class Runner:
                 while not flow.trials.empty():
                     flow.trials.get_nowait()
                 raise
-            flow.tally.done += len(chunk)
+            flow.done += len(chunk)
             if flow.bar is not None:
-                flow.bar.update(flow.task, completed=flow.before + flow.tally.done)
+                flow.bar.update(flow.task, completed=flow.before + flow.done)
 
     async def _wind_down(
         self,
@@ -388,11 +383,11 @@ class Runner:
             if late >= STALL_S:
                 self.stalls.append(late)
 
-    async def _rates(self, bar: Progress, task: Any, tally: _Tally, started: int) -> None:
+    async def _rates(self, bar: Progress, task: Any, flow: _Flow, started: int) -> None:
         while True:
             await asyncio.sleep(0.5)
             elapsed = (self.clock.monotonic_ns() - started) / 1e9
-            bar.update(task, rate=f"{tally.done / elapsed:,.1f} trials/s" if elapsed else "")
+            bar.update(task, rate=f"{flow.done / elapsed:,.1f} trials/s" if elapsed else "")
 
     async def _attempt(self, policy: Policy, case: Case) -> AgentReply | PolicyFailure:
         """The policy's reply, with up to ``retries`` more tries when it raises or times out."""
