@@ -21,12 +21,12 @@ step can be rerun by hand):
 * with ``--local-sample N`` (default 40, 0 to skip), runs the embedded local
   model on a stratified sample of N cases, and ``agent-lab demo`` itself;
 * measures routing with no LLM (``agent-lab routing``): the lexical router's
-  margin on BFCL multiple, the demo's routes against its lexical figure, the
-  lone-candidate name rule on BFCL simple and irrelevance and on the demo's
-  events one at a time (tuned on even case numbers, reported on odd), and
-  runs BFCL simple with its one function unnamed (``event_given`` false: a
-  plugin set of one function), to count the requests the rule saves.
-  ``--routing-only`` runs this part alone.
+  margin on BFCL multiple, the demo's routes against its lexical figure, and
+  the lone-candidate name rule on BFCL simple and irrelevance and on the
+  demo's events one at a time (tuned on even case numbers, reported on odd).
+  ``--routing-only`` runs this part alone. What the name rule saves is in the
+  BFCL simple and parallel runs themselves: the importer never names a
+  question's function, so each goes through routing.
 
 Each figure comes from ``agent-lab report --json``, ``precision --json`` or
 ``sweep --json``, the same numbers the reports print. The tables are written,
@@ -248,17 +248,6 @@ def name_rule_rows(name: str, split: str, figures: dict[str, Any]) -> list[str]:
     ]
 
 
-def unnamed(source: Path, target: Path) -> Path:
-    """The same cases with their one function unnamed: the agent must route each, or not."""
-    lines = source.read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    target.write_text(
-        "".join(json.dumps({**row, "event_given": False}) + "\n" for row in rows),
-        encoding="utf-8",
-    )
-    return target
-
-
 def tune_and_report(split: str) -> str:
     return f"{split} ({'tune' if split == 'even' else 'report'})"
 
@@ -278,7 +267,7 @@ def main() -> None:
     parser.add_argument("--local-sample", type=int, default=40)
     parser.add_argument("--no-demo", action="store_true", help="skip agent-lab demo")
     parser.add_argument(
-        "--routing-only", action="store_true", help="only the routing tables and their run"
+        "--routing-only", action="store_true", help="only the routing tables (no LLM)"
     )
     options = parser.parse_args()
     out: Path = options.out
@@ -309,8 +298,6 @@ def main() -> None:
     no_regret = list(NO_REGRET_HEADER)
     routing = list(ROUTING_HEADER)
     name_rule = list(NAME_RULE_HEADER)
-    one_function = list(POLICY_HEADER)
-    one_function_regret = list(NO_REGRET_HEADER)
     for name in names:
         source, workload = WORKLOADS[name]
         data = sgd_dev if source == "sgd" else bfcl
@@ -333,16 +320,6 @@ def main() -> None:
                     "--split", split,
                 )  # fmt: skip
                 name_rule += name_rule_rows(name, tune_and_report(split), figures)
-        if name == "bfcl-simple":
-            cases_unnamed = unnamed(bfcl / workload, bfcl / "workload-simple_python-unnamed.jsonl")
-            db = out / "bfcl-simple-unnamed-ideal.sqlite"
-            db.unlink(missing_ok=True)
-            lab("run", str(cases_unnamed), *plugins, "--no-progress", "--concurrency",
-                options.concurrency, "--provider", "simulated", "--llm-profile", "ideal",
-                "--db", str(db))  # fmt: skip
-            report = lab.json("report", str(db))
-            one_function += policy_rows("bfcl-simple, unnamed", "simulated, ideal", report)
-            one_function_regret.append(no_regret_row("bfcl-simple, unnamed", report, db))
         if options.routing_only:
             continue
         if source != "demo" and "parallel" not in name and "irrelevance" not in name:
@@ -393,11 +370,9 @@ def main() -> None:
         ("No regret: deterministic-first against llm-always, paired", no_regret),
         ("The lexical router (no LLM)", routing),
         ("One candidate: the name rule (no LLM)", name_rule),
-        ("BFCL simple, its one function unnamed", one_function),
-        ("BFCL simple, its one function unnamed: requests", one_function_regret),
         (f"Local model ({options.local_sample}-case samples; the demo)", local),
     ]
-    routing_sections = (routing, name_rule, one_function, one_function_regret)
+    routing_sections = (routing, name_rule)
     text = "\n".join(
         section(title, lines)
         for title, lines in sections
