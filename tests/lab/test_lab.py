@@ -390,12 +390,24 @@ def test_intervals_do_not_depend_on_the_order_trials_ended_in() -> None:
     """
     import random
 
+    from agent_lab.lab.breakdown import breakdown
+    from agent_lab.lab.headline import headline
     from agent_lab.lab.metrics import compare, references, summarize
     from tests.lab.factories import trial
 
+    def headline_sentences(rows: list[Any]) -> list[str]:
+        return headline(
+            rows,
+            summarize(rows),
+            compare(rows, "a"),
+            breakdown(rows, "category", baseline="a"),
+            baseline="a",
+            provenance="test",
+        )
+
     trials = [
         trial(f"c{i}", policy, correct=(i * 7 + len(policy)) % 3 != 0, llm_calls=i % 2,
-              latency_ns=1000 + i * 37)
+              latency_ns=1000 + i * 37, category=("x", "y")[i % 2])
         for i in range(40)
         for policy in ("a", "b")
     ]  # fmt: skip
@@ -407,7 +419,14 @@ def test_intervals_do_not_depend_on_the_order_trials_ended_in() -> None:
         return (
             [by_name[p] for p in sorted(by_name)],
             references(rows),
-            sorted(compare(rows, "a"), key=lambda c: c.metric),
+            sorted(compare(rows, "a"), key=lambda c: (c.policy, c.metric)),
+            {
+                (group.name, figures.policy): figures
+                for group in breakdown(rows, "category", baseline="a")
+                for figures in group.figures
+            },
+            sorted(headline_sentences(rows), key=str),
         )
 
-    assert figures(trials) == figures(shuffled)
+    policies_reversed = sorted(trials, key=lambda t: t.policy, reverse=True)
+    assert figures(trials) == figures(shuffled) == figures(policies_reversed)

@@ -37,6 +37,7 @@ __all__ = [
     "compare",
     "paired_difference",
     "references",
+    "seeded",
     "summarize",
     "wilson",
 ]
@@ -258,13 +259,13 @@ def paired_difference(
     return _interval(_array(mine) - _array(theirs), _mean, rng)
 
 
-def _policy_rng(seed: int, policy: str) -> np.random.Generator:
-    """One generator per policy, from the seed and the policy's name.
+def seeded(seed: int, *about: str) -> np.random.Generator:
+    """A generator for one estimate, from the seed and what it is about (a policy, a metric...).
 
-    Its draws then depend on neither the order the policies came in nor the
-    order their trials ended in.
+    Each estimate draws from its own: its interval then depends neither on
+    the order the estimates are computed in nor on the order trials ended in.
     """
-    return np.random.default_rng([seed, zlib.crc32(policy.encode("utf-8"))])
+    return np.random.default_rng([seed, *(zlib.crc32(key.encode("utf-8")) for key in about)])
 
 
 def _in_case_order(row: TrialRecord) -> tuple[str, int]:
@@ -282,7 +283,7 @@ def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMet
         by_policy.setdefault(trial.policy, []).append(trial)
     out: list[PolicyMetrics] = []
     for policy, rows in by_policy.items():
-        rng = _policy_rng(seed, policy)
+        rng = seeded(seed, policy)
         rows.sort(key=_in_case_order)
 
         def cases(
@@ -399,7 +400,6 @@ def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> l
     Raises:
         ValueError: ``baseline`` has no trials in ``trials``.
     """
-    rng = np.random.default_rng(seed)
     per_case: dict[str, dict[str, dict[str, list[float]]]] = {}
     for trial in trials:
         metrics = per_case.setdefault(trial.policy, {})
@@ -424,7 +424,7 @@ def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> l
                     policy=policy,
                     baseline=baseline,
                     metric=name,
-                    ratio=_ratio_interval(a, b, rng),
+                    ratio=_ratio_interval(a, b, seeded(seed, policy, baseline, name)),
                     policy_mean=float(a.mean()) if shared else None,
                     baseline_mean=float(b.mean()) if shared else None,
                 )
