@@ -95,6 +95,11 @@ def _allowed(importer: str, imported: str) -> bool:
         return imported in GROUND or _under(
             imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
+    if _under(importer, "agent_lab.logs"):
+        # Reading logs: what a request offered becomes tool specs the agents read, no more.
+        return imported in GROUND or _under(
+            imported, "agent_lab.logs", "agent_lab.agents", "agent_lab.application"
+        )
     if _under(importer, "agent_lab.providers", "agent_lab.testing"):
         # Adapters above the port: the port and the kernel's values, nothing of the lab.
         return imported in GROUND or _under(

@@ -21,6 +21,7 @@ every exception class of the package, each under whoever must act::
     │   ├── PriceError             a price table or a price (ValueError)
     │   ├── ComparisonError        runs, or a baseline policy, with nothing to compare (ValueError)
     │   ├── ToolSpecError          a tool spec without a name (ValueError) [agents.tool_specs]
+    │   ├── LogError               a log line that cannot be used: its file and line [logs.record]
     │   └── SettingError           a setting out of range: a varied rate, a latency (ValueError)
     ├── DefinitionError            a plugin's event definition is broken: its author acts (K2, K4)
     │   └── SchemaError            a broken schema, found before its event is named (ValueError)

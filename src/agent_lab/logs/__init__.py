@@ -1,0 +1,1 @@
+"""An agent's own logs, read: the LLM requests it sent and what each model answered."""
