@@ -81,6 +81,21 @@ def test_text_parts_are_read_and_images_are_not_words() -> None:
     assert Turn.from_messages([{"role": "user", "content": [{"type": "image_url"}]}]) is None
 
 
+def test_the_resolvers_read_the_last_user_message_or_every_one_when_asked() -> None:
+    """``read="user_turns"``: a value said in an earlier turn is read too; by default it is not."""
+    talk = [
+        {"role": "user", "content": "get the weather forecast"},
+        {"role": "assistant", "content": "Where?"},
+        {"role": "user", "content": "in Paris"},
+    ]
+    assert decide(talk, [WEATHER]).arguments is None  # "in Paris" alone names no tool
+    assert Turn.from_messages(talk) == Turn(text="in Paris")
+    assert Turn.from_messages(talk, read="user_turns") == Turn(
+        text="get the weather forecast in Paris"
+    )
+    assert decide(talk, [WEATHER], read="user_turns").arguments == {"city": "Paris"}
+
+
 def test_sync_and_async_decide_alike() -> None:
     event = Event("set_timer", text="set a timer for 10 minutes", context={"now": "2026-12-01"})
     sync = decide(event, demo)

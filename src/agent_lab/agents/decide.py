@@ -17,7 +17,7 @@ from agent_lab.agents.decision import Decider
 from agent_lab.agents.outcome import Decision, Routing
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.tool_specs import plugins_from_tools, tool_name
-from agent_lab.agents.turn import Turn
+from agent_lab.agents.turn import Reading, Turn
 from agent_lab.application.events.models import Event, Status
 from agent_lab.strict_json import canonical_dumps
 from agent_lab.usage import Usage
@@ -76,6 +76,7 @@ def decide(
     chooser: ToolChooser | None = None,
     plugins: PluginSet | None = None,
     context: Mapping[str, object] | None = None,
+    read: Reading = "last",
 ) -> Decision:
     """Decide one message deterministic-first, in this thread.
 
@@ -84,9 +85,10 @@ def decide(
     (``unknown_event``: no route decided; ``missing_information``: what the
     words did not hold). ``plugins`` supplies your own resolvers (and routes)
     for the tools it names, beside tool specs; ``context`` gives the resolvers
-    facts such as ``now``.
+    facts such as ``now``; ``read`` what of a chat conversation the resolvers
+    read (its last user message, or every user message so far).
     """
-    turn = _turn(conversation, tools, context)
+    turn = _turn(conversation, tools, context, read)
     if turn is None:
         return _not_a_user_turn()
     return decider_for(tools, plugins=plugins).decide(turn, fallback=fallback, chooser=chooser)
@@ -100,9 +102,10 @@ async def adecide(
     chooser: ToolChooser | None = None,
     plugins: PluginSet | None = None,
     context: Mapping[str, object] | None = None,
+    read: Reading = "last",
 ) -> Decision:
     """``decide``, awaiting the model and async plugins."""
-    turn = _turn(conversation, tools, context)
+    turn = _turn(conversation, tools, context, read)
     if turn is None:
         return _not_a_user_turn()
     decider = decider_for(tools, plugins=plugins)
@@ -110,7 +113,7 @@ async def adecide(
 
 
 def _turn(
-    conversation: Conversation, tools: Tools, context: Mapping[str, object] | None
+    conversation: Conversation, tools: Tools, context: Mapping[str, object] | None, read: Reading
 ) -> Turn | None:
     if isinstance(conversation, Turn):
         return conversation
@@ -121,7 +124,7 @@ def _turn(
         if isinstance(tools, PluginSet)
         else tuple(name for tool in tools if (name := tool_name(tool)) is not None)
     )
-    return Turn.from_messages(conversation, candidates=offered, context=context)
+    return Turn.from_messages(conversation, candidates=offered, context=context, read=read)
 
 
 def _not_a_user_turn() -> Decision:

@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
 if TYPE_CHECKING:
     from agent_lab.application.events.models import Event
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["Turn", "message_text"]
+__all__ = ["Reading", "Turn", "message_text"]
+
+Reading: TypeAlias = Literal["last", "user_turns"]
+"""What of a conversation the resolvers read: the last user message (the default), or
+every user message so far joined (values said over several turns, with the risk that an
+earlier task's value is taken for this one's)."""
 
 
 def _empty() -> Mapping[str, object]:
@@ -57,12 +62,13 @@ class Turn:
         *,
         candidates: Sequence[str] | None = None,
         context: Mapping[str, object] | None = None,
+        read: Reading = "last",
     ) -> Turn | None:
         """The turn a chat conversation ends with, or ``None`` when it ends with no user message.
 
         Only a conversation whose last message is the user's asks for a decision:
         one that ends with a tool's result or the assistant's words is the model's
-        to continue.
+        to continue. ``read`` says what the resolvers read (``Reading``).
         """
         if not messages:
             return None
@@ -72,6 +78,9 @@ class Turn:
         text = message_text(last)
         if text is None:
             return None
+        if read == "user_turns":
+            said = (message_text(m) for m in messages if m.get("role") == "user")
+            text = " ".join(t for t in said if t)
         return cls(
             text=text,
             candidates=None if candidates is None else tuple(candidates),
