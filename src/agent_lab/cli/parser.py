@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.cli import checks, commands, loading
 from agent_lab.cli.gate_parser import add_gate
 from agent_lab.cli.routing_parser import add_routing
+from agent_lab.cli.shadow_parser import add_shadow
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -408,3 +409,4 @@ def _plugins(add_parser: AddParser) -> None:
     precision.set_defaults(handler=commands.precision)
 
     add_routing(add_parser)
+    add_shadow(add_parser)

@@ -1,0 +1,102 @@
+"""``agent-lab shadow``: an agent's own logs replayed, and what deterministic-first saves."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.loading import load_plugin_set, plugin_registry
+from agent_lab.cli.output import write_whole
+from agent_lab.errors import PriceError, UsageError
+from agent_lab.lab.run.plugin_sets import load_plugins
+from agent_lab.lab.shadow.run import ShadowSettings, shadow
+from agent_lab.lab.shadow.tables import headline, tool_table
+from agent_lab.logs.record import LogFormat
+from agent_lab.providers.pricing import PriceTable
+
+if TYPE_CHECKING:
+    import argparse
+
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.cli.loading import Streams
+
+__all__ = ["settings_of", "shadow_command"]
+
+
+def _no_plugins() -> PluginSet | None:
+    return None
+
+
+def settings_of(options: argparse.Namespace, *, workers: int = 1) -> ShadowSettings:
+    """How to read and replay the logs, from the options every log command shares."""
+    return ShadowSettings(
+        format=None if options.format is None else LogFormat(options.format),
+        on_error="skip" if options.skip_bad_lines else "fail",
+        read=options.read,
+        workers=workers,
+    )
+
+
+def _plugin_loader(reference: str | None) -> functools.partial[PluginSet] | None:
+    if reference is None:
+        return None
+    # Loaded here first, so that a wrong reference is one line before any worker starts.
+    plugin_registry(load_plugin_set(reference), reference)
+    return functools.partial(load_plugins, reference)
+
+
+def _price_loader(path: str | None) -> functools.partial[PriceTable]:
+    if path is None:
+        return functools.partial(PriceTable)
+    try:
+        PriceTable.from_file(path)
+    except (PriceError, OSError) as err:
+        raise UsageError(f"--prices: {err}") from err
+    return functools.partial(PriceTable.from_file, path)
+
+
+def _log_paths(logs: list[str]) -> list[Path]:
+    paths = [Path(name) for name in logs]
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such log file")
+        if path.is_dir():
+            raise UsageError(f"{path} is a folder: name the log files in it")
+    return paths
+
+
+def shadow_command(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab shadow LOGS...``: the figures on the terminal, as JSON, or as a page."""
+    paths = _log_paths(options.logs)
+    html = Path(options.html) if options.html else None
+    if html is not None:
+        check_output_file(html, "--html")
+    plugins = _plugin_loader(options.plugins)
+    figures = shadow(
+        paths,
+        settings_of(options, workers=options.workers),
+        load_plugins=plugins if plugins is not None else _no_plugins,
+        load_prices=_price_loader(options.prices),
+    )
+    document = figures.as_json(min_agreement=options.min_agreement, redact=options.redact)
+    if html is not None:
+        from agent_lab.lab.shadow.page import render_page  # noqa: PLC0415  (jinja2 on demand)
+
+        lines = headline(figures, min_agreement=options.min_agreement)
+        write_whole(
+            html,
+            "--html",
+            lambda target: render_page(target, document=document, headline=lines, logs=paths),
+        )
+    if options.json:
+        print(json.dumps(document, indent=2), file=streams.out)
+        return 0
+    for line in headline(figures, min_agreement=options.min_agreement):
+        streams.console.print(line, highlight=False)
+    streams.console.print(tool_table(figures, min_agreement=options.min_agreement))
+    if html is not None:
+        streams.console.print(f"HTML page: {html}", highlight=False)
+    return 0

@@ -1,0 +1,167 @@
+"""One logged request replayed through deterministic dispatch, with no LLM: a pure function.
+
+``replay`` holds no state between requests beyond the deciders ``decide``
+keeps per set of tools, so a log of any size is processed by mapping it over
+the lines, in one process, in ``--workers`` processes, or over partitions of
+the files in any engine that runs Python over a split dataset; the figures
+add up (``figures.ShadowFigures``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from agent_lab.agents.decide import decide
+from agent_lab.agents.outcome import Routing
+from agent_lab.errors import AgentLabError
+from agent_lab.lab.results.records import TrialStatus
+from agent_lab.lab.shadow.cases import case_of
+from agent_lab.lab.stats.scoring import score
+from agent_lab.logs.record import SkippedLine, SkipReason
+
+if TYPE_CHECKING:
+    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+    from agent_lab.lab.workload import Case
+    from agent_lab.logs.record import LoggedRequest
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["Cause", "Kind", "Replayed", "replay"]
+
+
+class Kind(StrEnum):
+    """What the logged request was."""
+
+    CALL = "call"
+    """The model called a tool: a logged call."""
+    WORDS = "words"
+    """The model answered in words (a question, a refusal, chat) though tools were offered."""
+    FOLLOW_UP = "follow_up"
+    """The conversation ended with a tool's result or the assistant: the model's to continue."""
+
+
+class Cause(StrEnum):
+    """Why a covered call disagrees with the logged one."""
+
+    OTHER_TOOL = "other_tool"
+    """Plain code dispatched another tool."""
+    ARGUMENTS = "arguments"
+    """The same tool, other argument values."""
+    ACTED = "acted"
+    """Plain code acted where the model answered in words."""
+    CALLS = "calls"
+    """The model made several calls; plain code made one."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Replayed:
+    """What deterministic-first would have done with one logged request, and what it was."""
+
+    where: str
+    kind: Kind
+    tool: str | None
+    """The tool the model called (its first, when it called several)."""
+    covered: bool
+    """Plain code completed every required argument: deterministic-first sends no request."""
+    agreed: bool | None = None
+    """On a covered request: the same tool and the same arguments, type-sensitively."""
+    agreed_lenient: bool | None = None
+    """The same, by BFCL's looser rule (an int for a float, strings standardised)."""
+    cause: Cause | None = None
+    routed: str | None = None
+    """The tool the agent's routing picked with no LLM, if it picked one."""
+    status: str = ""
+    """How the deterministic decision ended (``success``, ``missing_information``...)."""
+    reason: str = ""
+    text: str = ""
+    """What the resolvers read."""
+    expected: JSONObject | None = None
+    """The logged arguments."""
+    produced: JSONObject | None = None
+    """The deterministic arguments."""
+    produced_tool: str | None = None
+    model: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    tokens_estimated: bool = False
+    latency_ms: float | None = None
+
+
+def replay(
+    request: LoggedRequest, *, plugins: PluginSet | None = None, read: Reading = "last"
+) -> Replayed | SkippedLine:
+    """Decide ``request``'s last user turn with plain code only, and compare with the log.
+
+    ``plugins`` supplies the user's own resolvers and routes for the tools it
+    names; the other tools get the schema-driven resolver. Tools a registry
+    refuses (a broken schema) make the request a ``SkippedLine`` (``bad_tools``).
+    """
+    usage = request.usage
+    tool = request.calls[0].name if request.calls else None
+    logged = Replayed(
+        where=request.where,
+        kind=Kind.CALL if request.calls else Kind.WORDS,
+        tool=tool,
+        covered=False,
+        model=request.model,
+        prompt_tokens=None if usage is None else usage.prompt_tokens,
+        completion_tokens=None if usage is None else usage.completion_tokens,
+        cached_tokens=None if usage is None else usage.cached_tokens,
+        tokens_estimated=usage is not None and usage.estimated,
+        latency_ms=request.latency_ms,
+    )
+    case = case_of(request, read=read)
+    if case is None:
+        return dataclasses.replace(logged, kind=Kind.FOLLOW_UP)
+    try:
+        decision = decide(
+            request.messages, request.tools, plugins=plugins, context=case.context, read=read
+        )
+    except AgentLabError as err:
+        # A tool spec without a name, or a schema the registry refuses.
+        return SkippedLine(
+            where=request.where, reason=SkipReason.BAD_TOOLS, message=f"the tools offered: {err}"
+        )
+    return _compared(case, decision, request, logged)
+
+
+def _compared(case: Case, decision: Decision, request: LoggedRequest, logged: Replayed) -> Replayed:
+    produced = decision.arguments
+    decided = dataclasses.replace(
+        logged,
+        routed=decision.event if decision.routed_by in _PLAIN_CODE else None,
+        status=str(decision.status),
+        reason=str(decision.reason),
+        text=case.text,
+        expected=case.expected.arguments,
+        produced=produced,
+        produced_tool=decision.event,
+    )
+    if not decision.local:
+        return decided
+    verdict = score(case, TrialStatus.of(decision.status), produced, decision.event)
+    return dataclasses.replace(
+        decided,
+        covered=True,
+        agreed=verdict.correct_exact,
+        agreed_lenient=verdict.correct,
+        cause=None
+        if verdict.correct_exact
+        else _cause(logged.kind, len(request.calls), logged.tool, decision.event),
+    )
+
+
+_PLAIN_CODE = frozenset({Routing.ROUTER, Routing.LEXICAL})
+
+
+def _cause(kind: Kind, calls: int, tool: str | None, produced: str | None) -> Cause:
+    if kind is Kind.WORDS:
+        return Cause.ACTED
+    if calls > 1:
+        return Cause.CALLS
+    return Cause.ARGUMENTS if produced == tool else Cause.OTHER_TOOL
