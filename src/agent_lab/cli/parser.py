@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.cli import checks, commands, loading
 from agent_lab.cli.gate_parser import add_gate
 from agent_lab.cli.routing_parser import add_routing
-from agent_lab.cli.shadow_parser import add_shadow
+from agent_lab.cli.shadow_parser import add_import, add_shadow
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -383,13 +383,7 @@ def _plugins(add_parser: AddParser) -> None:
     )
     providers.set_defaults(handler=commands.providers)
 
-    importer = add_parser("import", help="convert a public benchmark into events and workloads")
-    importer.add_argument("source", choices=("sgd", "bfcl"), help="the benchmark's format")
-    importer.add_argument(
-        "folder", help="the benchmark's folder (SGD: a split, e.g. dev/; BFCL: the data folder)"
-    )
-    importer.add_argument("--out", required=True, help="write events.json and workloads here")
-    importer.set_defaults(handler=commands.import_benchmark)
+    add_import(add_parser)
 
     precision = add_parser(
         "precision", help="how often the resolvers are right when they fill a value (no LLM)"

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import argparse
+from typing import TYPE_CHECKING, Any
 
-from agent_lab.cli import checks, shadowing
+from agent_lab.cli import checks, commands, shadowing
 from agent_lab.lab.shadow.figures import DEFAULT_MIN_AGREEMENT
 from agent_lab.logs.record import LogFormat
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable
 
     AddParser = Callable[..., argparse.ArgumentParser]
 
-__all__ = ["add_log_reading", "add_shadow"]
+__all__ = ["add_import", "add_log_reading", "add_shadow"]
 
 
 def add_log_reading(command: argparse.ArgumentParser) -> None:
@@ -79,3 +79,37 @@ def add_shadow(add_parser: AddParser) -> None:
         '{...}, "skipped": {REASON: N}, ...} (A: right, of, rate, low, high)',
     )
     shadow.set_defaults(handler=shadowing.shadow_command)
+
+
+def add_import(add_parser: AddParser) -> None:
+    """Add ``import sgd|bfcl FOLDER`` and ``import logs LOGS...`` to the command line."""
+    importer = add_parser(
+        "import", help="convert a public benchmark, or your own logs, into events and workloads"
+    )
+    sources = importer.add_subparsers(
+        dest="source", required=True, metavar="SOURCE", parser_class=type(importer)
+    )
+
+    def add_source(name: str, **options: Any) -> argparse.ArgumentParser:
+        source = sources.add_parser(name, **options)
+        # Also after the source (`import sgd dev -v`); not given there, import's own stands.
+        source.add_argument(
+            "-v", "--verbose", action="count", default=argparse.SUPPRESS, help="say more"
+        )
+        return source
+
+    for source, folder in (
+        ("sgd", "the split's folder, e.g. dev/"),
+        ("bfcl", "the data folder"),
+    ):
+        benchmark = add_source(source, help=f"the {source.upper()} benchmark")
+        benchmark.add_argument("folder", help=folder)
+        benchmark.add_argument("--out", required=True, help="write events.json and workloads here")
+        benchmark.set_defaults(handler=commands.import_benchmark)
+    logs = add_source(
+        "logs",
+        help="your agent's logs: each logged call a case whose truth is what the model did",
+    )
+    add_log_reading(logs)
+    logs.add_argument("--out", required=True, help="write events.json and workload-logs.jsonl here")
+    logs.set_defaults(handler=shadowing.import_logs_command)

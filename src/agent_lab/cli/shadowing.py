@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.checks import check_output_file, check_output_folder
 from agent_lab.cli.loading import load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import PriceError, UsageError
 from agent_lab.lab.run.plugin_sets import load_plugins
+from agent_lab.lab.shadow.importing import WORKLOAD, import_logs
 from agent_lab.lab.shadow.run import ShadowSettings, shadow
 from agent_lab.lab.shadow.tables import headline, tool_table
 from agent_lab.logs.record import LogFormat
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.cli.loading import Streams
 
-__all__ = ["settings_of", "shadow_command"]
+__all__ = ["import_logs_command", "settings_of", "shadow_command"]
 
 
 def _no_plugins() -> PluginSet | None:
@@ -99,4 +100,30 @@ def shadow_command(options: argparse.Namespace, streams: Streams) -> int:
     streams.console.print(tool_table(figures, min_agreement=options.min_agreement))
     if html is not None:
         streams.console.print(f"HTML page: {html}", highlight=False)
+    return 0
+
+
+def import_logs_command(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab import logs LOGS... --out DIR``: the logs as a workload and plugin folder."""
+    paths = _log_paths(options.logs)
+    target = Path(options.out)
+    check_output_folder(target, "--out")
+    report = import_logs(paths, settings_of(options), target)
+    out = streams.out
+    skipped = sum(report.skipped.values())
+    print(
+        f"{report.cases} cases from {report.requests} logged requests "
+        f"({report.follow_ups} follow-ups after a tool's result, {skipped} lines skipped); "
+        f"{report.events} events",
+        file=out,
+    )
+    if report.conflicting_tools:
+        print(
+            "tools offered with different schemas (the first kept): "
+            + ", ".join(report.conflicting_tools),
+            file=out,
+        )
+    print(f"what was converted or skipped, and why: {target / 'import-report.json'}", file=out)
+    workload = target / f"workload-{WORKLOAD}.jsonl"
+    print(f"next: agent-lab precision {workload} --plugins {target}", file=out)
     return 0

@@ -1,0 +1,150 @@
+"""``agent-lab import logs``: an agent's logs as a workload and a plugin folder.
+
+Each logged request with a user turn becomes a case (``cases.case_of``) whose
+truth is what the logged model did, and each tool offered becomes an event
+of ``events.json`` with its JSON Schema and the schema-driven resolver: every
+command that takes a workload (``run`` against a real endpoint, ``precision``,
+``routing``, ``sweep``, ``gate``) then runs on the user's own traffic. Cases
+are written as they are read: memory holds the tools, not the log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.agents.tool_specs import tool_name
+from agent_lab.lab.importers.common import write_events
+from agent_lab.lab.shadow.cases import case_of
+from agent_lab.logs.reader import read_logs
+from agent_lab.logs.record import SkippedLine
+from agent_lab.strict_json import canonical_dumps
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from agent_lab.lab.shadow.run import ShadowSettings
+    from agent_lab.lab.workload import Case
+    from agent_lab.logs.record import LoggedRequest
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["WORKLOAD", "LogImport", "import_logs"]
+
+WORKLOAD = "logs"
+"""The workload's name: ``workload-logs.jsonl``."""
+
+
+@dataclass(slots=True)
+class LogImport:
+    """What an import read and wrote."""
+
+    requests: int = 0
+    cases: int = 0
+    follow_ups: int = 0
+    """Requests that continue after a tool's result: no case (the model's to phrase)."""
+    events: int = 0
+    skipped: Counter[str] = field(default_factory=Counter[str])
+    conflicting_tools: list[str] = field(default_factory=list[str])
+    """Tools offered under one name with different schemas: the first one seen is kept."""
+
+    def as_json(self) -> JSONObject:
+        """``import-report.json``."""
+        return {
+            "source": "logs",
+            "requests": self.requests,
+            "cases": self.cases,
+            "follow_ups": self.follow_ups,
+            "events": self.events,
+            "skipped": dict(sorted(self.skipped.items())),
+            "conflicting_tools": list(self.conflicting_tools),
+            "truth": "what the logged model did: a figure scored against it is agreement, "
+            "not accuracy",
+        }
+
+
+def case_json(case: Case) -> dict[str, Any]:
+    """A case as a workload line (``lab.workload.read_cases`` reads it back)."""
+    expected = case.expected
+    truth: dict[str, Any] = {"status": str(expected.status)}
+    if expected.arguments is not None:
+        truth["arguments"] = expected.arguments
+    if expected.alternatives is not None:
+        truth["alternatives"] = expected.alternatives
+    if expected.calls is not None:
+        truth["calls"] = [
+            {"event": c.event, "arguments": c.arguments}
+            | ({} if c.alternatives is None else {"alternatives": c.alternatives})
+            for c in expected.calls
+        ]
+    return {
+        "id": case.id,
+        "text": case.text,
+        "event": case.event,
+        "candidates": list(case.candidates or ()),
+        "context": case.context,
+        "expected": truth,
+        "tags": list(case.tags),
+        "matching": case.matching,
+    }
+
+
+def _keep_tools(
+    request: LoggedRequest, tools: dict[str, Mapping[str, Any]], report: LogImport
+) -> None:
+    for tool in request.tools:
+        name = tool_name(tool)
+        if name is None:
+            continue
+        kept = tools.get(name)
+        if kept is None:
+            tools[name] = tool
+        elif (
+            canonical_dumps(kept) != canonical_dumps(tool) and name not in report.conflicting_tools
+        ):
+            report.conflicting_tools.append(name)
+
+
+def _event(tool: Mapping[str, Any]) -> JSONObject:
+    function: Mapping[str, Any] = tool["function"]
+    parameters = function.get("parameters")
+    return {
+        "name": function["name"],
+        "description": function.get("description") or "",
+        "parameters": parameters if isinstance(parameters, dict) else {"type": "object"},
+    }
+
+
+def import_logs(paths: Sequence[Path], settings: ShadowSettings, out: Path) -> LogImport:
+    """Write ``events.json``, ``workload-logs.jsonl`` and ``import-report.json`` into ``out``.
+
+    Raises:
+        LogError: A line that cannot be used, unless ``settings.on_error`` is ``"skip"``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    report = LogImport()
+    tools: dict[str, Mapping[str, Any]] = {}
+    workload = out / f"workload-{WORKLOAD}.jsonl"
+    with workload.open("w", encoding="utf-8") as cases:
+        for item in read_logs(paths, format=settings.format, on_error=settings.on_error):
+            if isinstance(item, SkippedLine):
+                report.skipped[str(item.reason)] += 1
+                continue
+            report.requests += 1
+            case = case_of(item, read=settings.read, matching="exact")
+            if case is None:
+                report.follow_ups += 1
+                continue
+            _keep_tools(item, tools, report)
+            cases.write(json.dumps(case_json(case), sort_keys=True) + "\n")
+            report.cases += 1
+    report.events = len(tools)
+    write_events(
+        out,
+        {"source": "logs", "events": [_event(tools[name]) for name in sorted(tools)]},
+        indent=1,
+    )
+    (out / "import-report.json").write_text(json.dumps(report.as_json(), indent=1), "utf-8")
+    return report
