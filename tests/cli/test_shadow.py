@@ -1,0 +1,201 @@
+"""``agent-lab shadow`` and ``agent-lab import logs`` through the command line."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_lab.cli import run
+
+WEATHER: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather forecast for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "enum": ["Paris", "Oslo", "Rome"]},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
+            },
+            "required": ["city"],
+        },
+    },
+}
+TIMER: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "set_timer",
+        "description": "Set a timer.",
+        "parameters": {
+            "type": "object",
+            "properties": {"minutes": {"type": "integer", "minimum": 1}},
+            "required": ["minutes"],
+        },
+    },
+}
+TOOLS = [WEATHER, TIMER]
+TALKS: list[tuple[str, str | None, dict[str, Any]]] = [
+    ("get the weather forecast in Paris", "get_weather", {"city": "Paris"}),
+    ("get the weather forecast in Oslo", "get_weather", {"city": "Oslo", "unit": "celsius"}),
+    ("get the weather forecast in Rome", "get_weather", {"city": "Paris"}),  # the model erred
+    ("get the weather forecast", "get_weather", {"city": "Rome"}),  # nothing to read
+    ("set timer for 5 minutes", "set_timer", {"minutes": 5}),
+    ("tell me a joke", None, {}),
+]
+
+
+def call(index: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": f"call_{index}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+
+
+def chat_line(index: int, text: str, name: str | None, arguments: dict[str, Any]) -> str:
+    reply: dict[str, Any] = (
+        {"role": "assistant", "content": "Why did the tool cross the road?"}
+        if name is None
+        else {"role": "assistant", "content": None, "tool_calls": [call(index, name, arguments)]}
+    )
+    messages: list[dict[str, Any]] = [{"role": "user", "content": text}, reply]
+    if name is not None:
+        messages += [
+            {"role": "tool", "tool_call_id": f"call_{index}", "content": "done"},
+            {"role": "assistant", "content": "Done."},
+        ]
+    return json.dumps({"messages": messages, "tools": TOOLS})
+
+
+def pairs_line(index: int, text: str, name: str | None, arguments: dict[str, Any]) -> str:
+    message: dict[str, Any] = (
+        {"role": "assistant", "content": "Why did the tool cross the road?"}
+        if name is None
+        else {"role": "assistant", "content": None, "tool_calls": [call(index, name, arguments)]}
+    )
+    return json.dumps({
+        "request": {"model": "gpt-4o-mini", "tools": TOOLS,
+                    "messages": [{"role": "user", "content": text}]},
+        "response": {
+            "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 1764547200,
+            "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "stop" if name is None else "tool_calls"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+        },
+        "latency_ms": 500.0,
+    })  # fmt: skip
+
+
+def cli(*argv: str, code: int = 0) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    got = run(list(argv), stdout=out, stderr=err)
+    assert got == code, err.getvalue() + out.getvalue()
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> dict[str, Path]:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text("".join(chat_line(i, *t) + "\n" for i, t in enumerate(TALKS)))
+    pairs = tmp_path / "pairs.jsonl.gz"
+    with gzip.open(pairs, "wt") as log:
+        log.write("".join(pairs_line(i, *t) + "\n" for i, t in enumerate(TALKS)))
+    return {"chat": chat, "pairs": pairs}
+
+
+def test_shadow_json_has_the_promised_shape_and_counts(logs: dict[str, Path]) -> None:
+    out, _ = cli("shadow", str(logs["pairs"]), "--json")
+    document = json.loads(out)
+    assert (document["calls"], document["covered"]) == (5, 4)
+    assert document["agreement"]["right"] == 3
+    assert document["agreement"]["of"] == 4
+    for key in ("rate", "low", "high"):
+        assert isinstance(document["agreement"][key], float)
+    assert set(document["by_tool"]) == {"get_weather", "set_timer"}
+    assert document["by_tool"]["set_timer"]["calls"] == 1
+    saved = document["saved"]
+    assert saved["requests"] == 4
+    assert (saved["prompt_tokens"], saved["completion_tokens"]) == (400, 40)
+    assert saved["cost_usd"] > 0  # gpt-4o-mini, priced by genai-prices
+    assert document["skipped"] == {}
+    assert document["answered_in_words"] == 1
+    assert document["measures"] == "agreement with the logged model, not accuracy"
+
+
+def test_chat_and_pairs_give_the_same_calls_and_agreement(logs: dict[str, Path]) -> None:
+    chat = json.loads(cli("shadow", str(logs["chat"]), "--json")[0])
+    pairs = json.loads(cli("shadow", str(logs["pairs"]), "--json")[0])
+    for key in ("calls", "covered", "agreement", "agreement_lenient", "router", "by_tool"):
+        if key == "by_tool":
+            assert {t: f["agreement"] for t, f in chat[key].items()} == {
+                t: f["agreement"] for t, f in pairs[key].items()
+            }
+        else:
+            assert chat[key] == pairs[key], key
+    # The chat format logs no usage: nothing saved in tokens, said as unknown.
+    assert chat["saved"]["prompt_tokens"] is None
+    assert chat["follow_ups"] == 5
+
+
+def test_the_terminal_names_agreement_for_what_it_is(logs: dict[str, Path]) -> None:
+    out, _ = cli("shadow", str(logs["pairs"]))
+    assert "not accuracy" in out
+    assert "get_weather" in out
+    assert "Deterministic-first would have sent no request for 4 of the 5 tool calls" in out
+
+
+def test_workers_give_the_figures_one_process_gives(logs: dict[str, Path]) -> None:
+    one = json.loads(cli("shadow", str(logs["pairs"]), "--json")[0])
+    two = json.loads(cli("shadow", str(logs["pairs"]), "--json", "--workers", "2")[0])
+    assert one == two
+
+
+def test_redact_keeps_text_and_values_out_of_every_output(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    page = tmp_path / "shadow.html"
+    out, _ = cli("shadow", str(logs["pairs"]), "--json", "--redact", "--html", str(page))
+    for text in (out, page.read_text()):
+        assert "Rome" not in text
+        assert "forecast" not in text
+    assert "get_weather" in out
+
+
+def test_a_malformed_line_is_an_error_naming_the_file_and_line(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.jsonl"
+    lines = logs["chat"].read_text().splitlines()
+    broken.write_text("\n".join([lines[0], '{"messages": [', *lines[1:]]) + "\n")
+    _, err = cli("shadow", str(broken), code=2)
+    assert f"{broken}:2" in err
+    out, _ = cli("shadow", str(broken), "--json", "--skip-bad-lines")
+    document = json.loads(out)
+    assert document["skipped"] == {"malformed_json": 1}
+    assert document["calls"] == 5
+
+
+def test_import_logs_writes_a_workload_every_command_accepts(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    target = tmp_path / "imported"
+    out, _ = cli("import", "logs", str(logs["pairs"]), "--out", str(target))
+    assert "6 cases from 6 logged requests" in out
+    workload = str(target / "workload-logs.jsonl")
+    precision = json.loads(cli("precision", workload, "--plugins", str(target), "--json")[0])
+    assert precision["overall"]["filled"] > 0
+    cli("routing", workload, "--plugins", str(target), "--json")
+    db = str(tmp_path / "runs.sqlite")
+    for _ in range(2):
+        cli("run", workload, "--plugins", str(target), "--provider", "simulated",
+            "--simulated-latency", "1,2", "--warmup", "0", "--db", db, "--no-progress")  # fmt: skip
+    cli("gate", db, "--json", code=0)
+    cli("sweep", workload, "--plugins", str(target), "--vary", "llm_error=0,0.1",
+        "--db", str(tmp_path / "sweep.sqlite"), "--no-progress", "--json")  # fmt: skip
