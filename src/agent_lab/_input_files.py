@@ -26,9 +26,14 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_lab.errors import InputFileError
+
+if TYPE_CHECKING:
+    import io
 
 __all__ = [
     "MAX_BENCHMARK_FILE_BYTES",
@@ -37,6 +42,7 @@ __all__ = [
     "MAX_PRICES_BYTES",
     "MAX_PROFILE_BYTES",
     "MAX_WORKLOAD_BYTES",
+    "open_input",
     "read_input",
     "read_input_text",
 ]
@@ -110,6 +116,27 @@ def read_input(path: str | Path, *, what: str, max_bytes: int) -> bytes:
             str(path), f"the {what} grew past the {_size(max_bytes)} bound while it was read"
         )
     return data
+
+
+def open_input(path: str | Path, *, what: str) -> io.BufferedReader:
+    """A regular file the user named, open for reading, for a reader that streams it.
+
+    No size bound: the caller reads it a bounded piece at a time (a log of
+    any length is read line by line).
+
+    Raises:
+        InputFileError: Not a regular file.
+        OSError: The operating system's own refusal (no such file, no permission).
+    """
+    path = Path(path)
+    _check(path, path.stat(), what, sys.maxsize)
+    handle = os.fdopen(os.open(path, _FLAGS), "rb")
+    try:
+        _check(path, os.fstat(handle.fileno()), what, sys.maxsize)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
 
 
 def read_input_text(path: str | Path, *, what: str, max_bytes: int) -> str:

@@ -35,7 +35,7 @@ class LogFormat(StrEnum):
     CHAT = "chat"
     """One conversation a line: ``{"messages": [...], "tools": [...]}`` (the fine-tuning format)."""
     PAIRS = "pairs"
-    """One LLM call a line: ``{"request": <Chat Completions body>, "response": <chat.completion>}``."""
+    """One LLM call a line: ``{"request": <Chat Completions body>, "response": <its reply>}``."""
     OTEL = "otel"
     """OpenTelemetry GenAI spans as OTLP/JSON, one export request (or span) a line."""
 
@@ -59,6 +59,10 @@ class SkipReason(StrEnum):
     """An OTel span recorded without message content: nothing to replay, never guessed."""
     TOO_LARGE = "too_large"
     """A line over the reader's size bound."""
+    FAILED_REQUEST = "failed_request"
+    """A logged attempt that failed (an ``error`` and no response): the model answered nothing."""
+    NO_TOOLS = "no_tools"
+    """An OTel span with tool calls but no record of the tools offered (opt-in to capture)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,11 +123,13 @@ class LogError(InputError):
     """A log line that cannot be used, without ``--skip-bad-lines``: where, and why.
 
     Attributes:
+        skipped: The line as ``--skip-bad-lines`` would count it.
         where: ``file:line`` (and ``#n``).
         reason: The ``SkipReason`` it would be counted under.
     """
 
     def __init__(self, skipped: SkippedLine) -> None:
         super().__init__(f"{skipped.where}: {skipped.message}")
+        self.skipped = skipped
         self.where = skipped.where
         self.reason = skipped.reason

@@ -1,0 +1,190 @@
+"""The Chat Completions shapes every format ends in: messages, tools offered, a reply's calls."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_lab.errors import StrictJSONError
+from agent_lab.logs._values import as_list, as_object, fail, json_text
+from agent_lab.logs.record import LoggedToolCall, SkipReason
+from agent_lab.strict_json import loads
+
+if TYPE_CHECKING:
+    from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = [
+    "ROLES",
+    "calls_of",
+    "checked_messages",
+    "checked_tools",
+    "offered_names",
+    "reply_text",
+    "tool_call",
+]
+
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+"""The roles a Chat Completions message may have; ``function`` is the legacy tool result."""
+
+_MAX_ARGUMENT_BYTES = 16 << 20
+
+
+def checked_messages(value: JSONValue | None, where: str) -> tuple[JSONObject, ...]:
+    """The messages of a request, each an object with a known role; content a string, parts or null.
+
+    Raises:
+        LogError: ``malformed_json`` for a shape that is no list of messages,
+            ``unknown_role`` for a role none of ``ROLES``.
+    """
+    messages = as_list(value)
+    if messages is None:
+        fail(where, SkipReason.MALFORMED_JSON, "messages is not a list")
+    checked: list[JSONObject] = []
+    for index, item in enumerate(messages):
+        message = as_object(item)
+        if message is None:
+            fail(where, SkipReason.MALFORMED_JSON, f"message {index} is not an object")
+        role = message.get("role")
+        if not isinstance(role, str):
+            fail(where, SkipReason.MALFORMED_JSON, f"message {index} has no role")
+        if role not in ROLES:
+            fail(where, SkipReason.UNKNOWN_ROLE, f"message {index} has the unknown role {role!r}")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str | list):
+            fail(where, SkipReason.MALFORMED_JSON, f"message {index}'s content is {content!r}")
+        checked.append(message)
+    return tuple(checked)
+
+
+def _tool(item: JSONValue, index: int, where: str, *, legacy: bool) -> JSONObject:
+    tool = as_object(item)
+    if tool is None:
+        fail(where, SkipReason.BAD_TOOLS, f"tool {index} is not an object")
+    if legacy:
+        # A legacy ``functions`` entry is the function itself.
+        function: JSONObject | None = tool
+    else:
+        if tool.get("type", "function") != "function":
+            fail(where, SkipReason.BAD_TOOLS, f"tool {index} is a {tool.get('type')!r} tool")
+        function = as_object(tool.get("function"))
+    if function is None:
+        fail(where, SkipReason.BAD_TOOLS, f"tool {index} has no function")
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        fail(where, SkipReason.BAD_TOOLS, f"tool {index} has no name")
+    parameters = function.get("parameters", {"type": "object"})
+    if as_object(parameters) is None:
+        fail(
+            where, SkipReason.BAD_TOOLS, f"tool {name!r}'s parameters are not a JSON Schema object"
+        )
+    spec: JSONObject = {"name": name, "parameters": parameters}
+    description = function.get("description")
+    if isinstance(description, str):
+        spec["description"] = description
+    return {"type": "function", "function": spec}
+
+
+def checked_tools(
+    tools: JSONValue | None, where: str, *, functions: JSONValue | None = None
+) -> tuple[JSONObject, ...]:
+    """The tools offered, as OpenAI function tool specs; the legacy ``functions`` form converted.
+
+    Raises:
+        LogError: ``bad_tools`` for a tool that is no function with a name and
+            an object schema, or a name offered twice.
+    """
+    legacy = tools is None and functions is not None
+    given = functions if legacy else tools
+    if given is None:
+        return ()
+    items = as_list(given)
+    if items is None:
+        fail(where, SkipReason.BAD_TOOLS, "the tools are not a list")
+    specs = tuple(_tool(item, index, where, legacy=legacy) for index, item in enumerate(items))
+    names = [_name(spec) for spec in specs]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        fail(where, SkipReason.BAD_TOOLS, f"tools offered twice: {twice}")
+    return specs
+
+
+def _name(spec: JSONObject) -> str:
+    function = as_object(spec.get("function"))
+    name = function.get("name") if function else None
+    return name if isinstance(name, str) else ""
+
+
+def tool_call(
+    name: JSONValue | None, arguments: JSONValue | None, where: str, offered: frozenset[str]
+) -> LoggedToolCall:
+    """One call: its name offered, its arguments a JSON object (text parsed strictly, or an object).
+
+    Raises:
+        LogError: ``malformed_json`` without a name, ``tool_not_offered``,
+            ``arguments_not_json``.
+    """
+    if not isinstance(name, str) or not name:
+        fail(where, SkipReason.MALFORMED_JSON, "a tool call has no function name")
+    if name not in offered:
+        fail(where, SkipReason.TOOL_NOT_OFFERED, f"the model called {name!r}, not offered")
+    if isinstance(arguments, dict):
+        return LoggedToolCall(name=name, arguments=arguments, raw=json_text(arguments))
+    if not isinstance(arguments, str):
+        fail(where, SkipReason.ARGUMENTS_NOT_JSON, f"{name}'s arguments are {arguments!r}")
+    try:
+        parsed = loads(arguments, max_bytes=_MAX_ARGUMENT_BYTES)
+    except StrictJSONError as err:
+        fail(where, SkipReason.ARGUMENTS_NOT_JSON, f"{name}'s arguments are not JSON ({err})")
+    if not isinstance(parsed, dict):
+        fail(where, SkipReason.ARGUMENTS_NOT_JSON, f"{name}'s arguments are not a JSON object")
+    return LoggedToolCall(name=name, arguments=parsed, raw=arguments)
+
+
+def offered_names(tools: tuple[JSONObject, ...]) -> frozenset[str]:
+    """The names of the tools offered."""
+    return frozenset(_name(spec) for spec in tools)
+
+
+def calls_of(
+    message: JSONObject, where: str, tools: tuple[JSONObject, ...]
+) -> tuple[LoggedToolCall, ...]:
+    """The calls of an assistant message: its ``tool_calls``, or a legacy ``function_call``.
+
+    Raises:
+        LogError: As ``tool_call`` does, and ``malformed_json`` for calls that
+            are not a list of function calls.
+    """
+    offered = offered_names(tools)
+    legacy = as_object(message.get("function_call"))
+    if legacy is not None and message.get("tool_calls") is None:
+        return (tool_call(legacy.get("name"), legacy.get("arguments"), where, offered),)
+    given = message.get("tool_calls")
+    if given is None:
+        return ()
+    items = as_list(given)
+    if items is None:
+        fail(where, SkipReason.MALFORMED_JSON, "tool_calls is not a list")
+    calls: list[LoggedToolCall] = []
+    for item in items:
+        call = as_object(item)
+        function = as_object(call.get("function")) if call else None
+        if function is None:
+            fail(where, SkipReason.MALFORMED_JSON, "a tool call has no function")
+        calls.append(tool_call(function.get("name"), function.get("arguments"), where, offered))
+    return tuple(calls)
+
+
+def reply_text(message: JSONObject) -> str | None:
+    """What an assistant message wrote: its content as text (text parts joined), if any."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = as_list(content)
+    if not parts:
+        return None
+    texts: list[str] = []
+    for part in parts:
+        found = as_object(part)
+        text = found.get("text") if found else None
+        if isinstance(text, str):
+            texts.append(text)
+    return "".join(texts) if texts else None

@@ -1,0 +1,202 @@
+"""Reading log files: line by line, plain or gzipped, each line a request, several, or a skip.
+
+Memory stays flat whatever the file's length: one line is held at a time,
+and a line over ``MAX_LINE_BYTES`` is passed over unread (``too_large``). A
+gzipped file is told by its magic bytes, not its name. Only regular files
+are opened (``_input_files``): a FIFO or a device is refused before a byte is
+read. The format is told per file by its first line that is JSON of a known
+shape, unless the caller names it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Literal, cast
+
+from agent_lab._input_files import open_input
+from agent_lab.errors import ArgumentError, InputFileError, MissingInputError
+from agent_lab.logs._values import MAX_LINE_BYTES, as_object, parse
+from agent_lab.logs.chat import chat_requests
+from agent_lab.logs.otel import otel_requests
+from agent_lab.logs.pairs import pair_request
+from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine, SkipReason
+
+if TYPE_CHECKING:
+    import io
+    from collections.abc import Iterable, Iterator
+
+    from agent_lab.strict_json import JSONValue
+
+__all__ = ["MAX_LINE_BYTES", "detect_format", "read_line", "read_logs"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+_DISCARD = 1 << 20
+
+
+def detect_format(line: JSONValue) -> LogFormat | None:
+    """The format a parsed line is written in, or ``None`` when its shape is none of them."""
+    fields = as_object(line)
+    if fields is None:
+        return None
+    if "resourceSpans" in fields or ("spanId" in fields and "traceId" in fields):
+        return LogFormat.OTEL
+    if any(key in fields for key in ("request", "request_body", "response", "response_body")):
+        return LogFormat.PAIRS
+    if "messages" in fields:
+        return LogFormat.PAIRS if "call_type" in fields else LogFormat.CHAT
+    return None
+
+
+def _requests(value: JSONValue, where: str, format: LogFormat) -> list[LoggedRequest | SkippedLine]:
+    try:
+        match format:
+            case LogFormat.CHAT:
+                return chat_requests(value, where)
+            case LogFormat.PAIRS:
+                return [pair_request(value, where)]
+            case LogFormat.OTEL:
+                return otel_requests(value, where)
+    except LogError as err:
+        return [err.skipped]
+
+
+def read_line(
+    text: str | bytes, *, where: str, format: LogFormat
+) -> list[LoggedRequest | SkippedLine]:
+    """The requests of one log line, each a ``LoggedRequest`` or the ``SkippedLine`` saying why not.
+
+    Pure and never raising for anything the line holds: a caller may map it
+    over the lines of a file in other processes.
+
+    Args:
+        text: The line (its newline may be kept); bytes must be UTF-8.
+        where: ``file:line``, the prefix of every ``where`` returned.
+        format: The line's format.
+
+    Returns:
+        Nothing for a blank line; else one entry per request (``chat`` and
+        ``otel`` lines may hold several, ``#n`` after ``where``), or one
+        ``SkippedLine`` for a line that cannot be used at all.
+    """
+    if not text.strip():
+        return []
+    try:
+        value = parse(text, where)
+    except LogError as err:
+        return [err.skipped]
+    return _requests(value, where, format)
+
+
+def _lines(stream: BinaryIO, name: str) -> Iterator[tuple[str, bytes | None]]:
+    """``(where, line)`` for each line; ``None`` for one past the bound, passed over unread."""
+    number = 0
+    try:
+        while line := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while (rest := stream.readline(_DISCARD)) and not rest.endswith(b"\n"):
+                    pass
+                yield f"{name}:{number}", None
+                continue
+            yield f"{name}:{number}", line.removeprefix(_BOM) if number == 1 else line
+    except (OSError, EOFError, zlib.error) as err:
+        # A gzip stream cut short (a log still being written) or corrupt; or a failing disk.
+        problem = f"the file cannot be read past here ({type(err).__name__}: {err})"
+        raise LogError(
+            SkippedLine(
+                where=f"{name}:{number + 1}", reason=SkipReason.MALFORMED_JSON, message=problem
+            )
+        ) from err
+
+
+def _open(path: Path) -> tuple[io.BufferedReader, BinaryIO]:
+    """The file, and the stream of its lines: itself, or its gzip decompression."""
+    try:
+        handle = open_input(path, what="log")
+    except FileNotFoundError as err:
+        raise MissingInputError(f"{path}: no such log file") from err
+    except OSError as err:
+        raise InputFileError(str(path), err.strerror or str(err)) from err
+    try:
+        magic = handle.peek(2)[:2]
+    except OSError as err:
+        handle.close()
+        raise InputFileError(str(path), err.strerror or str(err)) from err
+    if magic == _GZIP_MAGIC:
+        return handle, cast("BinaryIO", gzip.GzipFile(fileobj=handle, mode="rb"))
+    return handle, handle
+
+
+def _undetected(where: str) -> SkippedLine:
+    return SkippedLine(
+        where=where,
+        reason=SkipReason.MALFORMED_JSON,
+        message="not a line of any log format (chat, pairs, otel); name the format to read it",
+    )
+
+
+def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest | SkippedLine]:
+    name = str(path)
+    handle, stream = _open(path)
+    try:
+        for where, line in _lines(stream, name):
+            if line is None:
+                message = f"the line is longer than {MAX_LINE_BYTES >> 20} MiB"
+                yield SkippedLine(where=where, reason=SkipReason.TOO_LARGE, message=message)
+                continue
+            if not line.strip():
+                continue
+            try:
+                value = parse(line, where)
+            except LogError as err:
+                yield err.skipped
+                continue
+            format = format or detect_format(value)
+            if format is None:
+                yield _undetected(where)
+                continue
+            yield from _requests(value, where, format)
+    except LogError as err:
+        yield err.skipped
+    finally:
+        # Closing a GzipFile leaves the file it reads open.
+        stream.close()
+        handle.close()
+
+
+def read_logs(
+    paths: Iterable[str | Path] | str | Path,
+    *,
+    format: LogFormat | None = None,
+    on_error: Literal["fail", "skip"] = "fail",
+) -> Iterator[LoggedRequest | SkippedLine]:
+    """Every request the log files hold, in file and line order, streamed.
+
+    Args:
+        paths: The files (one path alone is taken as a list of one).
+        format: Every file's format; ``None`` tells each file's from its
+            first line of a known shape.
+        on_error: ``"fail"`` raises at the first line that cannot be used;
+            ``"skip"`` yields it as a ``SkippedLine`` and reads on.
+
+    Raises:
+        LogError: With ``on_error="fail"``, the first line that cannot be used
+            (``file:line: the problem``).
+        InputFileError: A file that is no regular file, or cannot be read.
+        MissingInputError: No such file.
+        ArgumentError: ``on_error`` or ``format`` is none of the choices.
+    """
+    if on_error not in ("fail", "skip"):
+        raise ArgumentError(f"on_error must be 'fail' or 'skip', not {on_error!r}")
+    try:
+        forced = None if format is None else LogFormat(format)
+    except ValueError as err:
+        raise ArgumentError(f"format must be one of {[f.value for f in LogFormat]}") from err
+    for path in [paths] if isinstance(paths, str | Path) else paths:
+        for found in _read_file(Path(path), forced):
+            if isinstance(found, SkippedLine) and on_error == "fail":
+                raise LogError(found)
+            yield found
