@@ -196,6 +196,9 @@ def test_import_logs_writes_a_workload_every_command_accepts(
     for _ in range(2):
         cli("run", workload, "--plugins", str(target), "--provider", "simulated",
             "--simulated-latency", "1,2", "--warmup", "0", "--db", db, "--no-progress")  # fmt: skip
-    cli("gate", db, "--json", code=0)
-    cli("sweep", workload, "--plugins", str(target), "--vary", "llm_error=0,0.1",
+    runs = json.loads(cli("runs", db, "--json")[0])
+    gated, _ = cli("gate", db, "--run", runs[1]["run_id"], "--baseline", runs[0]["run_id"],
+                   "--json")  # fmt: skip
+    assert json.loads(gated)["checks"]
+    cli("sweep", workload, "--plugins", str(target), "--vary", "wrong_value=0,0.1",
         "--db", str(tmp_path / "sweep.sqlite"), "--no-progress", "--json")  # fmt: skip

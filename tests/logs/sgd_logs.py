@@ -39,6 +39,8 @@ MODEL = "sgd-system"
 """The model a rendered ``pairs`` line names: SGD's own system, whose calls are the truth."""
 CREATED = 1_551_398_400
 """2019-03-01T00:00:00Z, the dataset's "today" (``REFERENCE_DATE``): every rendered time."""
+TIMESTAMP = "2019-03-01T00:00:00+00:00"
+"""The same time as a ``chat`` line's ``timestamp`` (what a ``pairs`` line's ``created`` reads as)."""
 
 
 def _dumps(value: object) -> str:
@@ -125,7 +127,7 @@ class SGDLogs:
             messages, cases = self.conversation(raw)
             tools = self.offered(raw)
             if format == "chat":
-                yield _dumps({"messages": messages, "tools": tools})
+                yield _dumps({"messages": messages, "tools": tools, "timestamp": TIMESTAMP})
                 continue
             calls = iter(cases)
             for index, message in enumerate(messages):

@@ -67,6 +67,18 @@ def test_a_chat_line_is_one_request_per_assistant_message(tmp_path: Path, zipped
     assert second.text == "It is sunny in Paris."
 
 
+def test_a_chat_lines_timestamp_is_every_request_s_time(tmp_path: Path) -> None:
+    """chat: ``timestamp`` (ISO or unix seconds, or in ``metadata``) is each request's ``now``."""
+    lines = [
+        chat_line(timestamp="2019-03-01T00:00:00+00:00"),
+        chat_line(metadata={"timestamp": 1551398400}),
+        chat_line(),
+    ]
+    path = write(tmp_path / "log.jsonl", "".join(jsonl(line) for line in lines))
+    stamps = [r.timestamp for r in requests(path) if isinstance(r, LoggedRequest)]
+    assert stamps == ["2019-03-01T00:00:00+00:00"] * 4 + [None] * 2
+
+
 @pytest.mark.parametrize("zipped", [False, True], ids=["plain", "gzipped"])
 def test_a_pairs_line_is_one_request_with_usage_latency_and_time(
     tmp_path: Path, zipped: bool

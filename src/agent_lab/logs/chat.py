@@ -7,7 +7,9 @@ tools were offered, and its ``tool_calls`` (or its words) are the answer.
 
 Read beside them, when the line has them: ``model``; ``usage`` (on the
 assistant message itself, or on the line when the line holds one assistant
-message only); ``metadata.estimated`` (the usage is an estimate). The legacy
+message only); ``metadata.estimated`` (the usage is an estimate);
+``timestamp`` (or ``metadata.timestamp``: when the conversation took place,
+ISO 8601 or unix seconds, the resolvers' ``now``). The legacy
 form is read too: ``functions`` for the tools, an assistant's
 ``function_call`` for its call, and ``function`` messages kept as logged.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_lab.logs._openai import calls_of, checked_messages, checked_tools, reply_text
-from agent_lab.logs._values import as_object, fail, is_estimated, usage_from
+from agent_lab.logs._values import as_object, fail, is_estimated, iso_timestamp, usage_from
 from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine, SkipReason
 
 if TYPE_CHECKING:
@@ -44,7 +46,12 @@ def chat_requests(line: JSONValue, where: str) -> list[LoggedRequest | SkippedLi
     messages = checked_messages(fields.get("messages"), where)
     tools = checked_tools(fields.get("tools"), where, functions=fields.get("functions"))
     model = fields.get("model")
-    estimated = is_estimated(fields.get("metadata"))
+    metadata = fields.get("metadata")
+    estimated = is_estimated(metadata)
+    stamp = fields.get("timestamp")
+    if stamp is None and isinstance(metadata, dict):
+        stamp = metadata.get("timestamp")
+    timestamp = iso_timestamp(stamp)
     answers = sum(1 for message in messages if message.get("role") == "assistant")
     line_usage = fields.get("usage") if answers == 1 else None
     found: list[LoggedRequest | SkippedLine] = []
@@ -67,6 +74,7 @@ def chat_requests(line: JSONValue, where: str) -> list[LoggedRequest | SkippedLi
                 text=reply_text(message),
                 model=model if isinstance(model, str) else None,
                 usage=usage_from(message.get("usage", line_usage), estimated=estimated),
+                timestamp=timestamp,
             )
         )
     return found

@@ -55,6 +55,8 @@ class Tally:
     covered: int = 0
     agreed: int = 0
     agreed_lenient: int = 0
+    same_tool: int = 0
+    """Covered calls that dispatched the logged tool (whatever the values)."""
     routed_right: int = 0
     saved_requests: int = 0
     prompt_tokens: int = 0
@@ -75,6 +77,7 @@ class Tally:
             return
         if item.kind is Kind.CALL:
             self.covered += 1
+            self.same_tool += item.produced_tool == item.tool
             self.agreed += bool(item.agreed)
             self.agreed_lenient += bool(item.agreed_lenient)
         self.saved_requests += 1
@@ -121,6 +124,9 @@ class Tally:
             "coverage": rate(self.covered, self.calls),
             "agreement": rate(self.agreed, self.covered),
             "agreement_lenient": rate(self.agreed_lenient, self.covered),
+            # The values alone: of the covered calls that chose the logged tool, those
+            # whose arguments agree (the schema resolver's precision, call by call).
+            "arguments_agreement": rate(self.agreed, self.same_tool),
             "router": rate(self.routed_right, self.calls),
         }
 

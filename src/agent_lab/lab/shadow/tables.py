@@ -42,7 +42,9 @@ def headline(figures: ShadowFigures, *, min_agreement: float) -> list[str]:
             f"{total.calls} tool calls ({share(total.covered, total.calls)}); on those it "
             f"agreed with the logged model {total.agreed} times "
             f"({share(total.agreed, total.covered)}; "
-            f"{share(total.agreed_lenient, total.covered)} by BFCL's looser rule)."
+            f"{share(total.agreed_lenient, total.covered)} by BFCL's looser rule); where it "
+            f"chose the logged tool, the values agreed in {total.agreed} of {total.same_tool} "
+            f"({share(total.agreed, total.same_tool)})."
         )
     if figures.acted_on_words:
         lines.append(
