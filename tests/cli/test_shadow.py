@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_lab.cli import run
 
@@ -202,3 +204,81 @@ def test_import_logs_writes_a_workload_every_command_accepts(
     assert json.loads(gated)["checks"]
     cli("sweep", workload, "--plugins", str(target), "--vary", "wrong_value=0,0.1",
         "--db", str(tmp_path / "sweep.sqlite"), "--no-progress", "--json")  # fmt: skip
+
+
+def test_tools_the_registry_refuses_are_named_or_counted(tmp_path: Path) -> None:
+    broken = {"type": "function", "function": {"name": "get_weather",
+                                               "parameters": {"type": "nonsense"}}}  # fmt: skip
+    line = json.loads(pairs_line(0, *TALKS[0]))
+    line["request"]["tools"] = [broken]
+    log = tmp_path / "broken-tools.jsonl"
+    log.write_text(json.dumps(line) + "\n" + pairs_line(1, *TALKS[1]) + "\n")
+    _, err = cli("shadow", str(log), code=2)
+    assert f"{log}:1" in err
+    assert "tools offered" in err
+    document = json.loads(cli("shadow", str(log), "--json", "--skip-bad-lines")[0])
+    assert document["skipped"] == {"bad_tools": 1}
+    assert document["calls"] == 1
+
+
+def test_the_parsers_default_agreement_is_the_figures(tmp_path: Path) -> None:
+    from agent_lab.cli.parser import build_parser
+    from agent_lab.lab.shadow.figures import DEFAULT_MIN_AGREEMENT
+
+    options = build_parser().parse_args(["shadow", str(tmp_path)])
+    assert options.min_agreement == DEFAULT_MIN_AGREEMENT
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    junk=st.lists(
+        st.one_of(
+            st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace")),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                lambda inner: (
+                    st.lists(inner, max_size=4)
+                    | st.dictionaries(
+                        st.sampled_from(
+                            [
+                                "messages",
+                                "tools",
+                                "request",
+                                "response",
+                                "role",
+                                "content",
+                                "tool_calls",
+                                "function",
+                                "name",
+                                "arguments",
+                                "choices",
+                                "message",
+                                "usage",
+                                "type",
+                                "parameters",
+                            ]
+                        ),
+                        inner,
+                        max_size=5,
+                    )
+                ),
+                max_leaves=20,
+            ).map(json.dumps),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_a_fuzzed_log_never_crashes_the_command(tmp_path: Path, junk: list[str]) -> None:
+    """Whatever the lines hold: exit 0 with --skip-bad-lines, 0 or 2 without; never a traceback."""
+    log = tmp_path / "fuzzed.jsonl"
+    good = pairs_line(0, *TALKS[0])
+    log.write_text("\n".join([good, *(j.replace("\n", " ") for j in junk)]) + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    code = run(["shadow", str(log), "--json", "--skip-bad-lines"], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    json.loads(out.getvalue())
+    assert run(["shadow", str(log), "--json"], stdout=io.StringIO(), stderr=err) in (0, 2)
+    assert "Traceback" not in err.getvalue()

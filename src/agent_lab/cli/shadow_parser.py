@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.cli import checks, commands, shadowing
-from agent_lab.lab.shadow.figures import DEFAULT_MIN_AGREEMENT
 from agent_lab.logs.record import LogFormat
 
 if TYPE_CHECKING:
@@ -59,9 +58,9 @@ def add_shadow(add_parser: AddParser) -> None:
     shadow.add_argument(
         "--min-agreement",
         type=checks.fraction,
-        default=DEFAULT_MIN_AGREEMENT,
+        default=0.99,
         help="the agreement a tool must clear at its interval's lower bound to be switched "
-        f"first (default {DEFAULT_MIN_AGREEMENT})",
+        "first (default 0.99)",
     )
     shadow.add_argument(
         "--workers", type=checks.positive_count, default=1, help="processes (default 1)"

@@ -1,4 +1,8 @@
-"""``agent-lab shadow``: an agent's own logs replayed, and what deterministic-first saves."""
+"""``agent-lab shadow``: an agent's own logs replayed, and what deterministic-first saves.
+
+The replay, the price table (genai-prices: 0.4 s) and the page are imported
+when the command runs, so that ``agent-lab --help`` stays fast.
+"""
 
 from __future__ import annotations
 
@@ -12,17 +16,15 @@ from agent_lab.cli.loading import load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import PriceError, UsageError
 from agent_lab.lab.run.plugin_sets import load_plugins
-from agent_lab.lab.shadow.importing import WORKLOAD, import_logs
-from agent_lab.lab.shadow.run import ShadowSettings, shadow
-from agent_lab.lab.shadow.tables import headline, tool_table
 from agent_lab.logs.record import LogFormat
-from agent_lab.providers.pricing import PriceTable
 
 if TYPE_CHECKING:
     import argparse
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.cli.loading import Streams
+    from agent_lab.lab.shadow.run import ShadowSettings
+    from agent_lab.providers.pricing import PriceTable
 
 __all__ = ["import_logs_command", "settings_of", "shadow_command"]
 
@@ -33,6 +35,8 @@ def _no_plugins() -> PluginSet | None:
 
 def settings_of(options: argparse.Namespace, *, workers: int = 1) -> ShadowSettings:
     """How to read and replay the logs, from the options every log command shares."""
+    from agent_lab.lab.shadow.run import ShadowSettings  # noqa: PLC0415
+
     return ShadowSettings(
         format=None if options.format is None else LogFormat(options.format),
         on_error="skip" if options.skip_bad_lines else "fail",
@@ -50,6 +54,8 @@ def _plugin_loader(reference: str | None) -> functools.partial[PluginSet] | None
 
 
 def _price_loader(path: str | None) -> functools.partial[PriceTable]:
+    from agent_lab.providers.pricing import PriceTable  # noqa: PLC0415
+
     if path is None:
         return functools.partial(PriceTable)
     try:
@@ -71,6 +77,9 @@ def _log_paths(logs: list[str]) -> list[Path]:
 
 def shadow_command(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab shadow LOGS...``: the figures on the terminal, as JSON, or as a page."""
+    from agent_lab.lab.shadow.run import shadow  # noqa: PLC0415
+    from agent_lab.lab.shadow.tables import headline, tool_table  # noqa: PLC0415
+
     paths = _log_paths(options.logs)
     html = Path(options.html) if options.html else None
     if html is not None:
@@ -105,6 +114,8 @@ def shadow_command(options: argparse.Namespace, streams: Streams) -> int:
 
 def import_logs_command(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab import logs LOGS... --out DIR``: the logs as a workload and plugin folder."""
+    from agent_lab.lab.shadow.importing import WORKLOAD, import_logs  # noqa: PLC0415
+
     paths = _log_paths(options.logs)
     target = Path(options.out)
     check_output_folder(target, "--out")
