@@ -20,10 +20,11 @@ CALL_FIGURES = (
 )  # fmt: skip
 
 
-def cli(*argv: str) -> Any:
+def cli(*argv: str) -> dict[str, Any]:
     out, err = io.StringIO(), io.StringIO()
     assert run(list(argv), stdout=out, stderr=err) == 0, err.getvalue()
-    return json.loads(out.getvalue())
+    document: dict[str, Any] = json.loads(out.getvalue())
+    return document
 
 
 @pytest.fixture(scope="module")

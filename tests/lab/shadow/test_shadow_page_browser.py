@@ -1,4 +1,4 @@
-"""The shadow page in a real headless Chromium: every section, offline, readable at 1280 and 390 px."""
+"""The shadow page in a real headless Chromium: every section, offline, readable on a phone."""
 
 from __future__ import annotations
 
