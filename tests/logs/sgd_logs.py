@@ -40,7 +40,7 @@ MODEL = "sgd-system"
 CREATED = 1_551_398_400
 """2019-03-01T00:00:00Z, the dataset's "today" (``REFERENCE_DATE``): every rendered time."""
 TIMESTAMP = "2019-03-01T00:00:00+00:00"
-"""The same time as a ``chat`` line's ``timestamp`` (what a ``pairs`` line's ``created`` reads as)."""
+"""The same time as a ``chat`` line's ``timestamp`` (a ``pairs`` line's ``created``)."""
 
 
 def _dumps(value: object) -> str:

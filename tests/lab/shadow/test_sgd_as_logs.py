@@ -31,7 +31,7 @@ def cli(*argv: str) -> dict[str, Any]:
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("sgd-logs")
     logs = SGDLogs(SGD_DEV)
-    paths = {}
+    paths: dict[str, Path] = {}
     for form in ("chat", "pairs"):
         path = folder / f"{form}.jsonl"
         path.write_text("".join(line + "\n" for line in logs.render(form)), encoding="utf-8")
