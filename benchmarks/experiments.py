@@ -3,6 +3,7 @@
 One command reproduces every table of docs/experiments.md:
 
     uv run python benchmarks/experiments.py CORPORA_DIR [--out experiments] [--local-sample N]
+    uv run python benchmarks/experiments.py --report-only [--out experiments]
 
 CORPORA_DIR holds ``sgd/train``, ``sgd/dev`` and ``bfcl`` (the shared corpora).
 For each workload it imports the benchmark and then, through the
@@ -21,21 +22,31 @@ step can be rerun by hand):
 * with ``--local-sample N`` (default 40, 0 to skip), runs the embedded local
   model on a stratified sample of N cases, and ``agent-lab demo`` itself;
 * measures routing with no LLM (``agent-lab routing``): the lexical router's
-  margin on BFCL multiple, the demo's routes against its lexical figure, the
-  lone-candidate name rule on BFCL simple and irrelevance and on the demo's
-  events one at a time (tuned on even case numbers, reported on odd), and
-  runs BFCL simple with its one function unnamed (``event_given`` false: a
-  plugin set of one function), to count the requests the rule saves.
-  ``--routing-only`` runs this part alone.
+  margin on BFCL multiple, the demo's routes against its lexical figure, and
+  the lone-candidate name rule on BFCL simple and irrelevance and on the
+  demo's events one at a time (tuned on even case numbers, reported on odd).
+  ``--routing-only`` runs this part alone. What the name rule saves is in the
+  BFCL simple and parallel runs themselves: the importer never names a
+  question's function, so each goes through routing.
 
 Each figure comes from ``agent-lab report --json``, ``precision --json`` or
 ``sweep --json``, the same numbers the reports print. The tables are written,
 in Markdown, to ``OUT/summary.md``.
+
+``--report-only`` runs no trial and imports nothing: it recomputes every
+table from what an earlier run left in ``--out`` (its stores, imported
+folders and the services-left-out imports), rewrites the HTML reports and
+``summary.md``, and needs no CORPORA_DIR. Give it the options the run had
+(``--only``, ``--profiles``, ``--sweep-limit``, ``--local-sample``,
+``--no-demo``): a store they name that is missing is an error. The sweeps
+are re-read from their stores by the function ``agent-lab sweep`` itself
+reports with.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shlex
 import sqlite3
@@ -43,6 +54,12 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
+
+from agent_lab.cli.loading import Streams
+from agent_lab.cli.sweeping import read_sweep, show_sweep
+from agent_lab.errors import AgentLabError
 
 SGD = {"sgd-payload": "workload-payload.jsonl", "sgd-utterance": "workload-utterance.jsonl"}
 BFCL = {
@@ -79,6 +96,21 @@ class Lab:
 
     def json(self, *argv: str) -> Any:
         return json.loads(self(*argv, "--json"))
+
+    def reread_sweep(self, db: Path) -> Any:
+        """The latest sweep in ``db`` as ``sweep --json`` prints it; its page rewritten."""
+        html = db.with_suffix(".html")
+        line = f"# re-read the sweep in {db} (agent_lab.cli.sweeping.read_sweep), page {html}"
+        print(line, flush=True)
+        printed, errors = io.StringIO(), io.StringIO()
+        streams = Streams(printed, errors, Console(file=printed))
+        try:
+            show_sweep(read_sweep(db, None), streams, as_json=True, html=str(html))
+        except AgentLabError as err:
+            sys.exit(f"failed: {err}")
+        with self.log.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n" + printed.getvalue() + errors.getvalue() + "\n")
+        return json.loads(printed.getvalue())
 
 
 def pct(estimate: dict[str, Any]) -> str:
@@ -248,17 +280,6 @@ def name_rule_rows(name: str, split: str, figures: dict[str, Any]) -> list[str]:
     ]
 
 
-def unnamed(source: Path, target: Path) -> Path:
-    """The same cases with their one function unnamed: the agent must route each, or not."""
-    lines = source.read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    target.write_text(
-        "".join(json.dumps({**row, "event_given": False}) + "\n" for row in rows),
-        encoding="utf-8",
-    )
-    return target
-
-
 def tune_and_report(split: str) -> str:
     return f"{split} ({'tune' if split == 'even' else 'report'})"
 
@@ -267,9 +288,40 @@ def section(title: str, lines: list[str]) -> str:
     return f"### {title}\n\n" + "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def model_runs(profiles: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(store suffix, label, provider options): each profile, then the oracle."""
+    runs: list[tuple[str, str, tuple[str, ...]]] = [
+        (p, f"simulated, {p}", ("--provider", "simulated", "--llm-profile", p))
+        for p in profiles.split(",")
+    ]
+    runs.append(("oracle", "ORACLE (a ceiling, not a model)", ("--provider", "oracle")))
+    return runs
+
+
+def inputs(options: argparse.Namespace) -> list[Path]:
+    """What a ``--report-only`` pass reads from ``--out``, to check before any work."""
+    out: Path = options.out
+    names: list[str] = options.only or list(WORKLOADS)
+    sources = {WORKLOADS[n][0] for n in names}
+    found = [out / "bfcl"] if "bfcl" in sources else []
+    if options.routing_only:
+        return found
+    if "sgd" in sources:
+        folds = out / "leave-services-out"
+        found += [out / "sgd", out / "sgd-train", folds / "sgd-train", folds / "sgd-dev"]
+    for name in names:
+        found += [out / f"{name}-{short}.sqlite" for short, _, _ in model_runs(options.profiles)]
+        found.append(out / f"{name}-sweep.sqlite")
+        if options.local_sample and WORKLOADS[name][0] != "demo":
+            found.append(out / f"{name}-local.sqlite")
+    if options.local_sample and not options.no_demo:
+        found.append(out / "demo" / "results.sqlite")
+    return found
+
+
+def parse_options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("corpora", type=Path)
+    parser.add_argument("corpora", type=Path, nargs="?", help="holds sgd/train, sgd/dev and bfcl")
     parser.add_argument("--out", type=Path, default=Path("experiments"))
     parser.add_argument("--only", choices=sorted(WORKLOADS), action="append")
     parser.add_argument("--profiles", default="ideal,typical")
@@ -278,29 +330,61 @@ def main() -> None:
     parser.add_argument("--local-sample", type=int, default=40)
     parser.add_argument("--no-demo", action="store_true", help="skip agent-lab demo")
     parser.add_argument(
-        "--routing-only", action="store_true", help="only the routing tables and their run"
+        "--routing-only", action="store_true", help="only the routing tables (no LLM)"
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="no trial, no import: every table again from the stores and folders in --out",
     )
     options = parser.parse_args()
+    if not options.report_only:
+        if options.corpora is None:
+            parser.error("CORPORA_DIR is required (unless --report-only)")
+        return options
+    if options.corpora is not None:
+        parser.error("--report-only reads --out alone: give no CORPORA_DIR")
+    missing = [path for path in inputs(options) if not path.exists()]
+    if missing:
+        parser.error(
+            f"--report-only: {missing[0]} is missing ({len(missing)} missing in all); "
+            "run without --report-only first, or give the --only, --profiles, "
+            "--local-sample and --no-demo the run had"
+        )
+    return options
+
+
+def leave_services_out(corpora: Path | None, folds: Path) -> str:
+    """The services-left-out tables, from CORPORA or (``None``) from the imports in ``folds``."""
+    script = Path(__file__).with_name("leave_services_out.py")
+    source = ["--imported"] if corpora is None else [str(corpora)]
+    command = [sys.executable, str(script), *source, "--out", str(folds)]
+    print("$ " + shlex.join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"failed ({done.returncode}): {done.stderr.strip()}")
+    return (folds / "leave-services-out.md").read_text(encoding="utf-8")
+
+
+def main() -> None:
+    options = parse_options()
     out: Path = options.out
     out.mkdir(parents=True, exist_ok=True)
     lab = Lab(out)
-    names = options.only or list(WORKLOADS)
+    fresh = not options.report_only
+    names: list[str] = options.only or list(WORKLOADS)
+    sources = {WORKLOADS[n][0] for n in names}
 
     sgd_train, sgd_dev, bfcl = out / "sgd-train", out / "sgd", out / "bfcl"
-    if not options.routing_only and any(WORKLOADS[n][0] == "sgd" for n in names):
+    if fresh and not options.routing_only and "sgd" in sources:
         lab("import", "sgd", str(options.corpora / "sgd/dev"), "--out", str(sgd_dev))
         lab("import", "sgd", str(options.corpora / "sgd/train"), "--out", str(sgd_train))
-    if any(WORKLOADS[n][0] == "bfcl" for n in names):
+    if fresh and "bfcl" in sources:
         lab("import", "bfcl", str(options.corpora / "bfcl"), "--out", str(bfcl))
 
     leave_out = ""
-    if not options.routing_only and any(WORKLOADS[n][0] == "sgd" for n in names):
-        folds = out / "leave-services-out"
-        script = Path(__file__).with_name("leave_services_out.py")
-        command = [sys.executable, str(script), str(options.corpora), "--out", str(folds)]
-        print("$ " + shlex.join(command), flush=True)
-        subprocess.run(command, capture_output=True, check=True)
-        leave_out = (folds / "leave-services-out.md").read_text(encoding="utf-8")
+    if not options.routing_only and "sgd" in sources:
+        leave_out = leave_services_out(options.corpora, out / "leave-services-out")
     precision = list(PRECISION_HEADER)
     policies = list(POLICY_HEADER)
     sweeps = list(SWEEP_HEADER)
@@ -309,8 +393,6 @@ def main() -> None:
     no_regret = list(NO_REGRET_HEADER)
     routing = list(ROUTING_HEADER)
     name_rule = list(NAME_RULE_HEADER)
-    one_function = list(POLICY_HEADER)
-    one_function_regret = list(NO_REGRET_HEADER)
     for name in names:
         source, workload = WORKLOADS[name]
         data = sgd_dev if source == "sgd" else bfcl
@@ -333,16 +415,6 @@ def main() -> None:
                     "--split", split,
                 )  # fmt: skip
                 name_rule += name_rule_rows(name, tune_and_report(split), figures)
-        if name == "bfcl-simple":
-            cases_unnamed = unnamed(bfcl / workload, bfcl / "workload-simple_python-unnamed.jsonl")
-            db = out / "bfcl-simple-unnamed-ideal.sqlite"
-            db.unlink(missing_ok=True)
-            lab("run", str(cases_unnamed), *plugins, "--no-progress", "--concurrency",
-                options.concurrency, "--provider", "simulated", "--llm-profile", "ideal",
-                "--db", str(db))  # fmt: skip
-            report = lab.json("report", str(db))
-            one_function += policy_rows("bfcl-simple, unnamed", "simulated, ideal", report)
-            one_function_regret.append(no_regret_row("bfcl-simple, unnamed", report, db))
         if options.routing_only:
             continue
         if source != "demo" and "parallel" not in name and "irrelevance" not in name:
@@ -350,38 +422,40 @@ def main() -> None:
                 figures = lab.json("precision", str(folder / workload), "--plugins", str(folder))
                 precision.append(precision_row(split or "-", name, figures))
         common = (*plugins, "--no-progress", "--concurrency", options.concurrency)
-        models: list[tuple[str, str, tuple[str, ...]]] = [
-            (p, f"simulated, {p}", ("--provider", "simulated", "--llm-profile", p))
-            for p in options.profiles.split(",")
-        ]
-        models.append(("oracle", "ORACLE (a ceiling, not a model)", ("--provider", "oracle")))
-        for index, (short, label, provider) in enumerate(models):
+        for index, (short, label, provider) in enumerate(model_runs(options.profiles)):
             db = out / f"{name}-{short}.sqlite"
-            db.unlink(missing_ok=True)
-            lab("run", cases, *common, *provider, "--db", str(db))
-            lab("report", str(db), "--html", str(db.with_suffix(".html")))
-            report = lab.json("report", str(db))
+            if fresh:
+                db.unlink(missing_ok=True)
+                lab("run", cases, *common, *provider, "--db", str(db))
+            report = lab.json("report", str(db), "--html", str(db.with_suffix(".html")))
             policies += policy_rows(name, label, report, references=index == 0)
             if index == 0:
                 no_regret.append(no_regret_row(name, report, db))
         db = out / f"{name}-sweep.sqlite"
-        db.unlink(missing_ok=True)
-        sweep = lab.json(
-            "sweep", cases, *common, "--db", str(db), "--limit", str(options.sweep_limit),
-            "--simulated-latency", "1,2", "--vary", f"wrong_value={RATES}",
-            "--html", str(db.with_suffix(".html")),
-        )  # fmt: skip
+        if fresh:
+            db.unlink(missing_ok=True)
+            sweep = lab.json(
+                "sweep", cases, *common, "--db", str(db), "--limit", str(options.sweep_limit),
+                "--simulated-latency", "1,2", "--vary", f"wrong_value={RATES}",
+                "--html", str(db.with_suffix(".html")),
+            )  # fmt: skip
+        else:
+            sweep = lab.reread_sweep(db)
         sweeps += sweep_rows(name, sweep)
         break_evens.append(break_even_line(name, sweep))
         if options.local_sample and source != "demo":
             db = out / f"{name}-local.sqlite"
-            db.unlink(missing_ok=True)
-            lab("run", cases, *plugins, "--no-progress", "--provider", "local",
-                "--limit", str(options.local_sample), "--db", str(db))  # fmt: skip
+            if fresh:
+                db.unlink(missing_ok=True)
+                lab("run", cases, *plugins, "--no-progress", "--provider", "local",
+                    "--limit", str(options.local_sample), "--db", str(db))  # fmt: skip
             local += policy_rows(name, "local SmolLM2-135M", lab.json("report", str(db)))
     if options.local_sample and not options.no_demo and not options.routing_only:
-        lab("demo", "--out", str(out / "demo"), "--no-progress")
-        report = lab.json("report", str(out / "demo" / "results.sqlite"))
+        demo = out / "demo"
+        if fresh:
+            lab("demo", "--out", str(demo), "--no-progress")  # writes its own report.html
+        page = () if fresh else ("--html", str(demo / "report.html"))
+        report = lab.json("report", str(demo / "results.sqlite"), *page)
         local += policy_rows("demo", "local SmolLM2-135M", report)
 
     sections = [
@@ -393,11 +467,9 @@ def main() -> None:
         ("No regret: deterministic-first against llm-always, paired", no_regret),
         ("The lexical router (no LLM)", routing),
         ("One candidate: the name rule (no LLM)", name_rule),
-        ("BFCL simple, its one function unnamed", one_function),
-        ("BFCL simple, its one function unnamed: requests", one_function_regret),
         (f"Local model ({options.local_sample}-case samples; the demo)", local),
     ]
-    routing_sections = (routing, name_rule, one_function, one_function_regret)
+    routing_sections = (routing, name_rule)
     text = "\n".join(
         section(title, lines)
         for title, lines in sections

@@ -1,9 +1,12 @@
 """The schema-driven resolver's precision on SGD services left out, fold by fold.
 
     uv run python benchmarks/leave_services_out.py CORPORA_DIR [--out DIR] [--folds 5] [--seed 21]
+    uv run python benchmarks/leave_services_out.py --imported [--out DIR] [--folds 5] [--seed 21]
 
 CORPORA_DIR holds ``sgd/train`` and ``sgd/dev``. Both splits are imported
-(``agent-lab import sgd``), their events and cases pooled, and the services
+(``agent-lab import sgd``) into ``OUT/sgd-train`` and ``OUT/sgd-dev``; with
+``--imported`` they are read from there as an earlier run left them, and no
+corpus is needed. Their events and cases are pooled, and the services
 partitioned into folds. A service goes with its whole domain (``Flights_1``,
 ``Flights_2`` and ``Flights_3`` together), so a held-out fold never shares a
 domain's wording with the rest: a stricter split than service by service.
@@ -78,9 +81,14 @@ def deal(sizes: dict[str, int], folds: int, seed: int) -> list[list[str]]:
     return [sorted(group) for group in groups]
 
 
-def imported(corpora: Path, out: Path) -> tuple[dict[str, PluginSet], dict[str, list[Case]]]:
+def split_folder(out: Path, split: str) -> Path:
+    return out / f"sgd-{split}"
+
+
+def imported(corpora: Path | None, out: Path) -> tuple[dict[str, PluginSet], dict[str, list[Case]]]:
     """Both splits imported: each split's events, and the cases of both per variant.
 
+    ``corpora`` None: the splits already imported into ``out``, read as they are.
     Each case keeps its own split's events: the importer reads a slot's kind
     from the values the split's calls use, so a slot no train call fills is
     free-form in train and a time in dev (``Buses_1``'s ``leaving_time``).
@@ -88,9 +96,10 @@ def imported(corpora: Path, out: Path) -> tuple[dict[str, PluginSet], dict[str, 
     plugins: dict[str, PluginSet] = {}
     cases: dict[str, list[Case]] = {v: [] for v in VARIANTS}
     for split in SPLITS:
-        folder = out / f"sgd-{split}"
-        print(f"$ agent-lab import sgd {corpora / 'sgd' / split} --out {folder}", flush=True)
-        import_sgd(corpora / "sgd" / split, folder)
+        folder = split_folder(out, split)
+        if corpora is not None:
+            print(f"$ agent-lab import sgd {corpora / 'sgd' / split} --out {folder}", flush=True)
+            import_sgd(corpora / "sgd" / split, folder)
         plugins[split] = load_plugins(str(folder))
         for variant in VARIANTS:
             for case in load_workload(folder / f"workload-{variant}.jsonl").cases:
@@ -188,12 +197,25 @@ def cell(f: dict[str, Any] | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("corpora", type=Path)
+    parser.add_argument("corpora", type=Path, nargs="?", help="holds sgd/train and sgd/dev")
     parser.add_argument("--out", type=Path, default=Path("experiments/leave-services-out"))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument(
+        "--imported",
+        action="store_true",
+        help="no import: the splits an earlier run imported into --out (OUT/sgd-train, sgd-dev)",
+    )
     options = parser.parse_args()
     out: Path = options.out
+    if options.imported:
+        if options.corpora is not None:
+            parser.error("--imported reads --out alone: give no CORPORA_DIR")
+        for split in SPLITS:
+            if not (split_folder(out, split) / "events.json").is_file():
+                parser.error(f"--imported: {split_folder(out, split)} holds no imported split")
+    elif options.corpora is None:
+        parser.error("CORPORA_DIR is required (unless --imported)")
     out.mkdir(parents=True, exist_ok=True)
     plugins, cases = imported(options.corpora, out)
     services = sorted({service_of(c) for c in cases["payload"]})

@@ -380,3 +380,53 @@ def test_a_schema_1_file_is_read_as_it_is_and_migrated_when_written(tmp_path: Pa
     assert rows["b"].correct_exact is True
     version = sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = 'schema_version'")
     assert version.fetchone() == (str(SCHEMA_VERSION),)
+
+
+def test_intervals_do_not_depend_on_the_order_trials_ended_in() -> None:
+    """A seeded bootstrap draws cases in case order, each policy from its own generator.
+
+    It drew in the order the trials were stored (the order they ended in), so a
+    rerun of the same figures moved its intervals by up to a point.
+    """
+    import random
+
+    from agent_lab.lab.stats.breakdown import breakdown
+    from agent_lab.lab.stats.headline import headline
+    from agent_lab.lab.stats.metrics import compare, references, summarize
+    from tests.lab.factories import trial
+
+    def headline_sentences(rows: list[Any]) -> list[str]:
+        return headline(
+            rows,
+            summarize(rows),
+            compare(rows, "a"),
+            breakdown(rows, "category", baseline="a"),
+            baseline="a",
+            provenance="test",
+        )
+
+    trials = [
+        trial(f"c{i}", policy, correct=(i * 7 + len(policy)) % 3 != 0, llm_calls=i % 2,
+              latency_ns=1000 + i * 37, category=("x", "y")[i % 2])
+        for i in range(40)
+        for policy in ("a", "b")
+    ]  # fmt: skip
+    shuffled = list(trials)
+    random.Random(5).shuffle(shuffled)
+
+    def figures(rows: list[Any]) -> object:
+        by_name = {m.policy: m for m in summarize(rows)}
+        return (
+            [by_name[p] for p in sorted(by_name)],
+            references(rows),
+            sorted(compare(rows, "a"), key=lambda c: (c.policy, c.metric)),
+            {
+                (group.name, figures.policy): figures
+                for group in breakdown(rows, "category", baseline="a")
+                for figures in group.figures
+            },
+            sorted(headline_sentences(rows), key=str),
+        )
+
+    policies_reversed = sorted(trials, key=lambda t: t.policy, reverse=True)
+    assert figures(trials) == figures(shuffled) == figures(policies_reversed)

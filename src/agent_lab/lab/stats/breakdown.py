@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
-from agent_lab.lab.stats.metrics import Estimate, case_mean, case_means, paired_difference
+from agent_lab.lab.stats.metrics import Estimate, case_mean, case_means, paired_difference, seeded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    import numpy as np
 
     from agent_lab.lab.results.records import TrialRecord
 
@@ -81,7 +81,6 @@ def breakdown(
     trials: Sequence[TrialRecord], kind: Kind, *, baseline: str | None, seed: int = 0
 ) -> list[Group]:
     """The run's (non-warm-up) trials grouped by ``kind``, the groups that matter first."""
-    rng = np.random.default_rng(seed)
     key = _key(kind)
     grouped: dict[str, list[TrialRecord]] = {}
     for trial in trials:
@@ -96,17 +95,22 @@ def breakdown(
             GroupFigures(
                 policy=policy,
                 trials=len(own),
-                accuracy=case_mean(own, lambda t: float(t.correct), rng, proportion=True),
-                llm_calls=case_mean(own, lambda t: float(t.llm_calls), rng),
+                accuracy=case_mean(
+                    own, lambda t: float(t.correct), seeded(seed, kind, name, policy, "accuracy"),
+                    proportion=True,
+                ),
+                llm_calls=case_mean(
+                    own, lambda t: float(t.llm_calls), seeded(seed, kind, name, policy, "calls")
+                ),
                 difference=(
                     None
                     if policy == baseline or not reference
-                    else _difference(own, reference, rng)
+                    else _difference(own, reference, seeded(seed, kind, name, policy, "difference"))
                 ),
             )
             for policy, own in by_policy.items()
             if own
-        )
+        )  # fmt: skip
         groups.append(Group(kind, name, len({t.case_id for t in rows}), figures))
     return sorted(groups, key=lambda g: (-g.weight, -g.cases, g.name))
 
@@ -119,7 +123,7 @@ def accuracy_difference(
     reference = [t for t in trials if t.policy == baseline and not t.warmup]
     if not own or not reference:
         return None
-    return _difference(own, reference, np.random.default_rng(seed))
+    return _difference(own, reference, seeded(seed, policy, baseline, "accuracy difference"))
 
 
 def _difference(

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
 from agent_lab.errors import ComparisonError
 from agent_lab.lab.report.wording import counted
 from agent_lab.lab.stats.history import RunChange, compare_runs
-from agent_lab.lab.stats.metrics import Estimate, case_means, paired_difference
+from agent_lab.lab.stats.metrics import Estimate, case_means, paired_difference, seeded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    import numpy as np
 
     from agent_lab.lab.results.records import TrialRecord
     from agent_lab.strict_json import JSONObject
@@ -158,7 +158,6 @@ def gate(
         if not old & {t.case_id for t in after if t.policy == policy and not t.warmup}:
             # Nothing paired is nothing gated: passing would wave any run through.
             raise ComparisonError(f"the two runs share no case of {policy}: nothing to compare")
-    rng = np.random.default_rng(seed)
     costs = {
         change.comparison.policy: change
         for change in compare_runs(before, after, seed=seed)
@@ -169,14 +168,14 @@ def gate(
         checks.append(
             _difference_check(
                 before, after, policy, metric="llm_share",
-                limit=limits.max_llm_share_increase, rng=rng,
+                limit=limits.max_llm_share_increase, rng=seeded(seed, policy, "llm_share"),
             )
         )  # fmt: skip
         checks.append(_cost_check(costs.get(policy), policy, limits.max_cost_increase))
         checks.append(
             _difference_check(
                 before, after, policy, metric="accuracy", limit=limits.min_accuracy_change,
-                rng=rng,
+                rng=seeded(seed, policy, "accuracy"),
             )
         )  # fmt: skip
     return checks

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from agent_lab.lab.stats.breakdown import accuracy_difference
-from agent_lab.lab.stats.metrics import Estimate, case_mean
+from agent_lab.lab.stats.metrics import Estimate, case_mean, seeded
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -78,13 +76,13 @@ def headline(
     seed: int = 0,
 ) -> list[str]:
     """One sentence per policy against ``baseline``, then who produced the figures."""
-    rng = np.random.default_rng(seed)
     counted = [t for t in trials if not t.warmup]
     sentences: list[str] = []
     for m in metrics:
         if m.policy == baseline:
             continue
         own = [t for t in counted if t.policy == m.policy]
+        rng = seeded(seed, m.policy, "no LLM call")
         no_call = case_mean(own, lambda t: float(t.llm_calls == 0), rng, proportion=True)
         sentence = f"{m.policy} answered {_share(no_call)} of requests with no LLM call"
         if baseline is None:

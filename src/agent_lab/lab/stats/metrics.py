@@ -9,6 +9,7 @@ the cases instead, so that it is never of zero width.
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,6 +38,7 @@ __all__ = [
     "compare",
     "paired_difference",
     "references",
+    "seeded",
     "summarize",
     "wilson",
 ]
@@ -221,7 +223,9 @@ def _by_case(
         value = read(row)
         if value is not None:
             groups.setdefault(row.case_id, []).append(value)
-    return list(groups.values())
+    # In case order, and each case's values in repeat order: a seeded bootstrap then
+    # draws the same cases whatever order the trials ended (and were stored) in.
+    return [sorted(groups[case]) for case in sorted(groups)]
 
 
 def case_mean(
@@ -256,21 +260,37 @@ def paired_difference(
     return _interval(_array(mine) - _array(theirs), _mean, rng)
 
 
+def seeded(seed: int, *about: str) -> np.random.Generator:
+    """A generator for one estimate, from the seed and what it is about (a policy, a metric...).
+
+    Each estimate draws from its own: its interval then depends neither on
+    the order the estimates are computed in nor on the order trials ended in.
+    """
+    return np.random.default_rng([seed, *(zlib.crc32(key.encode("utf-8")) for key in about)])
+
+
+def _in_case_order(row: TrialRecord) -> tuple[str, int]:
+    return row.case_id, row.repeat
+
+
 def _exact(row: TrialRecord) -> float:
     return float(row.correct if row.correct_exact is None else row.correct_exact)
 
 
 def summarize(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[PolicyMetrics]:
     """Per-policy metrics of a run's (non-warm-up) trials, policies in first-seen order."""
-    rng = np.random.default_rng(seed)
     by_policy: dict[str, list[TrialRecord]] = {}
     for trial in trials:
         by_policy.setdefault(trial.policy, []).append(trial)
     out: list[PolicyMetrics] = []
     for policy, rows in by_policy.items():
+        rng = seeded(seed, policy)
+        rows.sort(key=_in_case_order)
 
         def cases(
-            read: Callable[[TrialRecord], float | None], subset: Sequence[TrialRecord] = rows
+            read: Callable[[TrialRecord], float | None],
+            subset: Sequence[TrialRecord] = rows,
+            rng: np.random.Generator = rng,
         ) -> _Cases:
             return _Cases(_by_case(subset, read), rng)
 
@@ -324,7 +344,10 @@ def _cost_per_correct(rows: Sequence[TrialRecord], rng: np.random.Generator) -> 
     for row in rows:
         cost[row.case_id] = cost.get(row.case_id, 0.0) + float(row.cost or 0)
         right[row.case_id] = right.get(row.case_id, 0.0) + float(row.correct)
-    return _ratio_interval(_array(list(cost.values())), _array(list(right.values())), rng)
+    cases = sorted(cost)  # in case order, whatever order the trials ended in
+    return _ratio_interval(
+        _array([cost[case] for case in cases]), _array([right[case] for case in cases]), rng
+    )
 
 
 def _tokens(row: TrialRecord) -> float | None:
@@ -343,7 +366,7 @@ def references(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[Referenc
     expected: dict[str, Status] = {}
     for trial in trials:
         expected.setdefault(trial.case_id, trial.expected_status)
-    right = _Cases([[float(status in DECLINE_RIGHT)] for status in expected.values()], rng)
+    right = _Cases([[float(expected[case] in DECLINE_RIGHT)] for case in sorted(expected)], rng)
     return [
         Reference(
             name="always-decline",
@@ -378,7 +401,6 @@ def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> l
     Raises:
         ComparisonError: ``baseline`` has no trials in ``trials``.
     """
-    rng = np.random.default_rng(seed)
     per_case: dict[str, dict[str, dict[str, list[float]]]] = {}
     for trial in trials:
         metrics = per_case.setdefault(trial.policy, {})
@@ -405,7 +427,7 @@ def compare(trials: Sequence[TrialRecord], baseline: str, *, seed: int = 0) -> l
                     policy=policy,
                     baseline=baseline,
                     metric=name,
-                    ratio=_ratio_interval(a, b, rng),
+                    ratio=_ratio_interval(a, b, seeded(seed, policy, baseline, name)),
                     policy_mean=float(a.mean()) if shared else None,
                     baseline_mean=float(b.mean()) if shared else None,
                 )

@@ -1,0 +1,120 @@
+"""The published experiment's scripts recompute their tables from what a run left, with no run."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, TEST_DATA
+
+EXPERIMENTS = REPO_ROOT / "benchmarks" / "experiments.py"
+LEAVE_OUT = REPO_ROOT / "benchmarks" / "leave_services_out.py"
+# A small run: one BFCL workload, one profile (and the oracle), no local model.
+SMALL = ("--only", "bfcl-multiple", "--profiles", "ideal", "--local-sample", "0")
+
+
+def script(*argv: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run a benchmark script as a user would, with ``agent-lab`` on the PATH."""
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    return subprocess.run(
+        [sys.executable, *map(str, argv)],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=900,
+        env=env,
+    )
+
+
+def digests(folder: Path, pattern: str) -> dict[str, str]:
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.glob(pattern))
+    }
+
+
+def test_leave_services_out_reads_its_own_imports_with_no_corpus(tmp_path: Path) -> None:
+    """``--imported``: the same tables and figures as the run that imported, corpus gone."""
+    corpora = tmp_path / "corpora"
+    dev = sorted((TEST_DATA / "sgd" / "dev").glob("dialogues_*.json"))
+    half = len(dev) // 2
+    for split, files in (("train", dev[:half]), ("dev", dev[half:])):
+        folder = corpora / "sgd" / split
+        folder.mkdir(parents=True)
+        shutil.copy(TEST_DATA / "sgd" / "dev" / "schema.json", folder)
+        for file in files:
+            shutil.copy(file, folder)
+    out = tmp_path / "folds"
+    script(LEAVE_OUT, corpora, "--out", out, "--folds", "2")
+    tables = (out / "leave-services-out.md").read_text(encoding="utf-8")
+    figures = (out / "leave-services-out.json").read_text(encoding="utf-8")
+    imports = digests(out, "sgd-*/*")
+    shutil.rmtree(corpora)
+    (out / "leave-services-out.md").unlink()
+
+    script(LEAVE_OUT, "--imported", "--out", out, "--folds", "2")
+
+    assert (out / "leave-services-out.md").read_text(encoding="utf-8") == tables
+    assert (out / "leave-services-out.json").read_text(encoding="utf-8") == figures
+    assert digests(out, "sgd-*/*") == imports
+    assert "| pooled |" in tables
+
+
+def test_leave_services_out_imported_needs_the_imports(tmp_path: Path) -> None:
+    """``--imported`` where nothing was imported: exit 2, naming the folder; nothing written."""
+    done = script(LEAVE_OUT, "--imported", "--out", tmp_path / "folds", check=False)
+    assert done.returncode == 2
+    assert "--imported: " in done.stderr
+    assert "sgd-train holds no imported split" in done.stderr
+    assert not (tmp_path / "folds").exists()
+
+
+def test_report_only_needs_the_stores_and_no_corpus(tmp_path: Path) -> None:
+    """A store the options name is missing, or a corpus is given: exit 2, and nothing written."""
+    out = tmp_path / "experiments"
+    (out / "bfcl").mkdir(parents=True)
+    done = script(EXPERIMENTS, "--report-only", "--out", out, *SMALL, check=False)
+    assert done.returncode == 2
+    assert f"{out / 'bfcl-multiple-ideal.sqlite'} is missing" in done.stderr
+    given = script(EXPERIMENTS, tmp_path, "--report-only", "--out", out, *SMALL, check=False)
+    assert given.returncode == 2
+    assert "give no CORPORA_DIR" in given.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["bfcl"]
+
+
+@pytest.mark.slow
+def test_report_only_rebuilds_the_summary_from_the_stores_alone(tmp_path: Path) -> None:
+    """``--report-only`` after a run: the same summary, with no trial, no import, no corpus."""
+    corpora = tmp_path / "corpora"
+    shutil.copytree(TEST_DATA / "bfcl", corpora / "bfcl")
+    out = tmp_path / "experiments"
+    options = (*SMALL, "--sweep-limit", "40")
+    script(EXPERIMENTS, corpora, "--out", out, "--concurrency", "64", *options)
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    stores = digests(out, "*.sqlite")
+    imports = digests(out, "bfcl/*")
+    logged = (out / "commands.log").read_text(encoding="utf-8")
+    shutil.rmtree(corpora)
+    (out / "summary.md").unlink()
+
+    done = script(EXPERIMENTS, "--report-only", "--out", out, *options)
+
+    assert (out / "summary.md").read_text(encoding="utf-8") == summary
+    assert digests(out, "*.sqlite") == stores  # read, never written: no trial was run
+    assert digests(out, "bfcl/*") == imports
+    commands = [
+        line.split()[2]
+        for line in (out / "commands.log").read_text(encoding="utf-8")[len(logged) :].splitlines()
+        if line.startswith("$ agent-lab ")
+    ]
+    assert set(commands) == {"routing", "precision", "report"}
+    assert "# re-read the sweep in" in done.stdout
+    assert "| bfcl-multiple | simulated, ideal | deterministic-first | 40 |" in summary
+    assert "| bfcl-multiple | 0.2 |" in summary
