@@ -12,11 +12,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from agent_lab import Event, EventDefinition, EventKernel, EventRegistry
-from agent_lab.agents.fallback import LLMFallback
-from agent_lab.providers import (
-    ErrorProfile,
-    Expected,
+from agent_lab import (
+    Event,
+    EventDefinition,
+    EventKernel,
+    EventRegistry,
+    LLMFallback,
     LocalProvider,
     OpenAIProvider,
     Provider,
@@ -25,6 +26,7 @@ from agent_lab.providers import (
     ReplayProvider,
     SimulatedProvider,
 )
+from agent_lab.providers import ErrorProfile, Expected
 
 registry = EventRegistry()
 registry.register(

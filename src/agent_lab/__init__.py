@@ -3,8 +3,9 @@
 Everything a user builds with is importable from here: the kernel (events,
 their definitions, the registry and the kernel, results and statuses), the
 agents and the one decision function every caller shares, the plugin sets
-and routes, the schema-driven resolver, the model port and its providers,
-and the exceptions. Test doubles are in ``agent_lab.testing``. The
+and routes, the schema-driven resolver, the tool layer (events as tool specs,
+results as tool answers, K30), the model port and its providers, and the
+exceptions. Test doubles are in ``agent_lab.testing``. The
 providers load on first use (the OpenAI SDK alone takes about 2 s to import).
 """
 
@@ -50,6 +51,7 @@ from agent_lab.application.events.models import (
     ValidationIssue,
 )
 from agent_lab.application.events.registry import EventRegistry
+from agent_lab.application.tools import anthropic_tool, openai_tool, to_tool_result, tool_status
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import (
     AgentLabError,
@@ -123,7 +125,11 @@ __all__ = [
     "Usage",
     "ValidationIssue",
     "adecide",
+    "anthropic_tool",
     "decide",
+    "openai_tool",
+    "to_tool_result",
+    "tool_status",
 ]
 
 __version__ = "0.1.0"
