@@ -1,0 +1,413 @@
+"""The README and the docs site cannot drift: their code runs, their commands parse and run.
+
+Each page's Python blocks run in order in one namespace, in a folder of
+their own, offline; a block titled as a file (``title="my_events.py"``) is
+written there instead, as the reader would write it. Every ``agent-lab``
+line of a shell block is parsed by the real parser, and run there unless
+its block says why not. No example imports deeper than the public face.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import doctest
+import importlib.util
+import io
+import json
+import re
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import jsonschema_rs
+import pytest
+
+from agent_lab.cli import run as cli
+from agent_lab.cli.parser import build_parser
+from tests.conftest import REPO_ROOT
+from tests.docs_pages import PAGES, PYTHON, SHELL, Block, blocks, commands, page_id
+
+README_MAX_LINES = 250
+PUBLIC = frozenset({"agent_lab", "agent_lab.testing", "agent_lab.strict_json", "agent_lab.otel"})
+"""What an example may import: the public face, the test doubles, strict JSON, and the
+optional extra's own package (``agent_lab.otel``, present only with ``[otel]``)."""
+NOT_RUN = "not run, "
+NOT_PUBLIC_YET = {
+    "examples/providers_tour.py: agent_lab.providers": (
+        "ErrorProfile and Expected, which a SimulatedProvider built in Python needs (its "
+        "error profile, and the truth its oracle returns), are not in the public face"
+    ),
+}
+"""Deep imports known and kept, each with its reason; the list cannot go stale (below)."""
+EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.py"))
+
+
+def _parse(argv: tuple[str, ...]) -> tuple[int, str]:
+    """``agent-lab ARGV`` through the real parser: the exit code (0: parsed) and what it said."""
+    said = io.StringIO()
+    parser = build_parser()
+    # A page spells every option in full: argparse would take "--plugin" for "--plugins".
+    for command in [parser, *_commands(parser).values()]:
+        command.allow_abbrev = False
+    try:
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            parser.parse_args(list(argv))
+    except SystemExit as exit_:
+        return (exit_.code if isinstance(exit_.code, int) else 1), said.getvalue()
+    return 0, said.getvalue()
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's commands by name."""
+    [subparsers] = [a for a in parser._actions if a.dest == "command"]  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(subparsers.choices, dict)
+    return dict(subparsers.choices)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _shell_blocks(page: Path) -> list[Block]:
+    return [block for block in blocks(page) if block.language in SHELL]
+
+
+# What the pages say ---------------------------------------------------------------------
+
+
+def test_the_readme_is_at_most_250_lines() -> None:
+    """The README is the front door; the manual is the site."""
+    lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines"
+
+
+def test_every_page_is_in_the_sites_navigation() -> None:
+    """A page missing from mkdocs.yml's nav is a page nobody finds."""
+    nav = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1]
+    listed = set(re.findall(r":\s*(\S+\.md)\s*$", nav, flags=re.MULTILINE))
+    pages = {str(p.relative_to(REPO_ROOT / "docs")) for p in PAGES if p.name != "README.md"}
+    assert pages - listed == set()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_agent_lab_command_on_the_page_parses(page: Path) -> None:
+    """Each ``agent-lab`` line of a shell block is one the real parser takes, as written."""
+    wrong = [
+        f"{block.where}: {command.line}\n    {said.strip()}"
+        for block in _shell_blocks(page)
+        for command in commands(block)
+        if (argv := command.agent_lab) is not None
+        for code, said in [_parse(argv)]
+        if code != 0
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_repository_path_the_page_names_exists(page: Path) -> None:
+    """A test, module, example or benchmark the page names is there (or the page writes it)."""
+    text = page.read_text(encoding="utf-8")
+    written = {block.title for block in blocks(page) if block.title}
+    named = set(re.findall(r"`((?:[\w.-]+/)*[\w.-]+\.py)`", text))
+    named |= set(re.findall(r"`((?:tests|docs|examples|benchmarks|src)/[\w./-]+)`", text))
+    for block in _shell_blocks(page):
+        for command in commands(block):
+            named |= {w for w in command.words if re.fullmatch(r"(tests|benchmarks|examples)/.+", w)}
+    package = REPO_ROOT / "src" / "agent_lab"
+    missing = sorted(
+        name
+        for name in named - written
+        if not (REPO_ROOT / name).exists()
+        and not (package / name).exists()
+        and ("/" in name or not any(package.rglob(name)))
+    )
+    assert missing == []
+
+
+def _imports(source: str) -> set[str]:
+    """Every ``agent_lab`` module the source imports, however it is written."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+    return {name for name in found if name.split(".")[0] == "agent_lab"}
+
+
+def _examples() -> list[tuple[str, str]]:
+    """Every Python example a reader meets: the pages' blocks and files, and ``examples/``."""
+    found = [
+        (block.where, block.text)
+        for page in PAGES
+        for block in blocks(page)
+        if block.language in PYTHON
+    ]
+    found += [(str(path.relative_to(REPO_ROOT)), path.read_text("utf-8")) for path in EXAMPLES]
+    return found
+
+
+def _deep_imports() -> set[str]:
+    return {
+        f"{where}: {name}"
+        for where, source in _examples()
+        for name in _imports(source)
+        if name not in PUBLIC
+    }
+
+
+def test_no_example_imports_deeper_than_the_public_face() -> None:
+    """Examples import ``agent_lab``, ``agent_lab.testing`` or ``agent_lab.strict_json``."""
+    assert sorted(_deep_imports() - NOT_PUBLIC_YET.keys()) == []
+
+
+def test_the_deep_imports_kept_are_still_there() -> None:
+    """Each kept exception names an import that still happens: fixed, it leaves the list."""
+    assert sorted(NOT_PUBLIC_YET.keys() - _deep_imports()) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "deep"),
+    [
+        ("from agent_lab import EventKernel", set()),
+        ("from agent_lab.testing import ScriptedProvider", set()),
+        ("from agent_lab.agents.fallback import LLMFallback", {"agent_lab.agents.fallback"}),
+        ("import agent_lab.application.tools as tools", {"agent_lab.application.tools"}),
+        ("def f():\n    from agent_lab.lab.run import runner", {"agent_lab.lab.run"}),
+    ],
+    ids=["public", "testing", "from-deep", "import-deep", "nested"],
+)
+def test_the_import_check_catches_a_deep_import(source: str, deep: set[str]) -> None:
+    """The checker itself: a deeper path is found wherever and however it is imported."""
+    assert _imports(source) - PUBLIC == deep
+
+
+@pytest.mark.parametrize(
+    ("line", "parses"),
+    [
+        ("agent-lab run my.jsonl --plugins my_events:plugins --provider simulated", True),
+        ("uv run agent-lab report agent-lab.sqlite --json", True),
+        ("agent-lab run my.jsonl --plugin my_events:plugins", False),
+        ("agent-lab run my.jsonl --plugns my_events:plugins", False),
+        ("agent-lab run my.jsonl --plugins m:p --provider nowhere", False),
+        ("agent-lab report", False),
+    ],
+    ids=["run", "uv-run", "abbreviated-option", "misspelt-option", "bad-provider", "missing-argument"],
+)
+def test_the_command_check_refuses_what_the_parser_refuses(line: str, parses: bool) -> None:
+    """The checker itself: a wrong option in a page's command fails the test."""
+    block = Block(page=REPO_ROOT / "README.md", line=1, language="sh", title=None, marker=None,
+                  text=line + "\n")  # fmt: skip
+    [command] = commands(block)
+    assert command.agent_lab is not None
+    assert (_parse(command.agent_lab)[0] == 0) is parses
+
+
+# The pages run --------------------------------------------------------------------------
+
+
+class _Page:
+    """One page's run: its folder, its namespace, what its last Python block printed."""
+
+    def __init__(self, page: Path, folder: Path) -> None:
+        self.page = page
+        self.folder = folder
+        self.module = types.ModuleType("docs_page_" + re.sub(r"\W", "_", page.stem))
+        self.module.__dict__["__file__"] = str(folder / "page.py")
+        self.printed = ""
+        self.written: list[str] = []
+
+    def write(self, block: Block) -> None:
+        assert block.title is not None
+        target = self.folder / block.title
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(block.text, encoding="utf-8")
+        if target.suffix == ".py":
+            self.written.append(target.stem)
+            sys.modules.pop(target.stem, None)
+        if target.suffix in {".json", ".jsonl"}:
+            _check_json(block)
+
+    def python(self, block: Block) -> None:
+        printed = io.StringIO()
+        code = compile(block.text, block.where, "exec")
+        with contextlib.redirect_stdout(printed):
+            exec(code, self.module.__dict__)  # noqa: S102 - the page's own example
+        self.printed = printed.getvalue()
+
+    def shell(self, block: Block) -> None:
+        if block.marker is not None and block.marker.startswith(NOT_RUN):
+            return
+        for command in commands(block):
+            argv = command.agent_lab
+            assert argv is not None, (
+                f"{block.where}: {command.line!r} is not an agent-lab command; mark the block "
+                "<!-- test: not run, WHY --> or leave the command out"
+            )
+            out, err = io.StringIO(), io.StringIO()
+            with _as_a_console_script(self):
+                code = cli(list(argv), stdout=out, stderr=err)
+            assert code == 0, f"{block.where}: {command.line}\n{out.getvalue()}{err.getvalue()}"
+            self.printed = out.getvalue()
+
+    def prints(self, block: Block) -> None:
+        checker = doctest.OutputChecker()
+        options = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        assert checker.check_output(block.text, self.printed, options), (
+            f"{block.where}: the page says it prints\n{block.text}\nbut it printed\n{self.printed}"
+        )
+
+
+@contextlib.contextmanager
+def _as_a_console_script(run: _Page) -> Iterator[None]:
+    """What ``agent-lab`` sees: the page's folder is not on ``sys.path``, nothing it wrote loaded.
+
+    A console script's ``sys.path`` does not hold the folder it runs in
+    (``python -m`` and ``python script.py`` do), so a command must find the
+    reader's files as a reader's shell would.
+    """
+    folder = str(run.folder)
+    kept = list(sys.path)
+    sys.path[:] = [entry for entry in sys.path if entry not in (folder, "", ".")]
+    for name in run.written:
+        sys.modules.pop(name, None)
+    try:
+        yield
+    finally:
+        sys.path[:] = kept
+        for name in run.written:
+            sys.modules.pop(name, None)
+
+
+def _check_json(block: Block) -> None:
+    """A JSON block is JSON (JSON Lines when titled ``.jsonl``), valid where it says so."""
+    text = block.text
+    values = (
+        [json.loads(line) for line in text.splitlines() if line.strip()]
+        if (block.title or "").endswith(".jsonl")
+        else [json.loads(text)]
+    )
+    marker = block.marker or ""
+    if marker.startswith("valid against "):
+        schema = json.loads((REPO_ROOT / "docs" / marker.removeprefix("valid against ")).read_text())
+        for value in values:
+            jsonschema_rs.validate(schema, value)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_the_page_runs_as_written(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files written, Python run in order, commands run: as a reader following the page would."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    run = _Page(page, tmp_path)
+    sys.modules[run.module.__name__] = run.module
+    try:
+        for block in blocks(page):
+            if block.title is not None:
+                run.write(block)
+            elif block.language in PYTHON:
+                run.python(block)
+            elif block.language in SHELL:
+                run.shell(block)
+            elif block.language == "json":
+                _check_json(block)
+            elif block.marker == "prints":
+                run.prints(block)
+    finally:
+        sys.modules.pop(run.module.__name__, None)
+        for name in run.written:
+            sys.modules.pop(name, None)
+
+
+def test_the_cli_reference_lists_every_command_and_option() -> None:
+    """The generated reference (docs/hooks/cli_reference.py) names every option of every command."""
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", REPO_ROOT / "docs" / "hooks" / "cli_reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page: str = hook.reference()
+    sections = dict(
+        (section.split("\n", 1)[0], section) for section in page.split("\n## ")[1:]
+    )
+    commands_ = _commands(build_parser())
+    assert sorted(sections) == sorted(commands_)
+    for name, command in commands_.items():
+        for action in command._actions:  # noqa: SLF001  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType]
+            for option in action.option_strings:  # pyright: ignore[reportUnknownMemberType]
+                if option not in ("-h", "--help"):
+                    assert f"`{option}" in sections[name] or f", {option}" in sections[name], (
+                        f"{name} {option}"
+                    )
+
+
+# The architecture page states the floors once; the layout test enforces them ------------
+
+FLOORS = {
+    # A module of each floor, as the layout test names them.
+    "ground": "agent_lab.errors",
+    "application": "agent_lab.application.tools",
+    "application/events": "agent_lab.application.events.models",
+    "resolvers": "agent_lab.resolvers.schema",
+    "agents": "agent_lab.agents.decision",
+    "agents/port.py": "agent_lab.agents.port",
+    "providers": "agent_lab.providers.simulated",
+    "testing": "agent_lab.testing",
+    "otel": "agent_lab.otel.tracing",
+    "lab": "agent_lab.lab.workload",
+    "demo": "agent_lab.demo",
+    "cli": "agent_lab.cli.parser",
+}
+PARTS = {"application": ("application/events",), "agents": ("agents/port.py",)}
+"""A floor that is named imports its parts too."""
+
+
+def _table(heading: str, page: str) -> list[list[str]]:
+    """The rows of the first table under ``heading`` on ``page``, its header left out."""
+    lines = (REPO_ROOT / "docs" / page).read_text(encoding="utf-8").split(heading, 1)[1]
+    rows: list[list[str]] = []
+    for line in lines.splitlines():
+        if line.startswith("|"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        elif rows:
+            break
+    return rows[2:]
+
+
+def _may_import(cell: str) -> set[str]:
+    if cell == "everything":
+        return set(FLOORS)
+    if cell == "everything but cli":
+        return set(FLOORS) - {"cli"}
+    named = {name.strip() for name in cell.split(",")}
+    return named | {part for name in named for part in PARTS.get(name, ())}
+
+
+def test_the_architecture_page_states_the_floors_the_layout_test_enforces() -> None:
+    """Each floor's "may import" cell is exactly what tests/test_layout.py allows it."""
+    from tests.test_layout import _allowed, _demo_allowed  # pyright: ignore[reportPrivateUsage]
+
+    rows = _table("## The floors, and their rule", "architecture.md")
+    assert [row[0] for row in rows] == [f for f in FLOORS if f not in ("application/events", "agents/port.py")]
+    wrong = [
+        f"{floor} -> {imported}: the page says {said}, the layout test says {allowed}"
+        for floor, _, cell in rows
+        for imported, module in FLOORS.items()
+        if module != FLOORS[floor]
+        for said in [imported in _may_import(cell)]
+        for allowed in [_allowed(FLOORS[floor], module) and _demo_allowed(FLOORS[floor], module)]
+        if said != allowed
+    ]
+    assert wrong == []
+
+
+def test_the_architecture_page_names_every_branch_of_the_exception_tree() -> None:
+    """The branches under ``AgentLabError`` on the page are the classes directly under it."""
+    from agent_lab import AgentLabError
+
+    rows = _table("## The exception tree", "architecture.md")
+    assert {row[0].strip("`") for row in rows} == {c.__name__ for c in AgentLabError.__subclasses__()}
