@@ -31,14 +31,6 @@ GROUND = frozenset(
 )
 MAX_LINES = 450
 MAX_FUNCTION_LINES = 80
-BEING_REWRITTEN = frozenset(
-    {
-        # Over 80 lines, and being split into named steps right now in other branches
-        # (issue 22): each entry leaves with its rewrite, and the set ends empty.
-        "agent_lab.lab.run.runner.Runner.run",
-        "agent_lab.lab.run.trial_records.trial_record",
-    }
-)
 
 
 def _module_name(path: Path) -> str:
@@ -265,15 +257,10 @@ def test_no_function_is_longer_than_80_lines() -> None:
         f"{function.name} ({path.relative_to(REPO_ROOT)}:{function.line}) "
         f"spans {function.lines} lines"
         for path, function in FUNCTIONS
-        if function.lines > MAX_FUNCTION_LINES and function.name not in BEING_REWRITTEN
+        if function.lines > MAX_FUNCTION_LINES
     )
     assert long == []
 
-
-def test_the_functions_being_rewritten_exist_and_are_still_long() -> None:
-    """The exemptions cannot go stale: each names a function still over 80 lines."""
-    still_long = {function.name for _, function in FUNCTIONS if function.lines > MAX_FUNCTION_LINES}
-    assert sorted(BEING_REWRITTEN - still_long) == []
 
 
 def test_a_function_spans_its_def_to_its_last_line() -> None:

@@ -344,6 +344,25 @@ def test_tool_choice_errors(rates: dict[str, Any], outcome: ChoiceOutcome, name:
     assert choice.name == name
 
 
+def test_one_simulated_model_reads_the_tools_each_request_offers() -> None:
+    """Its map of the tools is kept per tools tuple: a chooser offering other tools is
+    answered from its own, in any order of requests."""
+    provider = SimulatedProvider(
+        lambda request: Expected("timer", {"duration_seconds": 600, "label": "tea"}), wait=False
+    )
+    both, alarm_only = EventRegistry(), EventRegistry()
+    both.register(EventDefinition("timer", parameters=TIMER))
+    for registry in (both, alarm_only):
+        registry.register(EventDefinition("alarm", parameters={"type": "object"}))
+    choosers = (ToolChooser(provider, both), ToolChooser(provider, alarm_only))
+    names = [
+        asyncio.run(chooser.choose("a 600 second timer for tea")).name
+        for _ in range(2)
+        for chooser in choosers
+    ]
+    assert names == ["timer", None, "timer", None]
+
+
 def test_a_spurious_call_out_of_domain() -> None:
     registry = EventRegistry()
     registry.register(EventDefinition("timer", parameters=TIMER))

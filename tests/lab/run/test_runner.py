@@ -16,7 +16,7 @@ from agent_lab.clock import FakeClock
 from agent_lab.errors import ConfigChange, ConfigMismatchError
 from agent_lab.lab.results.records import LabReason, TrialStatus
 from agent_lab.lab.results.store import Store
-from agent_lab.lab.run.policies import LLMAlways, Policy
+from agent_lab.lab.run.policies import DeterministicOnly, LLMAlways, Policy
 from agent_lab.lab.run.runner import RunConfig, Runner
 from agent_lab.lab.workload import Case, Expectation, Workload
 from agent_lab.testing import ScriptedProvider
@@ -279,3 +279,43 @@ def test_workers_are_capped_at_the_trials_to_run(
         _, written = start(run)
     assert written == 3
     assert len(created) < 10
+
+
+class Instant:
+    """A policy that answers without ever waiting, noting how many trials were stored by then."""
+
+    name = POLICY
+
+    def __init__(self, store: Store) -> None:
+        self.inner = DeterministicOnly(PLUGINS)
+        self.store = store
+        self.run_id = ""
+        self.stored: list[int] = []
+
+    async def run(self, case: Case) -> AgentReply:
+        self.stored.append(self.store.count(self.run_id))
+        return await self.inner.run(case)
+
+
+def test_the_writer_keeps_up_with_trials_that_never_wait(tmp_path: Path) -> None:
+    """Trials that never waited (a simulated model at zero latency) all ran before the writer's
+    first turn, every record held in memory until the end (and traced by the garbage collector:
+    a third of the simulated benchmark's time); now a full batch lets the writer in."""
+    trials, batch, concurrency = 60, 10, 2
+    with Store(tmp_path / "r.sqlite") as store:
+        policy = Instant(store)
+        config = RunConfig(
+            workload="numbers",
+            plugins="numbers",
+            policies=(POLICY,),
+            provider="none",
+            concurrency=concurrency,
+        )
+        run = Runner(
+            store, cases(trials), PLUGINS, {POLICY: policy}, config, progress=False, batch=batch
+        )
+        policy.run_id = run.prepare(resume=False)
+        assert asyncio.run(run.run(policy.run_id)) == trials
+        assert store.count(policy.run_id) == trials
+    # The last trial to start found all but a batch and a trial per worker stored.
+    assert max(policy.stored) >= trials - batch - concurrency

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     import tempfile
     from collections.abc import Callable, Iterable, Sequence
 
+    from agent_lab.lab.results.rows import TrialRow
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["LOCK_PATIENCE", "SCHEMA_VERSION", "RunRecord", "Store", "StoreError", "TrialRecord"]
@@ -341,15 +342,26 @@ class Store:
                 or SQLite failed (a full disk): none of these trials is stored,
                 and every trial stored before is kept.
         """
+        return self.add_rows([encode_trial(run_id, t) for t in trials])
+
+    def add_rows(self, rows: Sequence[TrialRow]) -> int:
+        """``add_trials`` for trials already encoded (``rows.encode_trial``), stamped now.
+
+        Returns:
+            How many trials were written.
+
+        Raises:
+            StoreError: As ``add_trials``.
+        """
         stamp = now()
-        rows = [encode_trial(run_id, t, stamp) for t in trials]
+        stamped = [(*row, stamp) for row in rows]
         try:
             try:
-                return self._patiently(lambda: self._insert(rows))
+                return self._patiently(lambda: self._insert(stamped))
             except (OverflowError, ValueError, TypeError, sqlite3.InterfaceError):
                 # A figure no column can hold (a token count of 10**30 from a server):
                 # such rows are stored with the figure unknown, never lost with the batch.
-                fixed = [storable(row) for row in rows]
+                fixed = [storable(row) for row in stamped]
                 return self._patiently(lambda: self._insert(fixed))
         except sqlite3.Error as err:
             raise StoreError(

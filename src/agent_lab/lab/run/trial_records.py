@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.application.events.models import Status, Timings
 from agent_lab.lab.results.records import LabReason, TrialRecord, TrialStatus
-from agent_lab.lab.stats.scoring import score
+from agent_lab.lab.stats.scoring import Produced, score
 from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
     from agent_lab.agents.outcome import Decision
     from agent_lab.lab.run.metering import RequestCount
     from agent_lab.lab.workload import Case
+    from agent_lab.strict_json import JSONObject
 
 __all__ = ["PolicyFailure", "trial_record"]
 
@@ -41,63 +42,87 @@ def trial_record(
     ``sent`` is the meter's count of the requests the trial sent, which is all
     a failed trial has to tell what it spent.
     """
+    common = _case_fields(case)
+    common.update(policy=policy, repeat=repeat, warmup=warmup, latency_ns=latency_ns)
     if isinstance(outcome, PolicyFailure):
-        status, arguments = TrialStatus.ERROR, None
-    else:
-        status, arguments = TrialStatus.of(outcome.status), outcome.arguments
-    event = None if isinstance(outcome, PolicyFailure) else outcome.event
-    made = () if isinstance(outcome, PolicyFailure) else outcome.calls
-    scored = score(
-        case,
-        status,
-        arguments,
-        event,
-        [(c.event, TrialStatus.of(c.status), c.arguments) for c in made] or None,
-    )
-    common: dict[str, Any] = {
+        return _failed(case, common, outcome, sent)
+    return _answered(case, common, outcome)
+
+
+def _case_fields(case: Case) -> dict[str, Any]:
+    """What the record repeats of its case: the ground truth, and the words."""
+    expected = case.expected
+    return {
         "case_id": case.id,
-        "policy": policy,
-        "repeat": repeat,
-        "warmup": warmup,
         "category": case.category,
         "expected_event": case.event,
-        "status": status,
-        "expected_status": case.expected.status,
-        "correct": scored.correct,
-        "correct_exact": scored.correct_exact,
-        "arguments": arguments,
-        "expected": case.expected.arguments,
-        "alternatives": case.expected.alternatives,
+        "expected_status": expected.status,
+        "expected": expected.arguments,
+        "alternatives": expected.alternatives,
         "matching": case.matching,
         "text": case.text,
         "expected_calls": None
-        if case.expected.calls is None
+        if expected.calls is None
         else [
             {"event": c.event, "arguments": c.arguments, "alternatives": c.alternatives}
-            for c in case.expected.calls
+            for c in expected.calls
         ],
+    }
+
+
+def _scored(
+    case: Case,
+    status: TrialStatus,
+    arguments: JSONObject | None,
+    event: str | None,
+    calls: list[Produced] | None,
+) -> dict[str, Any]:
+    """The outcome's fields, and whether it is right (``scoring.score``)."""
+    scored = score(case, status, arguments, event, calls)
+    return {
+        "status": status,
+        "arguments": arguments,
+        "correct": scored.correct,
+        "correct_exact": scored.correct_exact,
         "field_tp": scored.field_tp,
         "field_fp": scored.field_fp,
         "field_fn": scored.field_fn,
-        "latency_ns": latency_ns,
     }
-    if isinstance(outcome, PolicyFailure):
-        # No reply, but the requests it sent were sent (and maybe paid): the meter's
-        # count; their tokens and cost are known only if every call returned. None
-        # counted may also mean an unmetered provider: unknown, never zero.
-        spent = sent.usage if sent.complete and sent.requests else Usage(requests=0)
-        return TrialRecord(
-            **common,
-            event=None,
-            reason=outcome.reason,
-            llm_calls=sent.requests,
-            failed_calls=sent.failed,
-            prompt_tokens=spent.prompt_tokens,
-            completion_tokens=spent.completion_tokens,
-            cached_tokens=spent.cached_tokens,
-            cost=spent.cost,
-            error=outcome.message,
-        )
+
+
+def _failed(
+    case: Case, common: dict[str, Any], outcome: PolicyFailure, sent: RequestCount
+) -> TrialRecord:
+    """A trial whose policy gave no reply: an error, with what the meter counted."""
+    # No reply, but the requests it sent were sent (and maybe paid): the meter's
+    # count; their tokens and cost are known only if every call returned. None
+    # counted may also mean an unmetered provider: unknown, never zero.
+    spent = sent.usage if sent.complete and sent.requests else Usage(requests=0)
+    return TrialRecord(
+        **common,
+        **_scored(case, TrialStatus.ERROR, None, None, None),
+        event=None,
+        reason=outcome.reason,
+        llm_calls=sent.requests,
+        failed_calls=sent.failed,
+        prompt_tokens=spent.prompt_tokens,
+        completion_tokens=spent.completion_tokens,
+        cached_tokens=spent.cached_tokens,
+        cost=spent.cost,
+        error=outcome.message,
+    )
+
+
+def _answered(case: Case, common: dict[str, Any], outcome: AgentReply) -> TrialRecord:
+    """A trial its policy answered: the reply scored, its usage, timings and ledger."""
+    made = outcome.calls
+    scored = _scored(
+        case,
+        TrialStatus.of(outcome.status),
+        outcome.arguments,
+        outcome.event,
+        [(c.event, TrialStatus.of(c.status), c.arguments) for c in made] or None,
+    )
     result = outcome.result
     timings = result.timings if result is not None else Timings()
     # A policy of the user's may hand back any usage; the store takes only plausible figures.
@@ -105,6 +130,7 @@ def trial_record(
     raw = result.fallback_raw if result is not None else None
     return TrialRecord(
         **common,
+        **scored,
         event=outcome.event,
         reason=str(outcome.reason),
         llm_calls=outcome.llm_calls,
@@ -121,10 +147,7 @@ def trial_record(
         failed_calls=usage.failed,
         ledger=outcome.ledger.as_json(),
         llm_raw=raw if raw is not None else outcome.model_text,
-        calls=[
-            {"event": c.event, "status": str(c.status), "arguments": c.arguments}
-            for c in outcome.calls
-        ]
+        calls=[{"event": c.event, "status": str(c.status), "arguments": c.arguments} for c in made]
         or None,
         failure=outcome.message or None if outcome.status is Status.FALLBACK_FAILED else None,
     )
