@@ -13,10 +13,12 @@ import tempfile
 from pathlib import Path
 
 from agent_lab import (
+    ErrorProfile,
     Event,
     EventDefinition,
     EventKernel,
     EventRegistry,
+    Expected,
     LLMFallback,
     LocalProvider,
     OpenAIProvider,
@@ -26,7 +28,6 @@ from agent_lab import (
     ReplayProvider,
     SimulatedProvider,
 )
-from agent_lab.providers import ErrorProfile, Expected
 
 registry = EventRegistry()
 registry.register(
