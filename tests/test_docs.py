@@ -19,8 +19,9 @@ import json
 import re
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
+from typing import cast
 
 import jsonschema_rs
 import pytest
@@ -35,13 +36,6 @@ PUBLIC = frozenset({"agent_lab", "agent_lab.testing", "agent_lab.strict_json", "
 """What an example may import: the public face, the test doubles, strict JSON, and the
 optional extra's own package (``agent_lab.otel``, present only with ``[otel]``)."""
 NOT_RUN = "not run, "
-NOT_PUBLIC_YET = {
-    "examples/providers_tour.py: agent_lab.providers": (
-        "ErrorProfile and Expected, which a SimulatedProvider built in Python needs (its "
-        "error profile, and the truth its oracle returns), are not in the public face"
-    ),
-}
-"""Deep imports known and kept, each with its reason; the list cannot go stale (below)."""
 EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.py"))
 
 
@@ -62,9 +56,11 @@ def _parse(argv: tuple[str, ...]) -> tuple[int, str]:
 
 def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """The parser's commands by name."""
-    [subparsers] = [a for a in parser._actions if a.dest == "command"]  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-    assert isinstance(subparsers.choices, dict)
-    return dict(subparsers.choices)  # pyright: ignore[reportUnknownArgumentType]
+    found: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):  # pyright: ignore[reportPrivateUsage]
+            found.update(cast("dict[str, argparse.ArgumentParser]", action.choices))  # pyright: ignore[reportUnknownMemberType]
+    return found
 
 
 def _shell_blocks(page: Path) -> list[Block]:
@@ -111,7 +107,9 @@ def test_every_repository_path_the_page_names_exists(page: Path) -> None:
     named |= set(re.findall(r"`((?:tests|docs|examples|benchmarks|src)/[\w./-]+)`", text))
     for block in _shell_blocks(page):
         for command in commands(block):
-            named |= {w for w in command.words if re.fullmatch(r"(tests|benchmarks|examples)/.+", w)}
+            named |= {
+                w for w in command.words if re.fullmatch(r"(tests|benchmarks|examples)/.+", w)
+            }
     package = REPO_ROOT / "src" / "agent_lab"
     missing = sorted(
         name
@@ -157,19 +155,14 @@ def _deep_imports() -> set[str]:
 
 def test_no_example_imports_deeper_than_the_public_face() -> None:
     """Examples import ``agent_lab``, ``agent_lab.testing`` or ``agent_lab.strict_json``."""
-    assert sorted(_deep_imports() - NOT_PUBLIC_YET.keys()) == []
-
-
-def test_the_deep_imports_kept_are_still_there() -> None:
-    """Each kept exception names an import that still happens: fixed, it leaves the list."""
-    assert sorted(NOT_PUBLIC_YET.keys() - _deep_imports()) == []
+    assert sorted(_deep_imports()) == []
 
 
 @pytest.mark.parametrize(
     ("source", "deep"),
     [
-        ("from agent_lab import EventKernel", set()),
-        ("from agent_lab.testing import ScriptedProvider", set()),
+        ("from agent_lab import EventKernel", set[str]()),
+        ("from agent_lab.testing import ScriptedProvider", set[str]()),
         ("from agent_lab.agents.fallback import LLMFallback", {"agent_lab.agents.fallback"}),
         ("import agent_lab.application.tools as tools", {"agent_lab.application.tools"}),
         ("def f():\n    from agent_lab.lab.run import runner", {"agent_lab.lab.run"}),
@@ -191,7 +184,14 @@ def test_the_import_check_catches_a_deep_import(source: str, deep: set[str]) -> 
         ("agent-lab run my.jsonl --plugins m:p --provider nowhere", False),
         ("agent-lab report", False),
     ],
-    ids=["run", "uv-run", "abbreviated-option", "misspelt-option", "bad-provider", "missing-argument"],
+    ids=[
+        "run",
+        "uv-run",
+        "abbreviated-option",
+        "misspelt-option",
+        "bad-provider",
+        "missing-argument",
+    ],
 )
 def test_the_command_check_refuses_what_the_parser_refuses(line: str, parses: bool) -> None:
     """The checker itself: a wrong option in a page's command fails the test."""
@@ -231,7 +231,7 @@ class _Page:
         printed = io.StringIO()
         code = compile(block.text, block.where, "exec")
         with contextlib.redirect_stdout(printed):
-            exec(code, self.module.__dict__)  # noqa: S102 - the page's own example
+            exec(code, self.module.__dict__)
         self.printed = printed.getvalue()
 
     def shell(self, block: Block) -> None:
@@ -258,7 +258,7 @@ class _Page:
 
 
 @contextlib.contextmanager
-def _as_a_console_script(run: _Page) -> Iterator[None]:
+def _as_a_console_script(run: _Page) -> Generator[None]:
     """What ``agent-lab`` sees: the page's folder is not on ``sys.path``, nothing it wrote loaded.
 
     A console script's ``sys.path`` does not hold the folder it runs in
@@ -288,7 +288,9 @@ def _check_json(block: Block) -> None:
     )
     marker = block.marker or ""
     if marker.startswith("valid against "):
-        schema = json.loads((REPO_ROOT / "docs" / marker.removeprefix("valid against ")).read_text())
+        schema = json.loads(
+            (REPO_ROOT / "docs" / marker.removeprefix("valid against ")).read_text()
+        )
         for value in values:
             jsonschema_rs.validate(schema, value)
 
@@ -299,7 +301,7 @@ def test_the_page_runs_as_written(
 ) -> None:
     """Files written, Python run in order, commands run: as a reader following the page would."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))  # pyright: ignore[reportUnknownMemberType]
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     run = _Page(page, tmp_path)
@@ -327,18 +329,17 @@ def test_the_cli_reference_lists_every_command_and_option() -> None:
     spec = importlib.util.spec_from_file_location(
         "cli_reference", REPO_ROOT / "docs" / "hooks" / "cli_reference.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     page: str = hook.reference()
-    sections = dict(
-        (section.split("\n", 1)[0], section) for section in page.split("\n## ")[1:]
-    )
+    sections = {section.split("\n", 1)[0]: section for section in page.split("\n## ")[1:]}
     commands_ = _commands(build_parser())
     assert sorted(sections) == sorted(commands_)
     for name, command in commands_.items():
-        for action in command._actions:  # noqa: SLF001  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType]
-            for option in action.option_strings:  # pyright: ignore[reportUnknownMemberType]
+        for action in command._actions:
+            for option in action.option_strings:
                 if option not in ("-h", "--help"):
                     assert f"`{option}" in sections[name] or f", {option}" in sections[name], (
                         f"{name} {option}"
@@ -392,7 +393,9 @@ def test_the_architecture_page_states_the_floors_the_layout_test_enforces() -> N
     from tests.test_layout import _allowed, _demo_allowed  # pyright: ignore[reportPrivateUsage]
 
     rows = _table("## The floors, and their rule", "architecture.md")
-    assert [row[0] for row in rows] == [f for f in FLOORS if f not in ("application/events", "agents/port.py")]
+    assert [row[0] for row in rows] == [
+        f for f in FLOORS if f not in ("application/events", "agents/port.py")
+    ]
     wrong = [
         f"{floor} -> {imported}: the page says {said}, the layout test says {allowed}"
         for floor, _, cell in rows
@@ -410,4 +413,6 @@ def test_the_architecture_page_names_every_branch_of_the_exception_tree() -> Non
     from agent_lab import AgentLabError
 
     rows = _table("## The exception tree", "architecture.md")
-    assert {row[0].strip("`") for row in rows} == {c.__name__ for c in AgentLabError.__subclasses__()}
+    assert {row[0].strip("`") for row in rows} == {
+        c.__name__ for c in AgentLabError.__subclasses__()
+    }

@@ -8,7 +8,7 @@ that it cannot say an option the command line does not take.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agent_lab.cli.parser import build_parser
 
@@ -28,14 +28,13 @@ _WIDTH = 88
 def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
     """Each command's name, one-line help and parser, in the order ``--help`` lists them."""
     found: list[tuple[str, str, argparse.ArgumentParser]] = []
-    for action in parser._actions:  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-            subparsers: argparse._SubParsersAction[argparse.ArgumentParser] = action  # pyright: ignore[reportPrivateUsage]
-            helps = {
-                choice.dest: choice.help or ""
-                for choice in subparsers._choices_actions  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-            }
-            found.extend((name, helps.get(name, ""), sub) for name, sub in action.choices.items())
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):  # pyright: ignore[reportPrivateUsage]
+            subparsers = cast("argparse._SubParsersAction[argparse.ArgumentParser]", action)  # pyright: ignore[reportPrivateUsage]
+            helps = {choice.dest: choice.help or "" for choice in subparsers._choices_actions}
+            found.extend(
+                (name, helps.get(name, ""), sub) for name, sub in subparsers.choices.items()
+            )
     return found
 
 
@@ -43,8 +42,8 @@ def _usage(parser: argparse.ArgumentParser) -> str:
     formatter = argparse.HelpFormatter(parser.prog, width=_WIDTH)
     formatter.add_usage(
         parser.usage,
-        parser._actions,  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-        parser._mutually_exclusive_groups,  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
+        parser._actions,
+        parser._mutually_exclusive_groups,
     )
     return formatter.format_help().strip()
 
@@ -57,11 +56,11 @@ def _cell(text: str) -> str:
 def _options(parser: argparse.ArgumentParser) -> list[str]:
     formatter = argparse.HelpFormatter(parser.prog, width=_WIDTH)
     rows = ["| argument | what it does |", "| --- | --- |"]
-    for action in parser._actions:  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-        if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):  # pyright: ignore[reportPrivateUsage]
             continue
-        invocation = formatter._format_action_invocation(action)  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
-        described = formatter._expand_help(action) if action.help else ""  # noqa: SLF001  # pyright: ignore[reportPrivateUsage]
+        invocation = formatter._format_action_invocation(action)
+        described = formatter._expand_help(action) if action.help else ""
         if action.choices is not None and not action.option_strings:
             described = f"{described} ({', '.join(map(str, action.choices))})"
         if action.required and action.option_strings:
