@@ -27,8 +27,11 @@ __all__ = [
     "SHELL",
     "Block",
     "Command",
+    "Link",
+    "anchors",
     "blocks",
     "commands",
+    "links",
     "page_id",
 ]
 
@@ -153,3 +156,59 @@ def commands(block: Block) -> list[Command]:
             else:
                 words.append(word)
     return found
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Link:
+    """One Markdown link or image of a page, outside its code."""
+
+    page: Path
+    line: int
+    target: str
+    """What the link points at, as written: ``other.md#anchor``, ``#anchor``, ``image.png``."""
+
+    @property
+    def where(self) -> str:
+        """``page:line``, for failure messages."""
+        return f"{self.page.relative_to(REPO_ROOT)}:{self.line}"
+
+
+_LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+_HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
+
+
+def _prose(page: Path) -> list[tuple[int, str]]:
+    """The page's lines outside fenced blocks, each with its 1-based number."""
+    kept: list[tuple[int, str]] = []
+    fence: str | None = None
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+        opening = _FENCE.match(line)
+        if fence is None and opening is not None:
+            fence = opening["fence"]
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None:
+            kept.append((number, line))
+    return kept
+
+
+def links(page: Path) -> list[Link]:
+    """Every link and image of the page, code spans and fenced blocks left out."""
+    return [
+        Link(page=page, line=number, target=found["target"])
+        for number, line in _prose(page)
+        for found in _LINK.finditer(_CODE_SPAN.sub("", line))
+    ]
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor as MkDocs' table of contents makes it (Python-Markdown's ``slugify``)."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).replace("`", "")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of the page's headings."""
+    return {_slug(found["text"]) for _, line in _prose(page) if (found := _HEADING.match(line))}

@@ -29,7 +29,17 @@ import pytest
 from agent_lab.cli import run as cli
 from agent_lab.cli.parser import build_parser
 from tests.conftest import REPO_ROOT
-from tests.docs_pages import PAGES, PYTHON, SHELL, Block, blocks, commands, page_id
+from tests.docs_pages import (
+    PAGES,
+    PYTHON,
+    SHELL,
+    Block,
+    anchors,
+    blocks,
+    commands,
+    links,
+    page_id,
+)
 
 README_MAX_LINES = 250
 PUBLIC = frozenset({"agent_lab", "agent_lab.testing", "agent_lab.strict_json", "agent_lab.otel"})
@@ -76,12 +86,44 @@ def test_the_readme_is_at_most_250_lines() -> None:
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines"
 
 
+GENERATED = frozenset({"reference/cli.md"})
+"""Pages the site's hooks write at build time (docs/hooks/): in the nav, never in the repository."""
+
+
+def _nav() -> set[str]:
+    """The files mkdocs.yml's nav lists, relative to docs/."""
+    nav = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1]
+    return set(re.findall(r":\s*(\S+\.(?:md|json))\s*$", nav, flags=re.MULTILINE))
+
+
+def test_every_file_the_navigation_lists_exists() -> None:
+    """Each nav entry is a page of docs/, or one a hook generates."""
+    docs = REPO_ROOT / "docs"
+    assert sorted(p for p in _nav() - GENERATED if not (docs / p).is_file()) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_link_on_the_page_resolves(page: Path) -> None:
+    """A relative link names a file that is there, and a heading it has; URLs are not fetched."""
+    docs = REPO_ROOT / "docs"
+    broken: list[str] = []
+    for link in links(page):
+        if re.match(r"[a-z][a-z0-9+.-]*:", link.target):
+            continue
+        path, _, anchor = link.target.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        generated = target.is_relative_to(docs) and str(target.relative_to(docs)) in GENERATED
+        if not generated and not target.is_file():
+            broken.append(f"{link.where}: {link.target} (no such file)")
+        elif anchor and target.suffix == ".md" and not generated and anchor not in anchors(target):
+            broken.append(f"{link.where}: {link.target} (no such heading)")
+    assert broken == []
+
+
 def test_every_page_is_in_the_sites_navigation() -> None:
     """A page missing from mkdocs.yml's nav is a page nobody finds."""
-    nav = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1]
-    listed = set(re.findall(r":\s*(\S+\.md)\s*$", nav, flags=re.MULTILINE))
     pages = {str(p.relative_to(REPO_ROOT / "docs")) for p in PAGES if p.name != "README.md"}
-    assert pages - listed == set()
+    assert sorted(pages - _nav()) == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
@@ -111,12 +153,13 @@ def test_every_repository_path_the_page_names_exists(page: Path) -> None:
                 w for w in command.words if re.fullmatch(r"(tests|benchmarks|examples)/.+", w)
             }
     package = REPO_ROOT / "src" / "agent_lab"
+    searched = (package, REPO_ROOT / "tests", REPO_ROOT / "benchmarks", REPO_ROOT / "examples")
     missing = sorted(
         name
         for name in named - written
         if not (REPO_ROOT / name).exists()
         and not (package / name).exists()
-        and ("/" in name or not any(package.rglob(name)))
+        and ("/" in name or not any(next(root.rglob(name), None) for root in searched))
     )
     assert missing == []
 
