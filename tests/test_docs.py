@@ -96,6 +96,25 @@ def _nav() -> set[str]:
     return set(re.findall(r":\s*(\S+\.(?:md|json))\s*$", nav, flags=re.MULTILINE))
 
 
+def _ci_commands() -> list[str]:
+    """The commands .ci/run runs, in order: its lines that call ``uv run``."""
+    lines = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip().startswith("uv run ")]
+
+
+def test_the_readmes_test_command_is_what_ci_runs() -> None:
+    """The README's test command is .ci/run's, and CI builds the site strictly before it."""
+    [first, *_] = [block for block in blocks(REPO_ROOT / "README.md") if block.language in SHELL]
+    [tests] = [
+        line.split("#")[0].strip() for line in first.text.splitlines() if "# run the tests" in line
+    ]
+    ran = _ci_commands()
+    site = "uv run --group docs mkdocs build --strict"
+    assert tests in ran
+    assert site in ran
+    assert ran.index(site) < ran.index(tests)
+
+
 def test_every_file_the_navigation_lists_exists() -> None:
     """Each nav entry is a page of docs/, or one a hook generates."""
     docs = REPO_ROOT / "docs"
