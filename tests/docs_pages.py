@@ -6,6 +6,8 @@ comment on the line before it, if any:
 
 * ``<!-- test: not run, WHY -->`` before a shell block: its commands are
   parsed by the real parser, not run (a 3-minute model, a real endpoint);
+  unmarked, every command is ``agent-lab ...`` or ``python FILE.py`` for a
+  file the page wrote, and runs;
 * ``<!-- test: prints -->`` before a text block: what the page's previous
   Python block printed (``...`` matches anything);
 * ``<!-- test: valid against FILE -->`` before a JSON block: it validates
@@ -121,6 +123,13 @@ class Command:
             return self.words[1:]
         if self.words[:3] in {("python", "-m", "agent_lab"), ("python3", "-m", "agent_lab")}:
             return self.words[3:]
+        return None
+
+    @property
+    def script(self) -> str | None:
+        """The file ``python FILE.py`` runs, or ``None`` for another command."""
+        if len(self.words) == 2 and self.words[0] in {"python", "python3"}:
+            return self.words[1] if self.words[1].endswith(".py") else None
         return None
 
 

@@ -17,6 +17,7 @@ import importlib.util
 import io
 import json
 import re
+import runpy
 import sys
 import types
 from collections.abc import Generator
@@ -277,12 +278,16 @@ class _Page:
         self.module.__dict__["__file__"] = str(folder / "page.py")
         self.printed = ""
         self.written: list[str] = []
+        """The modules the page wrote, by name."""
+        self.written_files: set[str] = set()
+        """The files the page wrote, as it names them."""
 
     def write(self, block: Block) -> None:
         assert block.title is not None
         target = self.folder / block.title
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(block.text, encoding="utf-8")
+        self.written_files.add(block.title)
         if target.suffix == ".py":
             self.written.append(target.stem)
             sys.modules.pop(target.stem, None)
@@ -300,16 +305,26 @@ class _Page:
         if block.marker is not None and block.marker.startswith(NOT_RUN):
             return
         for command in commands(block):
+            if (script := command.script) is not None and script in self.written_files:
+                self.script(script)
+                continue
             argv = command.agent_lab
             assert argv is not None, (
-                f"{block.where}: {command.line!r} is not an agent-lab command; mark the block "
-                "<!-- test: not run, WHY --> or leave the command out"
+                f"{block.where}: {command.line!r} is neither an agent-lab command nor a script "
+                "the page wrote; mark the block <!-- test: not run, WHY --> or leave it out"
             )
             out, err = io.StringIO(), io.StringIO()
             with _as_a_console_script(self):
                 code = cli(list(argv), stdout=out, stderr=err)
             assert code == 0, f"{block.where}: {command.line}\n{out.getvalue()}{err.getvalue()}"
             self.printed = out.getvalue()
+
+    def script(self, name: str) -> None:
+        """``python NAME``: the file run as ``__main__``, its folder first on ``sys.path``."""
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            runpy.run_path(str(self.folder / name), run_name="__main__")
+        self.printed = printed.getvalue()
 
     def prints(self, block: Block) -> None:
         checker = doctest.OutputChecker()
