@@ -292,7 +292,7 @@ class Instant:
         self.run_id = ""
         self.stored: list[int] = []
 
-    async def run(self, case: Case) -> AgentReply:
+    async def run(self, case: Case) -> Decision:
         self.stored.append(self.store.count(self.run_id))
         return await self.inner.run(case)
 
