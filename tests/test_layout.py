@@ -262,7 +262,6 @@ def test_no_function_is_longer_than_80_lines() -> None:
     assert long == []
 
 
-
 def test_a_function_spans_its_def_to_its_last_line() -> None:
     """The measure itself: decorators are left out, docstrings and nested functions counted."""
     source = """

@@ -113,7 +113,7 @@ def _failed(
     )
 
 
-def _answered(case: Case, common: dict[str, Any], outcome: AgentReply) -> TrialRecord:
+def _answered(case: Case, common: dict[str, Any], outcome: Decision) -> TrialRecord:
     """A trial its policy answered: the reply scored, its usage, timings and ledger."""
     made = outcome.calls
     scored = _scored(
