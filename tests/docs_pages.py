@@ -12,6 +12,8 @@ comment on the line before it, if any:
   Python block printed (``...`` matches anything);
 * ``<!-- test: valid against FILE -->`` before a JSON block: it validates
   against the JSON Schema ``docs/FILE``.
+* ``<!-- test: synopsis -->`` before a text block: each ``agent-lab
+  COMMAND [--option]...`` line names a command and options the parser takes.
 """
 
 from __future__ import annotations

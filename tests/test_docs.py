@@ -221,6 +221,63 @@ def test_no_example_imports_deeper_than_the_public_face() -> None:
     assert sorted(_deep_imports()) == []
 
 
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option a command takes, its subcommands' too (``import sgd --out``)."""
+    found: set[str] = set()
+    for action in parser._actions:
+        found |= set(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):  # pyright: ignore[reportPrivateUsage]
+            subparsers = cast("dict[str, argparse.ArgumentParser]", action.choices)  # pyright: ignore[reportUnknownMemberType]
+            for sub in subparsers.values():
+                found |= _options(sub)
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_synopsis_names_commands_and_options_the_parser_takes(page: Path) -> None:
+    """A ``<!-- test: synopsis -->`` block's ``agent-lab COMMAND [--option]...`` lines hold."""
+    commands_ = _commands(build_parser())
+    wrong: list[str] = []
+    for block in blocks(page):
+        if block.marker != "synopsis":
+            continue
+        for line in re.sub(r"\n\s+", " ", block.text).splitlines():
+            [program, command, *rest] = line.split()
+            if program != "agent-lab" or command not in commands_:
+                wrong.append(f"{block.where}: {line}: no such command")
+                continue
+            taken = _options(commands_[command])
+            wrong += [
+                f"{block.where}: agent-lab {command} has no {option}"
+                for option in re.findall(r"--[a-z][a-z0-9-]*", " ".join(rest))
+                if option not in taken
+            ]
+    assert wrong == []
+
+
+def test_the_provider_protocol_on_its_page_is_agent_labs() -> None:
+    """docs/providers.md's ``class Provider(Protocol)`` names the port's members, no more."""
+    import agent_lab
+
+    [source] = [
+        block.text
+        for block in blocks(REPO_ROOT / "docs" / "providers.md")
+        if "class Provider(Protocol)" in block.text
+    ]
+    [protocol] = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef) and node.name == "Provider"
+    ]
+    on_the_page = {
+        node.target.id
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+        else getattr(node, "name", "")
+        for node in protocol.body
+    }
+    assert on_the_page == {name for name in vars(agent_lab.Provider) if not name.startswith("_")}
+
+
 @pytest.mark.parametrize(
     ("source", "deep"),
     [
