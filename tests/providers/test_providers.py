@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast
 
+import genai_prices
 import pytest
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
@@ -223,6 +224,26 @@ def test_prices_come_from_genai_prices_and_unknown_models_cost_none() -> None:
     assert table.cost("gpt-4o-mini", 1_000_000, 0) == Decimal("0.15")
     assert table.cost("a-model-nobody-prices", 10, 10) is None
     assert table.cost("gpt-4o-mini", None, 10) is None
+
+
+def test_a_model_genai_prices_does_not_know_is_looked_up_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its table is walked once for a model it lacks, not for every pair of token counts."""
+    looked_up: list[str] = []
+    real = genai_prices.calc_price
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        looked_up.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(genai_prices, "calc_price", counting)
+    table = PriceTable()
+    costs = [table.cost("a-model-nobody-prices-twice", n, n) for n in range(1, 50)]
+    assert costs == [None] * 49
+    assert looked_up == ["a-model-nobody-prices-twice"]
+    # A model it knows is still priced for each new pair of counts.
+    assert table.cost("gpt-4o-mini", 2_000_000, 0) == Decimal("0.30")
 
 
 def test_price_overrides_from_a_file_win(tmp_path: Path) -> None:
