@@ -75,7 +75,7 @@ def import_user_module(module_name: str) -> ModuleType:
         path = Path(module_name).resolve()
         spec = importlib.util.spec_from_file_location(path.stem, path)
         if spec is None or spec.loader is None:
-            raise ModuleNotFoundError(f"no Python file at {module_name}")
+            raise PluginLoadError(f"no Python file at {module_name}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
         spec.loader.exec_module(module)
