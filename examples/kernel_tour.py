@@ -19,8 +19,9 @@ from agent_lab import (
     FallbackRequest,
     Resolution,
     Status,
+    openai_tool,
+    to_tool_result,
 )
-from agent_lab.application.tools import openai_tool, to_tool_result
 from agent_lab.strict_json import JSONValue
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400}

@@ -12,11 +12,14 @@ import os
 import tempfile
 from pathlib import Path
 
-from agent_lab import Event, EventDefinition, EventKernel, EventRegistry
-from agent_lab.agents.fallback import LLMFallback
-from agent_lab.providers import (
+from agent_lab import (
     ErrorProfile,
+    Event,
+    EventDefinition,
+    EventKernel,
+    EventRegistry,
     Expected,
+    LLMFallback,
     LocalProvider,
     OpenAIProvider,
     Provider,

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, FallbackReply
-from agent_lab.application.events.models import FallbackRequest
-from agent_lab.resolvers.schema import SchemaResolver
+from agent_lab import (
+    Event,
+    EventDefinition,
+    EventKernel,
+    EventRegistry,
+    FallbackReply,
+    FallbackRequest,
+    SchemaResolver,
+)
 
 SCHEMA = {
     "type": "object",

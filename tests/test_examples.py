@@ -1,4 +1,4 @@
-"""The README's runnable examples run, and print what the README says they print."""
+"""The scripts in examples/ run as a user runs them, and print what the docs say they print."""
 
 from __future__ import annotations
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import pytest
+
 import agent_lab
 import agent_lab.strict_json
 
@@ -62,3 +67,31 @@ def test_the_contract_in_the_repository_names_the_same_public_names() -> None:
     section = text.split("## Public names", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"^\| `([A-Za-z]+)` \|", section, flags=re.MULTILINE))
     assert named == CONTRACT
+
+
+def test_importing_the_package_loads_no_provider_nor_numpy() -> None:
+    """``import agent_lab`` stays light: the providers and what they need load on first use."""
+    heavy = ("numpy", "openai", "genai_prices", "llama_cpp", "agent_lab.providers.simulated")
+    code = f"import sys, agent_lab; print(sorted(set({heavy!r}) & sys.modules.keys()))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("ErrorProfile", "agent_lab.providers.profiles"),
+        ("Expected", "agent_lab.providers.simulated"),
+        ("LatencyModel", "agent_lab.providers.simulated"),
+        ("PriceTable", "agent_lab.providers.pricing"),
+        ("SimulatedProvider", "agent_lab.providers.simulated"),
+    ],
+    ids=["ErrorProfile", "Expected", "LatencyModel", "PriceTable", "SimulatedProvider"],
+)
+def test_a_name_loaded_on_first_use_is_the_modules_own(name: str, module: str) -> None:
+    """What a simulated model is built from comes from the package, as the class it builds."""
+    import importlib
+
+    assert getattr(agent_lab, name) is getattr(importlib.import_module(module), name)

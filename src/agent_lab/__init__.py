@@ -3,9 +3,12 @@
 Everything a user builds with is importable from here: the kernel (events,
 their definitions, the registry and the kernel, results and statuses), the
 agents and the one decision function every caller shares, the plugin sets
-and routes, the schema-driven resolver, the model port and its providers,
-and the exceptions. Test doubles are in ``agent_lab.testing``. The
-providers load on first use (the OpenAI SDK alone takes about 2 s to import).
+and routes, the schema-driven resolver, the tool layer (events as tool specs,
+results as tool answers, K30), the model port and its providers, and the
+exceptions. Test doubles are in ``agent_lab.testing``. The
+providers, and what the simulated model is built from (its error profile, the
+truth it reads, its latency) and the price table, load on first use (the
+OpenAI SDK alone takes about 2 s to import).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from agent_lab.application.events.models import (
     ValidationIssue,
 )
 from agent_lab.application.events.registry import EventRegistry
+from agent_lab.application.tools import anthropic_tool, openai_tool, to_tool_result, tool_status
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import (
     AgentLabError,
@@ -65,8 +69,10 @@ from agent_lab.resolvers.schema import SchemaResolver
 if TYPE_CHECKING:
     from agent_lab.providers.local import LocalProvider
     from agent_lab.providers.openai_compat import OpenAIProvider
+    from agent_lab.providers.pricing import PriceTable
+    from agent_lab.providers.profiles import ErrorProfile
     from agent_lab.providers.replay import RecordingProvider, ReplayProvider
-    from agent_lab.providers.simulated import SimulatedProvider
+    from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
 
 __all__ = [
     "AgentLabError",
@@ -78,12 +84,14 @@ __all__ = [
     "DecisionLedger",
     "DefinitionError",
     "DispatchedCall",
+    "ErrorProfile",
     "Event",
     "EventAgent",
     "EventDefinition",
     "EventKernel",
     "EventRegistry",
     "EventResult",
+    "Expected",
     "Failure",
     "FailureReason",
     "FallbackPath",
@@ -92,11 +100,13 @@ __all__ = [
     "InputError",
     "LLMFallback",
     "LLMReason",
+    "LatencyModel",
     "LocalProvider",
     "Message",
     "MisuseError",
     "OpenAIProvider",
     "PluginSet",
+    "PriceTable",
     "Provider",
     "ProviderError",
     "ProviderFailure",
@@ -123,14 +133,22 @@ __all__ = [
     "Usage",
     "ValidationIssue",
     "adecide",
+    "anthropic_tool",
     "decide",
+    "openai_tool",
+    "to_tool_result",
+    "tool_status",
 ]
 
 __version__ = "0.1.0"
 
 _PROVIDERS = {
+    "ErrorProfile": "agent_lab.providers.profiles",
+    "Expected": "agent_lab.providers.simulated",
+    "LatencyModel": "agent_lab.providers.simulated",
     "LocalProvider": "agent_lab.providers.local",
     "OpenAIProvider": "agent_lab.providers.openai_compat",
+    "PriceTable": "agent_lab.providers.pricing",
     "RecordingProvider": "agent_lab.providers.replay",
     "ReplayProvider": "agent_lab.providers.replay",
     "SimulatedProvider": "agent_lab.providers.simulated",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -96,3 +97,44 @@ def test_a_providers_name_is_read_once(tmp_path: Path) -> None:
     assert code in (0, 1), err
     assert db.exists()
     assert hostile_providers.name_raises_after_its_first_read.reads == 1
+
+
+SHY_MODEL = """
+from agent_lab import ProviderReply, Usage
+
+
+class Shy:
+    name = "shy"
+    model = "shy-1"
+
+    async def complete(self, request):
+        text = "{}" if request.purpose == "fallback" else "Say that again?"
+        return ProviderReply(text=text, usage=Usage(prompt_tokens=1, completion_tokens=1))
+
+    async def aclose(self):
+        pass
+
+
+provider = Shy()
+"""
+
+
+@pytest.mark.parametrize("reference", ["shy_model_here:provider", "models/shy_by_file.py:provider"])
+def test_a_provider_of_your_own_is_found_where_you_are_as_plugins_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str
+) -> None:
+    """``--provider MODULE:ATTR`` looks in the current folder too, and takes a file's path.
+
+    A console script's sys.path lacks the folder it runs in, so a user's
+    ``shy_model_here.py`` beside them was "No module named", where
+    ``--plugins`` found the same module.
+    """
+    (tmp_path / "shy_model_here.py").write_text(SHY_MODEL)
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "shy_by_file.py").write_text(SHY_MODEL)
+    monkeypatch.chdir(tmp_path)
+    assert str(tmp_path) not in sys.path
+    db = str(tmp_path / "r.sqlite")
+    code, _, err = cli(*DEMO_RUN, "--provider", reference, "--warmup", "0", "--db", db)
+    assert code == 0, err
+    assert str(tmp_path) not in sys.path  # looked in, not left on the path

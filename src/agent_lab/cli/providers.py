@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, cast
 
 from agent_lab.cli.checks import check_output_file
 from agent_lab.errors import CassetteError, InputFileError, UsageError
+from agent_lab.lab.run.plugin_sets import import_user_module
 from agent_lab.providers import (
     LOCAL_MODELS,
     Expected,
@@ -154,10 +154,14 @@ def _warm(provider: Provider) -> None:
 
 
 def _custom(reference: str) -> Provider:
-    """A provider of the user's own: ``MODULE:ATTRIBUTE``, an instance or a no-argument factory."""
+    """A provider of the user's own: ``MODULE:ATTRIBUTE``, an instance or a no-argument factory.
+
+    The module is found as ``--plugins`` finds one: as Python finds it, else in
+    the current folder, or by its file (``path/to/my_model.py:provider``).
+    """
     module_name, _, attribute = reference.partition(":")
     try:
-        found: object = getattr(importlib.import_module(module_name), attribute)
+        found: object = getattr(import_user_module(module_name), attribute)
     except Exception as err:
         raise UsageError(
             f"--provider {reference}: cannot load it ({type(err).__name__}: {err})"

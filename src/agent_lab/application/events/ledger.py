@@ -2,8 +2,8 @@
 
 Every ``EventResult`` carries one as ``result.ledger``. It is built from what
 the kernel recorded only when somebody reads it, so the deterministic path
-pays for a few references, not for a record nobody looks at (README,
-"Benchmark"). ``as_json()`` gives its documented JSON form
+pays for a few references, not for a record nobody looks at
+(docs/performance.md). ``as_json()`` gives its documented JSON form
 (``docs/ledger.schema.json``), which the lab stores with every trial.
 """
 

@@ -1,8 +1,8 @@
 """Compiled validators: built once per schema, errors split into missing and invalid (K12, K14).
 
 The engine is ``jsonschema-rs``: measured here at 0.13 us per valid small
-instance against 16 us for pure-Python ``jsonschema`` (README, "Validation
-engine"). Two of its defaults are overridden: it would fetch remote ``$ref``
+instance against 16 us for pure-Python ``jsonschema`` (docs/performance.md,
+"The validation engine"). Two of its defaults are overridden: it would fetch remote ``$ref``
 documents over HTTP and read ``file://`` ones, so every compile gets a
 retriever that refuses (K3); and it reports an unresolvable reference or a
 regex engine failure with the same exception class as bad data, so errors

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
 
-__all__ = ["MAX_EVENTS_BYTES", "PluginLoadError", "load_plugins"]
+__all__ = ["MAX_EVENTS_BYTES", "PluginLoadError", "import_user_module", "load_plugins"]
 
 
 def _from_folder(folder: Path) -> PluginSet:
@@ -61,14 +61,15 @@ def _from_folder(folder: Path) -> PluginSet:
     return PluginSet(name=str(folder), definitions=tuple(definitions))
 
 
-def _imported(module_name: str) -> ModuleType:
+def import_user_module(module_name: str) -> ModuleType:
     """The module, as Python finds it, else from the current folder or a file path.
 
     ``agent-lab`` runs as a console script, whose ``sys.path`` does not hold
     the folder it was started in (``python -m`` and ``python script.py``
     do): a user's ``my_events.py`` beside them would not be found. So a
     module that is not found is looked for in the current folder too, and a
-    reference may name a file (``plugins/my_events.py:plugins``).
+    reference may name a file (``plugins/my_events.py:plugins``). Plugin sets
+    and providers of the user's own are found alike.
     """
     if module_name.endswith(".py"):
         path = Path(module_name).resolve()
@@ -118,7 +119,7 @@ def load_plugins(reference: str) -> PluginSet:
             f"{reference!r}: expected MODULE:ATTRIBUTE, e.g. agent_lab.demo:plugins"
         )
     try:
-        module = _imported(module_name)
+        module = import_user_module(module_name)
     except Exception as err:
         raise PluginLoadError(
             f"{reference!r}: cannot import {module_name}: {type(err).__name__}: {err}"
