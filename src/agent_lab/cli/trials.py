@@ -68,7 +68,7 @@ def execute(
     )
     offload = _plugin_pool(config)
     with (
-        _closing(built.request_log, stderr),
+        _closing_request_log(built.request_log, stderr),
         open_store(db) as store,
         tracing_for(otel_file, stderr) as tracing,
         _shut_down_after(offload),
@@ -188,7 +188,7 @@ def _warn_of_stalls(stalls: Sequence[float], stderr: TextIO) -> None:
 
 
 @contextmanager
-def _closing(request_log: RequestLog | None, stderr: TextIO) -> Generator[None]:
+def _closing_request_log(request_log: RequestLog | None, stderr: TextIO) -> Generator[None]:
     """Close the request log when the run ends; lines it lost fail the command, as spans do."""
     if request_log is None:
         yield
