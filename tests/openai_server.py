@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -86,6 +87,8 @@ class Recorded:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
+    reply: Any = None
+    """The JSON body of the answer, when it was one (a completion or an error status)."""
 
 
 class OpenAIServer:
@@ -141,7 +144,8 @@ class OpenAIServer:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
-        self.requests.append(Recorded(dict(request.headers), body, time.monotonic()))
+        recorded = Recorded(dict(request.headers), body, time.monotonic())
+        self.requests.append(recorded)
         if self.script:
             behavior = self.script.pop(0)
         elif self.responder is not None:
@@ -165,6 +169,8 @@ class OpenAIServer:
                 model=f"echo-{key}",
             )
         if behavior.kind == "status":
+            with contextlib.suppress(ValueError):
+                recorded.reply = json.loads(behavior.body)
             return web.Response(
                 status=behavior.status,
                 text=behavior.body,
@@ -185,6 +191,7 @@ class OpenAIServer:
         if behavior.usage is not None:
             completion["usage"] = behavior.usage
         text = json.dumps(completion, allow_nan=True)
+        recorded.reply = completion
         if behavior.kind == "trickle":
             response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
             await response.prepare(request)

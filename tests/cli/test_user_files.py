@@ -183,6 +183,9 @@ OUTPUTS: dict[str, Callable[[Path], list[str]]] = {
     "--db": lambda fifo: [*DEMO_RUN, *FAST, "--db", str(fifo)],
     "--record": lambda fifo: [*DEMO_RUN, *FAST, "--record", str(fifo)],
     "--otel-file": lambda fifo: [*DEMO_RUN, *FAST, "--otel-file", str(fifo)],
+    "--log-requests": lambda fifo: [*DEMO_RUN, *FAST, "--provider", "openai", "--model", "m",
+                                    "--base-url", "http://127.0.0.1:9/v1",
+                                    "--log-requests", str(fifo)],
     "--html": lambda fifo: ["sweep", "demo", "--plugins", "agent_lab.demo:plugins", "--vary",
                             "wrong_value=0,0.1", "--limit", "3", "--html", str(fifo), *FAST],
 }  # fmt: skip

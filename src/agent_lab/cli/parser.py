@@ -178,6 +178,16 @@ def _otel_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _log_requests_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--log-requests",
+        metavar="FILE",
+        help="openai: append every HTTP request sent (retries included) and the response or "
+        "error it got to FILE, one JSON line each in the pairs log format, keys redacted; "
+        "gzip-compressed when FILE ends in .gz (default: not logged)",
+    )
+
+
 def _wide_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--wide",
@@ -218,6 +228,7 @@ def _demo(add_parser: AddParser) -> None:
     _provider_options(demo, "local")
     _failure_option(demo)
     _otel_option(demo)
+    _log_requests_option(demo)
     _wide_option(demo)
     demo.set_defaults(handler=commands.demo)
 
@@ -274,6 +285,7 @@ def _run(add_parser: AddParser) -> None:
     run.add_argument("--resume", action="store_true", help="continue the unfinished run in --db")
     _failure_option(run)
     _otel_option(run)
+    _log_requests_option(run)
     run.add_argument(
         "--skip-bad-lines", action="store_true", help="skip malformed workload lines (reported)"
     )

@@ -21,6 +21,7 @@ from agent_lab.providers import (
     Provider,
     RecordingProvider,
     ReplayProvider,
+    RequestLog,
     SimulatedProvider,
     load_profile,
     local_available,
@@ -55,6 +56,8 @@ class BuiltProvider:
     settings: dict[str, JSONValue] = field(default_factory=_no_settings)
     """What else about the provider shapes a figure (profile, latency): stored with the run,
     and compared by ``--resume``."""
+    request_log: RequestLog | None = None
+    """Where the provider logs its requests (``--log-requests``); whoever runs it closes it."""
 
 
 def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProvider:
@@ -62,10 +65,16 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
     name: str = options.provider
     provider: Provider
     settings: dict[str, JSONValue] = {}
+    # Outputs are checked before anything is built: found before the first request,
+    # not after a run of paid-for failures.
+    log_requests = _log_requests_path(options)
+    if options.record:
+        check_output_file(Path(options.record), "--record")
+    request_log: RequestLog | None = None
     if name == "local":
         provider = _local(options.model)
     elif name == "openai":
-        provider, settings = _openai(options)
+        provider, settings, request_log = _openai(options, log_requests)
     elif ":" in name:
         provider = _custom(name)
     elif name == "replay":
@@ -85,10 +94,7 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
             "latency_ms": [simulated.latency.median_ms, simulated.latency.p95_ms],
         }
     if options.record:
-        record = Path(options.record)
-        # Found before the first request, not after a run of paid-for failures.
-        check_output_file(record, "--record")
-        provider = RecordingProvider(provider, record)
+        provider = RecordingProvider(provider, Path(options.record))
     _warm(provider)
     return BuiltProvider(
         provider,
@@ -96,7 +102,24 @@ def build_provider(options: argparse.Namespace, workload: Workload) -> BuiltProv
         provider.model,
         name in ("simulated", "oracle"),
         settings,
+        request_log,
     )
+
+
+def _log_requests_path(options: argparse.Namespace) -> Path | None:
+    """The ``--log-requests`` file, checked; a provider that sends no HTTP request is refused."""
+    given: str | None = getattr(options, "log_requests", None)
+    if given is None:
+        return None
+    if options.provider != "openai":
+        # An empty file would say the run sent nothing, which is not what happened.
+        raise UsageError(
+            f"--log-requests needs --provider openai, whose HTTP requests it logs; "
+            f"--provider {options.provider} sends none it can log"
+        )
+    path = Path(given)
+    check_output_file(path, "--log-requests")
+    return path
 
 
 def _prices(options: argparse.Namespace) -> PriceTable | None:
@@ -108,7 +131,9 @@ def _prices(options: argparse.Namespace) -> PriceTable | None:
         raise UsageError(f"--prices: {err}") from err
 
 
-def _openai(options: argparse.Namespace) -> tuple[OpenAIProvider, dict[str, JSONValue]]:
+def _openai(
+    options: argparse.Namespace, log_requests: Path | None
+) -> tuple[OpenAIProvider, dict[str, JSONValue], RequestLog | None]:
     """An OpenAI-compatible endpoint from the options; a run that cannot work stops here."""
     base_url: str | None = options.base_url or os.environ.get("OPENAI_BASE_URL")
     if base_url:
@@ -125,22 +150,33 @@ def _openai(options: argparse.Namespace) -> tuple[OpenAIProvider, dict[str, JSON
             f"--provider openai needs an API key in ${options.api_key_env}, "
             "or --base-url for a server that takes none"
         )
+    if not (options.model or os.environ.get("OPENAI_MODEL")):
+        raise UsageError("--provider openai needs --model or OPENAI_MODEL")
+    prices = _prices(options)
+    # Opened last: no check after it can leave the file open.
+    request_log = None if log_requests is None else _open_request_log(log_requests)
     provider = OpenAIProvider(
         options.model,
         base_url=base_url,
         api_key=key,
         structured_output=options.structured_output,
-        prices=_prices(options),
+        prices=prices,
         keep_alive=True,
+        request_log=request_log,
     )
-    if not provider.model:
-        raise UsageError("--provider openai needs --model or OPENAI_MODEL")
     settings: dict[str, JSONValue] = {
         "base_url": provider.base_url,
         "structured_output": options.structured_output,
         "prices": options.prices,
     }
-    return provider, settings
+    return provider, settings, request_log
+
+
+def _open_request_log(path: Path) -> RequestLog:
+    try:
+        return RequestLog(path)
+    except OSError as err:
+        raise UsageError(f"--log-requests {path}: {err.strerror or err}") from err
 
 
 def _warm(provider: Provider) -> None:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agent_lab.cli.providers import BuiltProvider
     from agent_lab.lab.workload import Workload
     from agent_lab.otel import Tracing
+    from agent_lab.providers import RequestLog
 
 __all__ = ["execute", "failed_trials"]
 
@@ -59,13 +60,15 @@ def execute(
     """Run every trial into ``db``; return the run id. Ctrl-C keeps what ended.
 
     With ``otel_file`` (or an OTLP endpoint in the environment), each trial is a
-    dispatch span and each provider call a child span.
+    dispatch span and each provider call a child span. The provider's request log
+    (``--log-requests``), if any, is closed as the run ends.
     """
     config = _run_config(
         built, workload=workload, plugins_ref=plugins_ref, policies=policies, settings=settings
     )
     offload = _plugin_pool(config)
     with (
+        _closing_request_log(built.request_log, stderr),
         open_store(db) as store,
         tracing_for(otel_file, stderr) as tracing,
         _shut_down_after(offload),
@@ -182,6 +185,25 @@ def _warn_of_stalls(stalls: Sequence[float], stderr: TextIO) -> None:
             "meanwhile include the wait",
             file=stderr,
         )
+
+
+@contextmanager
+def _closing_request_log(request_log: RequestLog | None, stderr: TextIO) -> Generator[None]:
+    """Close the request log when the run ends; lines it lost fail the command, as spans do."""
+    if request_log is None:
+        yield
+        return
+    try:
+        yield
+    finally:
+        request_log.close()
+    if request_log.error is not None:
+        # The run is stored; the requests asked for are not all logged: say it, exit 2.
+        raise UsageError(
+            f"--log-requests {request_log.path}: {request_log.lost} request(s) could not "
+            f"be logged ({request_log.error}); the run's trials are stored"
+        )
+    print(printable(f"requests: {request_log.path} ({request_log.written} logged)"), file=stderr)
 
 
 @contextmanager

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_lab.providers.pricing import FREE, Price, PriceTable
     from agent_lab.providers.profiles import PROFILES, ErrorProfile, ProfileError, load_profile
     from agent_lab.providers.replay import CassetteError, RecordingProvider, ReplayProvider
+    from agent_lab.providers.request_log import RequestLog
     from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
 
 _LAZY = {
@@ -42,6 +43,7 @@ _LAZY = {
     "CassetteError": "replay",
     "RecordingProvider": "replay",
     "ReplayProvider": "replay",
+    "RequestLog": "request_log",
     "PROFILES": "profiles",
     "ErrorProfile": "profiles",
     "ProfileError": "profiles",
@@ -83,6 +85,7 @@ __all__ = [
     "ProviderRequest",
     "RecordingProvider",
     "ReplayProvider",
+    "RequestLog",
     "SimulatedProvider",
     "ToolCall",
     "load_profile",

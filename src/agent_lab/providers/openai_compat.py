@@ -39,8 +39,9 @@ from agent_lab.providers.redaction import Redactor, split_credentials
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
+    from agent_lab.providers.request_log import RequestLog
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "OpenAIProvider"]
@@ -112,6 +113,8 @@ class OpenAIProvider:
         clock: Latency is measured with it; the system clock by default.
         sleep: Awaited between attempts; ``asyncio.sleep`` by default.
         rng: Jitter source; seeded for reproducible backoff.
+        request_log: Where each request sent (retries included) is appended with
+            the response or the error it got, as a ``pairs`` log line, redacted.
     """
 
     name = "openai"
@@ -137,6 +140,7 @@ class OpenAIProvider:
         clock: Clock | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         rng: random.Random | None = None,
+        request_log: RequestLog | None = None,
     ) -> None:
         if max_attempts < 1:
             raise SettingError("max_attempts", "must be at least 1")
@@ -163,6 +167,7 @@ class OpenAIProvider:
         self._rng = rng if rng is not None else random.Random()  # noqa: S311 - jitter, not secrets
         self._http_client = http_client
         self.keep_alive = keep_alive
+        self.request_log = request_log
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI]] = {}
 
     def __repr__(self) -> str:
@@ -227,8 +232,9 @@ class OpenAIProvider:
             )  # fmt: skip
             format_tool = format_tool_name(sent) if mode == "tools" and not sent.tools else None
             return await self._attempts(
-                client, arguments, model, started, mode=mode, format_tool=format_tool
-            )
+                client, arguments, model, started, mode=mode, format_tool=format_tool,
+                context=sent.context,
+            )  # fmt: skip
 
         return await negotiated(self._format, request, send)
 
@@ -270,15 +276,19 @@ class OpenAIProvider:
         *,
         mode: StructuredOutput,
         format_tool: str | None,
+        context: Mapping[str, JSONValue],
     ) -> ProviderReply:
         attempt = 0
         while True:
             attempt += 1
+            sent_at = self._clock.monotonic_ns()
             try:
                 body = await asyncio.wait_for(self._send(client, arguments), self.timeout)
             except Exception as err:  # noqa: BLE001 - complete() never raises for the remote side
                 failure, wait = self._failure(err, attempt)
+                self._logged(arguments, context, attempt, sent_at, failure=failure, err=err)
             else:
+                self._logged(arguments, context, attempt, sent_at, body=body)
                 return completion_reply(
                     body,
                     model=model,
@@ -291,6 +301,20 @@ class OpenAIProvider:
             if self._gives_up(failure, attempt, mode=mode):
                 return self._failure_reply(failure, attempt, model=model, started=started)
             await self._wait_to_retry(failure, attempt, model=model, wait=wait)
+
+    def _logged(
+        self, arguments: dict[str, Any], context: Mapping[str, JSONValue], attempt: int,
+        sent_at: int, *, body: bytes | None = None, failure: ProviderFailure | None = None,
+        err: Exception | None = None,
+    ) -> None:  # fmt: skip
+        """Append one attempt to ``request_log``: the body sent, and the response or the error."""
+        if self.request_log is not None:
+            self.request_log.record(
+                arguments, body=body, failure=failure,
+                status=err.status_code if isinstance(err, openai.APIStatusError) else None,
+                latency_ns=self._clock.monotonic_ns() - sent_at, provider=self.name,
+                attempt=attempt, case_id=context.get("case_id"), redact=self._redact.json,
+            )  # fmt: skip
 
     def _gives_up(self, failure: ProviderFailure, attempt: int, *, mode: StructuredOutput) -> bool:
         """Whether this failure ends the call: not retryable, out of attempts, or a refusal."""
