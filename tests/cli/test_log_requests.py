@@ -153,3 +153,25 @@ def test_requests_that_cannot_be_logged_fail_the_command_and_keep_the_run(
         [record] = store.runs()
         assert record.state == "finished"
         assert store.count(record.run_id) > 0
+
+
+def test_a_lab_runs_request_log_is_replayable_by_shadow(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """The lab writes what shadow reads: every request a line, failed attempts counted apart."""
+    server.play(status(503))
+    server.responder = careful
+    path = tmp_path / "requests.jsonl.gz"
+    code, err = cli(
+        *RUN, "--limit", "12", "--policy", "llm-always", *openai(server), "--db",
+        str(tmp_path / "r.sqlite"), "--log-requests", str(path),
+    )  # fmt: skip
+    assert code in (0, 1), err
+    out = io.StringIO()
+    # A failed attempt is no fault of the log: counted, without --skip-bad-lines too.
+    assert run(["shadow", str(path), "--json"], stdout=out) == 0
+    document = json.loads(out.getvalue())
+    assert document["skipped"] == {"failed_request": 1}
+    assert document["requests"] == len(server.requests) - 1
+    assert document["calls"] > 0
+    assert document["by_tool"]

@@ -29,11 +29,16 @@ if TYPE_CHECKING:
 
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["MAX_LINE_BYTES", "detect_format", "read_line", "read_logs"]
+__all__ = ["COUNTED", "MAX_LINE_BYTES", "detect_format", "read_line", "read_logs"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 _DISCARD = 1 << 20
+
+
+COUNTED = frozenset({SkipReason.FAILED_REQUEST, SkipReason.NO_CONTENT})
+"""Skips that are no fault of the log: a request that failed (no answer to compare), a span
+whose content was not recorded (an instrumentation setting). Counted, never an error."""
 
 
 def detect_format(line: JSONValue) -> LogFormat | None:
@@ -180,7 +185,9 @@ def read_logs(
         format: Every file's format; ``None`` tells each file's from its
             first line of a known shape.
         on_error: ``"fail"`` raises at the first line that cannot be used;
-            ``"skip"`` yields it as a ``SkippedLine`` and reads on.
+            ``"skip"`` yields it as a ``SkippedLine`` and reads on. A line that
+            is whole but holds nothing to replay (a failed request, a span
+            recorded without content: ``COUNTED``) is yielded either way.
 
     Raises:
         LogError: With ``on_error="fail"``, the first line that cannot be used
@@ -197,6 +204,10 @@ def read_logs(
         raise ArgumentError(f"format must be one of {[f.value for f in LogFormat]}") from err
     for path in [paths] if isinstance(paths, str | Path) else paths:
         for found in _read_file(Path(path), forced):
-            if isinstance(found, SkippedLine) and on_error == "fail":
+            if (
+                isinstance(found, SkippedLine)
+                and on_error == "fail"
+                and found.reason not in COUNTED
+            ):
                 raise LogError(found)
             yield found
