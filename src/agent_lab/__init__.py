@@ -5,10 +5,11 @@ their definitions, the registry and the kernel, results and statuses), the
 agents and the one decision function every caller shares, the plugin sets
 and routes, the schema-driven resolver, the tool layer (events as tool specs,
 results as tool answers, K30), the model port and its providers, and the
-exceptions. Test doubles are in ``agent_lab.testing``. The
-providers, and what the simulated model is built from (its error profile, the
-truth it reads, its latency) and the price table, load on first use (the
-OpenAI SDK alone takes about 2 s to import).
+exceptions; and log replay (the log readers, ``replay`` of one logged request,
+its figures). Test doubles are in ``agent_lab.testing``. The providers, what
+the simulated model is built from (its error profile, the truth it reads,
+its latency), the price table and log replay load on first use (the OpenAI
+SDK alone takes about 2 s to import).
 """
 
 from __future__ import annotations
@@ -67,11 +68,24 @@ from agent_lab.errors import (
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
+    from agent_lab.lab.shadow.figures import ShadowFigures
+    from agent_lab.lab.shadow.replay import Replayed, replay
+    from agent_lab.logs.reader import read_line, read_logs
+    from agent_lab.logs.record import (
+        LogError,
+        LogFormat,
+        LoggedRequest,
+        LoggedToolCall,
+        LoggedUsage,
+        SkippedLine,
+        SkipReason,
+    )
     from agent_lab.providers.local import LocalProvider
     from agent_lab.providers.openai_compat import OpenAIProvider
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.providers.profiles import ErrorProfile
     from agent_lab.providers.replay import RecordingProvider, ReplayProvider
+    from agent_lab.providers.request_log import RequestLog
     from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
 
 __all__ = [
@@ -102,6 +116,11 @@ __all__ = [
     "LLMReason",
     "LatencyModel",
     "LocalProvider",
+    "LogError",
+    "LogFormat",
+    "LoggedRequest",
+    "LoggedToolCall",
+    "LoggedUsage",
     "Message",
     "MisuseError",
     "OpenAIProvider",
@@ -115,12 +134,17 @@ __all__ = [
     "Reason",
     "RecordingProvider",
     "ReplayProvider",
+    "Replayed",
+    "RequestLog",
     "Resolution",
     "Route",
     "RouteKind",
     "Routing",
     "SchemaResolver",
+    "ShadowFigures",
     "SimulatedProvider",
+    "SkipReason",
+    "SkippedLine",
     "Status",
     "StoreError",
     "StrictJSONError",
@@ -136,6 +160,9 @@ __all__ = [
     "anthropic_tool",
     "decide",
     "openai_tool",
+    "read_line",
+    "read_logs",
+    "replay",
     "to_tool_result",
     "tool_status",
 ]
@@ -152,6 +179,20 @@ _PROVIDERS = {
     "RecordingProvider": "agent_lab.providers.replay",
     "ReplayProvider": "agent_lab.providers.replay",
     "SimulatedProvider": "agent_lab.providers.simulated",
+    "RequestLog": "agent_lab.providers.request_log",
+    # Log replay: the readers, and the replay of one logged request with its figures.
+    "LogError": "agent_lab.logs.record",
+    "LogFormat": "agent_lab.logs.record",
+    "LoggedRequest": "agent_lab.logs.record",
+    "LoggedToolCall": "agent_lab.logs.record",
+    "LoggedUsage": "agent_lab.logs.record",
+    "SkippedLine": "agent_lab.logs.record",
+    "SkipReason": "agent_lab.logs.record",
+    "read_line": "agent_lab.logs.reader",
+    "read_logs": "agent_lab.logs.reader",
+    "Replayed": "agent_lab.lab.shadow.replay",
+    "replay": "agent_lab.lab.shadow.replay",
+    "ShadowFigures": "agent_lab.lab.shadow.figures",
 }
 
 

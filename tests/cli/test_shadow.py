@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_lab.cli import run
+from tests.conftest import REPO_ROOT
 
 WEATHER: dict[str, Any] = {
     "type": "function",
@@ -129,6 +131,12 @@ def test_shadow_json_has_the_promised_shape_and_counts(logs: dict[str, Path]) ->
     assert document["skipped"] == {}
     assert document["answered_in_words"] == 1
     assert document["measures"] == "agreement with the logged model, not accuracy"
+
+
+def test_shadow_json_is_what_its_published_schema_says(logs: dict[str, Path]) -> None:
+    schema = json.loads((REPO_ROOT / "docs" / "shadow.schema.json").read_text())
+    document = json.loads(cli("shadow", str(logs["chat"]), "--json")[0])
+    jsonschema_rs.validator_for(schema).validate(document)
 
 
 def test_chat_and_pairs_give_the_same_calls_and_agreement(logs: dict[str, Path]) -> None:
