@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -251,3 +252,36 @@ def test_a_file_agent_lab_wrote_through_a_real_run_reads_back(tmp_path: Path) ->
         else:
             assert isinstance(found, SkippedLine)
             assert found.reason is SkipReason.NO_CONTENT
+
+
+def test_a_tool_choice_agent_lab_traced_reads_back_with_its_tools(tmp_path: Path) -> None:
+    """The tools offered are recorded (``gen_ai.tool.definitions``): a traced tool choice
+    replays as a request with its tools and its call, not as ``no_tools``."""
+    pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    from agent_lab import EventDefinition, PluginSet, ProviderReply, ToolAgent, ToolCall
+    from agent_lab.otel import Tracing
+    from agent_lab.otel.file_exporter import OTLPJsonFileExporter
+    from agent_lab.testing import ScriptedProvider
+
+    path = tmp_path / "spans.jsonl"
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(OTLPJsonFileExporter(path)))
+    tracing = Tracing(provider, capture_content=True)
+    schema = {"type": "object", "properties": {"minutes": {"type": "integer"}},
+              "required": ["minutes"]}  # fmt: skip
+    plugins = PluginSet("t", (EventDefinition("set_timer", parameters=schema),))
+    reply = ProviderReply(
+        tool_calls=(
+            ToolCall(name="set_timer", arguments_raw='{"minutes": 4}', arguments={"minutes": 4}),
+        )
+    )
+    agent = ToolAgent(plugins, tracing.provider(ScriptedProvider([reply], model="m")))
+    asyncio.run(agent.respond("set a timer for four minutes"))
+    provider.shutdown()
+    [found] = list(read_logs([path]))
+    assert isinstance(found, LoggedRequest), found
+    assert [tool["function"]["name"] for tool in found.tools] == ["set_timer"]  # type: ignore[index,call-overload]
+    assert [(c.name, c.arguments) for c in found.calls] == [("set_timer", {"minutes": 4})]

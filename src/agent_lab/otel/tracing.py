@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from contextlib import contextmanager
 from importlib.metadata import version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from opentelemetry import trace
 from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, StatusCode
@@ -14,7 +15,7 @@ from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKin
 from agent_lab._text import escape_surrogates
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Mapping
+    from collections.abc import Generator
 
     from opentelemetry.trace import Span, TracerProvider
     from opentelemetry.util.types import AttributeValue
@@ -178,6 +179,14 @@ def ledger_attributes(
 _INT64 = range(-(2**63), 2**63)
 
 
+def _flat_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI tool spec in the GenAI conventions' form: its function's fields beside ``type``."""
+    function = tool.get("function")
+    if not isinstance(function, Mapping):
+        return dict(tool)
+    return {"type": tool.get("type", "function"), **cast("Mapping[str, Any]", function)}
+
+
 def _sendable(value: AttributeValue | None) -> AttributeValue | None:
     # What a server or a model sent may be no OTLP value: a count beyond int64 is
     # unknown (the encoder would log a traceback and drop it), and a lone surrogate
@@ -261,6 +270,12 @@ class TracedProvider:
                     for m in request.messages
                 ]
             )
+            if request.tools:
+                # The tools offered, in the conventions' flat form: without them a log
+                # reader cannot tell which tools the model chose among (replay's ``no_tools``).
+                attributes["gen_ai.tool.definitions"] = json.dumps(
+                    [_flat_tool(tool) for tool in request.tools]
+                )
         return attributes
 
     def _record_reply(self, span: Span, reply: ProviderReply) -> None:
