@@ -95,6 +95,23 @@ def _allowed(importer: str, imported: str) -> bool:
         return imported in GROUND or _under(
             imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
+    if _under(importer, "agent_lab.integrations"):
+        # The framework wrappers: the one decision function, and the lab's shadow figures.
+        return imported in GROUND or _under(
+            imported,
+            "agent_lab.integrations",
+            "agent_lab.agents",
+            "agent_lab.application",
+            "agent_lab.logs",
+            "agent_lab.lab.shadow",
+            "agent_lab.lab.stats",
+            "agent_lab.lab.results",
+            "agent_lab.lab.report",
+            "agent_lab.lab.workload",
+            "agent_lab.resolvers",
+            "agent_lab.otel",
+            "agent_lab.providers",
+        )
     if _under(importer, "agent_lab.logs"):
         # Reading logs: what a request offered becomes tool specs the agents read, no more.
         return imported in GROUND or _under(
