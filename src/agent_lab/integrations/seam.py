@@ -6,26 +6,45 @@ messages and its function tools into OpenAI tool specs, and asks
 decision and its ledger), or ``None``: then the wrapped model is asked,
 unchanged. The decision is ``agent_lab.decide``'s, the one function the
 agents, ``agent-lab shadow`` and ``agent-lab serve`` use.
+
+When the conversation ends with the results of the wrapper's own calls,
+``reply_locally`` says them with the events' declared replies
+(``EventDefinition.reply``), so that the turn ends with no model either.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agent_lab.agents.decide import decide
+from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
+from agent_lab.agents.tool_specs import tool_name
+from agent_lab.application.events.models import Status
+from agent_lab.application.events.reply import say
+from agent_lab.errors import StrictJSONError
+from agent_lab.strict_json import loads
+from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
-    from agent_lab.agents.outcome import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
-    from agent_lab.strict_json import JSONObject
+    from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["LOCAL_CALL_PREFIX", "LocalAnswer", "LocalCall", "answer_locally", "is_local_call"]
+__all__ = [
+    "LOCAL_CALL_PREFIX",
+    "REPLY_REASON",
+    "LocalAnswer",
+    "LocalCall",
+    "answer_locally",
+    "is_local_call",
+    "reply_locally",
+]
 
 LOCAL_CALL_PREFIX = "call_al_"
 """The id of every tool call a wrapper answers with: a later turn can tell its own calls
@@ -45,10 +64,12 @@ class LocalCall:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalAnswer:
-    """The turn's answer without the model: its tool calls, and the decision behind them."""
+    """The turn's answer without the model: its tool calls or its words, and the decision."""
 
     calls: tuple[LocalCall, ...]
     decision: Decision
+    text: str | None = None
+    """The words that end the turn (``reply_locally``); ``None`` when it is tool calls."""
 
 
 def is_local_call(call_id: object) -> bool:
@@ -93,3 +114,104 @@ def answer_locally(
     else:
         return None
     return LocalAnswer(calls=calls, decision=decision)
+
+
+REPLY_REASON = "local_reply"
+"""The ``Decision.reason`` of a turn ended with an event's declared reply."""
+
+
+def reply_locally(
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[Mapping[str, object]],
+    *,
+    plugins: PluginSet | None,
+) -> LocalAnswer | None:
+    """The words that end the turn after the wrapper's own calls, or ``None``: the model's turn.
+
+    The conversation must end with the results of every call of its last
+    assistant message, each call a wrapper's (``is_local_call``), each to an
+    offered tool whose definition in ``plugins`` declares a ``reply`` that can
+    say its result (the tool message's content, read as JSON when it is JSON).
+    The replies are joined by a line break. The answer's ``decision`` is local
+    (no LLM request, ``reason`` ``REPLY_REASON``, routed ``given``), with a call
+    per result, so that it counts as a request saved; its ledger is the
+    undispatched one (the calls were dispatched, and counted, the turn before).
+    """
+    if plugins is None:
+        return None
+    answered = _answered_calls(messages)
+    if not answered:
+        return None
+    offered = {name for tool in tools if (name := tool_name(tool)) is not None}
+    definitions = {d.name: d for d in plugins.definitions if d.name in offered}
+    said: list[str] = []
+    calls: list[DispatchedCall] = []
+    for name, arguments, content in answered:
+        definition = definitions.get(name)
+        words = None if definition is None else say(definition.reply, _result(content))
+        if words is None:
+            return None
+        said.append(words)
+        calls.append(DispatchedCall(event=name, status=Status.SUCCESS, arguments=arguments))
+    text = "\n".join(said)
+    decision = Decision(
+        status=Status.SUCCESS,
+        reason=REPLY_REASON,
+        event=calls[0].event,
+        arguments=calls[0].arguments,
+        routed_by=Routing.GIVEN,
+        llm_calls=0,
+        usage=Usage.zero(),
+        message=text,
+        calls=tuple(calls) if len(calls) > 1 else (),
+    )
+    return LocalAnswer(calls=(), decision=decision, text=text)
+
+
+def _answered_calls(
+    messages: Sequence[Mapping[str, object]],
+) -> list[tuple[str, JSONObject | None, object]]:
+    """Each call of the last assistant message, with its result, if all were local and answered."""
+    end = len(messages)
+    start = end
+    while start > 0 and messages[start - 1].get("role") == "tool":
+        start -= 1
+    if start in (end, 0) or messages[start - 1].get("role") != "assistant":
+        return []
+    asked = _calls_of(messages[start - 1])
+    results = {message.get("tool_call_id"): message.get("content") for message in messages[start:]}
+    if not asked or set(results) != set(asked) or not all(map(is_local_call, asked)):
+        return []
+    return [(name, arguments, results[call_id]) for call_id, (name, arguments) in asked.items()]
+
+
+def _calls_of(message: Mapping[str, object]) -> dict[str, tuple[str, JSONObject | None]]:
+    found: dict[str, tuple[str, JSONObject | None]] = {}
+    calls = message.get("tool_calls")
+    for call in cast("list[object]", calls) if isinstance(calls, list) else []:
+        if not isinstance(call, Mapping):
+            return {}
+        entry = cast("Mapping[str, object]", call)
+        function = entry.get("function")
+        call_id = entry.get("id")
+        if not isinstance(function, Mapping) or not isinstance(call_id, str):
+            return {}
+        name = cast("Mapping[str, object]", function).get("name")
+        if not isinstance(name, str):
+            return {}
+        arguments = _result(cast("Mapping[str, object]", function).get("arguments"))
+        found[call_id] = (
+            name,
+            cast("JSONObject", arguments) if isinstance(arguments, dict) else None,
+        )
+    return found
+
+
+def _result(content: object) -> JSONValue:
+    """A tool message's content as the handler's result: its JSON when it is JSON, else its text."""
+    if not isinstance(content, str):
+        return None
+    try:
+        return loads(content)
+    except StrictJSONError:
+        return content

@@ -7,18 +7,17 @@ from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Never, Protocol, Self, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Never, Protocol, Self, TypeAlias, runtime_checkable
 
 from agent_lab.application.events._ledger_notes import DispatchNotes, build_ledger
-from agent_lab.application.events.ledger import (
-    GIVEN,
-    DecisionLedger,
-    Timings,
-)
+from agent_lab.application.events.ledger import GIVEN, DecisionLedger, Timings
 from agent_lab.errors import WrongTypeError
 from agent_lab.strict_json import JSONObject, JSONValue
 from agent_lab.usage import ZERO_USAGE as _ZERO_USAGE
 from agent_lab.usage import Usage
+
+if TYPE_CHECKING:
+    from agent_lab.application.events.reply import Reply
 
 __all__ = [
     "Conflict",
@@ -208,6 +207,8 @@ class EventDefinition:
     """Parameters only the user can supply (names or JSON pointers), besides those the
     schema marks ``"x-user-only": true``: the fallback is never asked for them, and a
     dispatch that misses one ends ``missing_information`` naming it."""
+    reply: Reply | None = None
+    """How the result is said with no model: a template or a function (``events.reply.say``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

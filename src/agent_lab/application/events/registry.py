@@ -210,6 +210,12 @@ class EventRegistry:
         for role in ("resolver", "handler"):
             if getattr(definition, role) is not None and not callable(getattr(definition, role)):
                 raise DefinitionError(name, "", f"the {role} is not callable")
+        reply: object = definition.reply
+        if reply is not None and not isinstance(reply, str) and not callable(reply):
+            raise DefinitionError(name, "", "the reply must be a template string or a function")
+        reply: object = definition.reply
+        if reply is not None and not isinstance(reply, str) and not callable(reply):
+            raise DefinitionError(name, "", "the reply must be a template string or a function")
         marks: object = definition.user_only
         if isinstance(marks, str) or not isinstance(marks, tuple | list):
             raise DefinitionError(name, "", "user_only must be a tuple of names or JSON pointers")

@@ -1,0 +1,158 @@
+"""The seam every wrapper asks: a local reply after the wrapper's own calls, or none."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_lab.agents.plugins import PluginSet
+from agent_lab.application.events.models import EventDefinition
+from agent_lab.errors import DefinitionError
+from agent_lab.integrations.seam import (
+    LOCAL_CALL_PREFIX,
+    REPLY_REASON,
+    answer_locally,
+    reply_locally,
+)
+from agent_lab.strict_json import JSONValue
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"minutes": {"type": "integer"}},
+    "required": ["minutes"],
+}
+TOOLS = [{"type": "function", "function": {"name": "set_timer", "parameters": SCHEMA}}]
+LOCAL = LOCAL_CALL_PREFIX + "1"
+
+
+def plugins(reply: Any) -> PluginSet:
+    return PluginSet("t", (EventDefinition("set_timer", parameters=SCHEMA, reply=reply),))
+
+
+def after(result: str, *, call_id: str = LOCAL, name: str = "set_timer") -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "set a timer for 10 minutes"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": '{"minutes":10}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": call_id, "content": result},
+    ]
+
+
+def test_a_template_says_the_result_of_a_local_call() -> None:
+    """The reply is the template over the tool's JSON result; the decision is local."""
+    answer = reply_locally(after('{"minutes": 10}'), TOOLS, plugins=plugins("{minutes} min"))
+    assert answer is not None
+    assert (answer.text, answer.calls) == ("10 min", ())
+    decision = answer.decision
+    assert (decision.local, decision.reason, decision.llm_calls) == (True, REPLY_REASON, 0)
+    assert (decision.event, decision.arguments) == ("set_timer", {"minutes": 10})
+    assert decision.ledger.reason == REPLY_REASON
+
+
+def raises(result: JSONValue) -> str:
+    raise KeyError(result)
+
+
+def says_a_number(result: JSONValue) -> Any:
+    return 42
+
+
+def says_nothing(result: JSONValue) -> str:
+    return "  "
+
+
+def says_it(result: JSONValue) -> str:
+    return f"said {result}"
+
+
+CASES: list[tuple[list[dict[str, Any]], Any]] = [
+    (after('{"minutes": 10}', call_id="call_model"), "{minutes} min"),
+    (after('{"minutes": 10}'), "{seconds} s"),
+    (after("done"), "{minutes} min"),
+    (after("[1, 2]"), "{minutes} min"),
+    (after('{"minutes": 10}'), "{minutes"),
+    (after('{"minutes": 10}'), None),
+    (after('{"minutes": 10}'), raises),
+    (after('{"minutes": 10}'), says_a_number),
+    (after('{"minutes": 10}'), says_nothing),
+    (after('{"minutes": 10}', name="other"), "{minutes} min"),
+    (after('{"minutes": 10}')[:2], "{minutes} min"),
+    (after('{"minutes": 10}')[2:], "{minutes} min"),
+    ([*after('{"minutes": 10}'), {"role": "user", "content": "thanks"}], "{minutes} min"),
+]
+
+
+@pytest.mark.parametrize(
+    ("messages", "reply"),
+    CASES,
+    ids=[
+        "the model's call",
+        "a missing key",
+        "a result that is text",
+        "a result that is no object",
+        "a broken template",
+        "no reply declared",
+        "a function that raises",
+        "a function that says no string",
+        "empty words",
+        "a tool not offered",
+        "no result yet",
+        "no assistant call before",
+        "the user spoke after",
+    ],
+)
+def test_no_local_reply_when_the_event_cannot_say_it(
+    messages: list[dict[str, Any]], reply: Any
+) -> None:
+    """Anything short of a local call, answered, whose event says its result: the model's turn."""
+    assert reply_locally(messages, TOOLS, plugins=plugins(reply)) is None
+
+
+def test_a_function_gets_a_text_result_as_it_is() -> None:
+    """A result that is not JSON reaches a reply function as its text."""
+    answer = reply_locally(after("done"), TOOLS, plugins=plugins(says_it))
+    assert answer is not None
+    assert answer.text == "said done"
+
+
+def test_several_local_calls_are_said_in_order() -> None:
+    """Every call answered and said: one reply a line, a call each in the decision."""
+    messages = after('{"minutes": 10}')
+    second = dict(messages[1]["tool_calls"][0], id=LOCAL + "b")
+    messages[1]["tool_calls"].append(second)
+    messages.append({"role": "tool", "tool_call_id": LOCAL + "b", "content": '{"minutes": 5}'})
+    answer = reply_locally(messages, TOOLS, plugins=plugins("{minutes} min"))
+    assert answer is not None
+    assert answer.text == "10 min\n5 min"
+    assert len(answer.decision.calls) == 2
+    del messages[-1]
+    assert reply_locally(messages, TOOLS, plugins=plugins("{minutes} min")) is None
+
+
+def test_no_plugins_no_reply() -> None:
+    """Tool specs cannot declare replies."""
+    assert reply_locally(after('{"minutes": 10}'), TOOLS, plugins=None) is None
+
+
+def test_a_reply_that_is_no_template_nor_function_is_refused_at_registration() -> None:
+    """A broken reply is the plugin author's mistake: a DefinitionError, as for a handler."""
+    with pytest.raises(DefinitionError, match="reply"):
+        plugins(42).registry()
+
+
+def test_answer_locally_keeps_its_calls_and_no_text() -> None:
+    """The first turn is still a tool call, with a local id."""
+    answer = answer_locally([{"role": "user", "content": "set a timer for 10 minutes"}], TOOLS)
+    assert answer is not None
+    assert answer.text is None
+    assert answer.calls[0].id.startswith(LOCAL_CALL_PREFIX)
