@@ -1,0 +1,425 @@
+"""DeterministicFirstModel in Pydantic AI's own agent loop, its test models as the wrapped one."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pydantic import BaseModel
+from pydantic_ai import Agent, AgentRunResult, ModelRetry
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+
+from agent_lab.agents.plugins import PluginSet
+from agent_lab.application.events.models import EventDefinition
+from agent_lab.cli import run
+from agent_lab.clock import FakeClock
+from agent_lab.integrations.pydantic_ai import LEDGER_KEY, DeterministicFirstModel
+from agent_lab.integrations.seam import is_local_call
+from agent_lab.otel.tracing import Tracing
+from agent_lab.resolvers.schema import SchemaResolver
+from agent_lab.strict_json import JSONValue
+
+TIMER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"minutes": {"type": "integer", "minimum": 1}},
+    "required": ["minutes"],
+}
+
+
+def timer_plugins(reply: Any) -> PluginSet:
+    # The user's own definition replaces the tool's: its resolver too (here the same reader).
+    definition = EventDefinition(
+        "set_timer", parameters=TIMER_SCHEMA, resolver=SchemaResolver(TIMER_SCHEMA), reply=reply
+    )
+    return PluginSet("timers", (definition,))
+
+
+class Counted:
+    """A FunctionModel's function that records each request it is asked, and answers in words."""
+
+    def __init__(self, *answers: ModelResponse) -> None:
+        self.asked: list[list[ModelMessage]] = []
+        self.infos: list[AgentInfo] = []
+        self.answers = list(answers)
+
+    def answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.asked.append(list(messages))
+        self.infos.append(info)
+        if self.answers:
+            return self.answers.pop(0)
+        return ModelResponse(parts=[TextPart("the model's words")])
+
+    async def stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        self.asked.append(list(messages))
+        for word in ("the model's ", "streamed ", "words"):
+            yield word
+
+
+def run_agent(agent: Agent[None, Any], prompt: str) -> AgentRunResult[Any]:
+    # agent.run in a loop of our own: run_sync keeps a loop open past the test.
+    return asyncio.run(agent.run(prompt))
+
+
+def timer_agent(model: DeterministicFirstModel, ran: list[int]) -> Agent[None, str]:
+    agent = Agent(model)
+
+    @agent.tool_plain
+    def set_timer(minutes: int) -> dict[str, int]:
+        """Set a timer for some minutes."""
+        ran.append(minutes)
+        return {"minutes": minutes}
+
+    return agent
+
+
+def test_a_complete_request_runs_the_tool_with_no_model_call() -> None:
+    """The user's turn is answered by plain code: the wrapped model first sees the tool's result."""
+    counted = Counted()
+    ran: list[int] = []
+    agent = timer_agent(DeterministicFirstModel(FunctionModel(counted.answer)), ran)
+
+    result = run_agent(agent, "set a timer for 10 minutes")
+
+    assert ran == [10]
+    assert len(counted.asked) == 1  # the follow-up only: no reply is declared
+    last = counted.asked[0][-1]
+    assert isinstance(last, ModelRequest)
+    assert isinstance(last.parts[0], ToolReturnPart)
+    local = result.all_messages()[1]
+    assert isinstance(local, ModelResponse)
+    call = local.parts[0]
+    assert isinstance(call, ToolCallPart)
+    assert is_local_call(call.tool_call_id)
+    assert (local.usage.input_tokens, local.usage.output_tokens) == (0, 0)
+    assert result.output == "the model's words"
+
+
+def test_a_local_answer_carries_its_ledger_and_its_span() -> None:
+    """The decision's ledger rides in provider_details, and as an execute_tool span."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model = DeterministicFirstModel(
+        FunctionModel(Counted().answer), timer_plugins("{minutes} min"), tracing=Tracing(provider)
+    )
+    result = run_agent(timer_agent(model, []), "set a timer for 10 minutes")
+
+    details = [m.provider_details for m in result.all_messages() if isinstance(m, ModelResponse)]
+    assert [d[LEDGER_KEY]["reason"] for d in details if d] == ["completed", "local_reply"]
+    ledger = details[0][LEDGER_KEY]["ledger"]  # type: ignore[index]
+    assert (ledger["event"], ledger["status"], ledger["fallback"]["called"]) == (
+        "set_timer",
+        "success",
+        False,
+    )
+    spans = exporter.get_finished_spans()
+    assert [span.name for span in spans] == ["execute_tool set_timer", "execute_tool set_timer"]
+    assert spans[0].attributes is not None
+    assert spans[0].attributes["agent_lab.status"] == "success"
+
+
+def test_missing_information_asks_the_wrapped_model_once_and_uses_its_answer() -> None:
+    """No minutes: the model is asked the user's turn, and its words are the run's output."""
+    question = ModelResponse(parts=[TextPart("For how long?")])
+    counted = Counted(question)
+    ran: list[int] = []
+    agent = timer_agent(DeterministicFirstModel(FunctionModel(counted.answer)), ran)
+
+    result = run_agent(agent, "set a timer")
+
+    assert len(counted.asked) == 1
+    assert result.output == "For how long?"
+    assert ran == []
+    answered = result.all_messages()[-1]
+    assert isinstance(answered, ModelResponse)
+    assert answered.parts == question.parts
+    assert answered.provider_details is None
+    assert result.usage.input_tokens > 0  # the framework's usage accounting, untouched
+
+
+def test_a_declared_reply_ends_the_turn_with_no_model_call() -> None:
+    """The tool's result said by its event's template: the whole run costs no request."""
+    counted = Counted()
+    ran: list[int] = []
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer), timer_plugins("Timer set for {minutes} minutes")
+    )
+    result = run_agent(timer_agent(model, ran), "set a timer for 10 minutes")
+
+    assert result.output == "Timer set for 10 minutes"
+    assert ran == [10]
+    assert counted.asked == []
+
+
+def minutes_from_now(result: JSONValue) -> str:
+    assert isinstance(result, dict)
+    return f"{result['minutes']} minutes, starting now"
+
+
+def test_a_reply_function_says_the_result() -> None:
+    """A function of the result works as a template does."""
+    counted = Counted()
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer),
+        timer_plugins(minutes_from_now),
+    )
+    result = run_agent(timer_agent(model, []), "set a timer for 5 minutes")
+
+    assert (result.output, counted.asked) == ("5 minutes, starting now", [])
+
+
+def test_a_reply_that_does_not_fit_the_result_leaves_the_words_to_the_model() -> None:
+    """A template naming a key the result lacks is no reply, never an error: the model says it."""
+    counted = Counted()
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer), timer_plugins("Set for {seconds} s")
+    )
+    result = run_agent(timer_agent(model, []), "set a timer for 10 minutes")
+
+    assert (result.output, len(counted.asked)) == ("the model's words", 1)
+
+
+def test_a_tool_that_asks_for_a_retry_is_the_models_to_handle() -> None:
+    """A failed local call (ModelRetry) is never replied to: the model gets the retry."""
+    counted = Counted()
+    agent = Agent(
+        DeterministicFirstModel(FunctionModel(counted.answer), timer_plugins("Timer set")),
+        retries=2,
+    )
+
+    @agent.tool_plain
+    def set_timer(minutes: int) -> str:
+        """Set a timer for some minutes."""
+        raise ModelRetry("timers are broken")
+
+    result = run_agent(agent, "set a timer for 10 minutes")
+
+    assert (result.output, len(counted.asked)) == ("the model's words", 1)
+
+
+def test_run_stream_answers_locally_then_streams_the_models_words() -> None:
+    """Streaming: the local call is a stream of its own; the follow-up streams from the model."""
+    counted = Counted()
+    ran: list[int] = []
+    agent = timer_agent(
+        DeterministicFirstModel(FunctionModel(counted.answer, stream_function=counted.stream)), ran
+    )
+
+    async def streamed() -> str:
+        async with agent.run_stream("set a timer for 10 minutes") as result:
+            return await result.get_output()
+
+    assert asyncio.run(streamed()) == "the model's streamed words"
+    assert ran == [10]
+    assert len(counted.asked) == 1
+
+
+def test_run_stream_with_a_reply_asks_no_model() -> None:
+    """Streaming a whole turn plain code answers: the call, then the reply, no request."""
+    counted = Counted()
+    ran: list[int] = []
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer, stream_function=counted.stream),
+        timer_plugins("{minutes} min"),
+    )
+    agent = timer_agent(model, ran)
+
+    async def streamed() -> list[str]:
+        async with agent.run_stream("set a timer for 10 minutes") as result:
+            return [text async for text in result.stream_text()]
+
+    assert asyncio.run(streamed())[-1] == "10 min"
+    assert (ran, counted.asked) == ([10], [])
+
+
+class Timer(BaseModel):
+    minutes: int
+
+
+def test_output_types_are_the_models_to_give() -> None:
+    """Structured output is an output tool, never a function tool: the model gives it."""
+    agent = Agent(DeterministicFirstModel(TestModel()), output_type=Timer)
+    result = run_agent(agent, "set a timer for 10 minutes")
+    assert isinstance(result.output, Timer)
+    assert result.all_messages()[1].provider_details is None  # type: ignore[union-attr]
+
+
+def test_with_structured_output_a_reply_is_not_the_output() -> None:
+    """The tool call is local, but the run's output (a Timer) is still the model's."""
+    counted = Counted(
+        ModelResponse(parts=[ToolCallPart("final_result", {"minutes": 10})]),
+    )
+    agent = Agent(
+        DeterministicFirstModel(FunctionModel(counted.answer), timer_plugins("{minutes} min")),
+        output_type=Timer,
+    )
+    ran: list[int] = []
+
+    @agent.tool_plain
+    def set_timer(minutes: int) -> dict[str, int]:
+        """Set a timer for some minutes."""
+        ran.append(minutes)
+        return {"minutes": minutes}
+
+    result = run_agent(agent, "set a timer for 10 minutes")
+    assert result.output == Timer(minutes=10)
+    assert ran == [10]
+    said = [
+        part
+        for message in result.all_messages()
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+        if isinstance(part, TextPart)
+    ]
+    assert said == []  # no words spent, and no output retry used up on them
+    assert len(counted.asked) == 1
+    assert [t.name for t in counted.infos[0].function_tools] == ["set_timer"]
+
+
+def test_a_retry_of_the_output_is_not_read_as_the_users_words() -> None:
+    """Retry feedback reaches the model in the user's voice; plain code never answers it."""
+    counted = Counted(
+        ModelResponse(parts=[TextPart("set a timer for 10 minutes")]),
+        ModelResponse(parts=[TextPart("fine")]),
+    )
+    ran: list[int] = []
+    agent = timer_agent(DeterministicFirstModel(FunctionModel(counted.answer)), ran)
+
+    @agent.output_validator
+    def once_more(output: str) -> str:
+        if output != "fine":
+            raise ModelRetry("set a timer for 10 minutes")
+        return output
+
+    result = run_agent(agent, "hello")
+    assert (result.output, len(counted.asked), ran) == ("fine", 2, [])
+
+
+def shadow_exchange(
+    counted: Counted, messages: list[ModelMessage], latency_ms: float
+) -> list[dict[str, Any]]:
+    """The two requests of a timer run, as a proxy's ``pairs`` log would hold them."""
+    info = counted.infos[0]
+    tool = info.function_tools[0]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters_json_schema,
+            },
+        }
+    ]
+    first, second = (m for m in messages if isinstance(m, ModelResponse))
+    call = first.parts[0]
+    assert isinstance(call, ToolCallPart)
+    user = {"role": "user", "content": "set a timer for 10 minutes"}
+    assistant = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call.tool_call_id,
+                "type": "function",
+                "function": {"name": call.tool_name, "arguments": call.args_as_json_str()},
+            }
+        ],
+    }
+    result = {"role": "tool", "tool_call_id": call.tool_call_id, "content": '{"minutes":10}'}
+
+    def line(sent: list[dict[str, Any]], response: ModelResponse) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if isinstance(response.parts[0], TextPart):
+            message["content"] = response.parts[0].content
+        else:
+            message["tool_calls"] = assistant["tool_calls"]
+        return {
+            "request": {"model": "m", "messages": sent, "tools": tools},
+            "response": {
+                "model": response.model_name,
+                "choices": [{"index": 0, "message": message}],
+                "usage": {
+                    "prompt_tokens": response.usage.input_tokens,
+                    "completion_tokens": response.usage.output_tokens,
+                },
+            },
+            "timestamp": response.timestamp.isoformat(),
+            "latency_ms": latency_ms,
+        }
+
+    return [line([user], first), line([user, assistant, result], second)]
+
+
+def test_shadow_mode_asks_the_model_and_counts_what_agent_lab_shadow_counts(
+    tmp_path: Path,
+) -> None:
+    """Always the model's answers; the figures are agent-lab shadow's on the same exchange."""
+    counted = Counted(
+        ModelResponse(parts=[ToolCallPart("set_timer", {"minutes": 10}, tool_call_id="c1")]),
+        ModelResponse(parts=[TextPart("Done: 10 minutes.")]),
+    )
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer),
+        timer_plugins("{minutes} min"),
+        shadow=True,
+        clock=FakeClock(tick_ns=3_000_000),
+    )
+    ran: list[int] = []
+    result = run_agent(timer_agent(model, ran), "set a timer for 10 minutes")
+
+    assert result.output == "Done: 10 minutes."
+    assert (ran, len(counted.asked)) == ([10], 2)
+    figures = model.figures.as_json()
+    assert (figures["requests"], figures["calls"], figures["covered"]) == (2, 1, 1)
+    assert figures["agreement"]["right"] == 1  # type: ignore[index]
+    assert figures["saved"]["requests"] == 1  # type: ignore[index]
+    assert figures["saved"]["latency_ms"] == 3.0  # type: ignore[index]
+
+    log = tmp_path / "pairs.jsonl"
+    lines = shadow_exchange(counted, result.all_messages(), 3.0)
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["shadow", str(log), "--format", "pairs", "--json"], stdout=out, stderr=err) == 0
+    assert json.loads(out.getvalue()) == figures
+
+
+def test_shadow_mode_streams_the_model_and_still_counts() -> None:
+    """run_stream in shadow mode: the model's stream, and the request counted once it ends."""
+    counted = Counted()
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer, stream_function=counted.stream), shadow=True
+    )
+    agent = timer_agent(model, [])
+
+    async def streamed() -> str:
+        async with agent.run_stream("hello there") as result:
+            return await result.get_output()
+
+    assert asyncio.run(streamed()) == "the model's streamed words"
+    assert model.figures.requests == 1
+    assert model.figures.as_json()["answered_in_words"] == 1
+
+
+@pytest.mark.parametrize("shadow", [False, True], ids=["deterministic-first", "shadow"])
+def test_the_wrapper_names_the_wrapped_model(shadow: bool) -> None:
+    """Tracing and pricing see the wrapped model's name."""
+    model = DeterministicFirstModel(TestModel(), shadow=shadow)
+    assert (model.model_name, model.system) == ("test", "test")
