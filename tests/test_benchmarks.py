@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -118,3 +119,20 @@ def test_report_only_rebuilds_the_summary_from_the_stores_alone(tmp_path: Path) 
     assert "# re-read the sweep in" in done.stdout
     assert "| bfcl-multiple | simulated, ideal | deterministic-first | 40 |" in summary
     assert "| bfcl-multiple | 0.2 |" in summary
+
+
+def test_the_frameworks_table_has_a_row_per_setup_and_the_wrapper_saves_requests() -> None:
+    """frameworks_demo.py on a few demo cases: every row, and fewer requests with the wrapper."""
+    done = script(REPO_ROOT / "benchmarks" / "frameworks_demo.py", "--limit", "24", "--json")
+    rows = {row["setup"]: row for row in json.loads(done.stdout)}
+    alone = rows["Pydantic AI, model alone"]
+    wrapped = rows["Pydantic AI + deterministic-first"]
+    replied = rows["Pydantic AI + deterministic-first + replies"]
+    assert rows["agent-lab run, llm-always"]["llm_calls_per_request"] == 1.0
+    assert alone["llm_calls_per_request"] == 1.0
+    assert wrapped["llm_calls_per_request"] < alone["llm_calls_per_request"]
+    assert replied["llm_calls_per_turn"] < wrapped["llm_calls_per_turn"]
+    assert (
+        wrapped["answered_locally"]
+        == rows["agent-lab run, deterministic-first"]["answered_locally"]
+    )

@@ -27,7 +27,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from agent_lab.agents.plugins import PluginSet
-from agent_lab.application.events.models import EventDefinition
+from agent_lab.application.events.models import Event, EventDefinition
 from agent_lab.cli import run
 from agent_lab.clock import FakeClock
 from agent_lab.integrations.pydantic_ai import LEDGER_KEY, DeterministicFirstModel
@@ -423,3 +423,21 @@ def test_the_wrapper_names_the_wrapped_model(shadow: bool) -> None:
     """Tracing and pricing see the wrapped model's name."""
     model = DeterministicFirstModel(TestModel(), shadow=shadow)
     assert (model.model_name, model.system) == ("test", "test")
+
+
+def test_the_resolvers_read_the_context_given() -> None:
+    """Facts the words lack (a clock, a default) reach the resolvers through ``context``."""
+
+    def from_context(event: Event) -> dict[str, object]:
+        return {"minutes": event.context.get("usual_minutes")}
+
+    definition = EventDefinition("set_timer", parameters=TIMER_SCHEMA, resolver=from_context)
+    counted = Counted()
+    ran: list[int] = []
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer),
+        PluginSet("timers", (definition,)),
+        context={"usual_minutes": 4},
+    )
+    run_agent(timer_agent(model, ran), "set a timer, the usual")
+    assert ran == [4]

@@ -46,7 +46,7 @@ from agent_lab.logs.record import (
 from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator
+    from collections.abc import AsyncGenerator, Mapping
 
     from pydantic_ai import RunContext
     from pydantic_ai.messages import ModelMessage
@@ -83,6 +83,8 @@ class DeterministicFirstModel(WrapperModel):
         read: What the resolvers read: the last user message, or every user message.
         shadow: Always ask ``wrapped``, and add what plain code would have done to
             ``figures``, as ``agent-lab shadow`` counts it.
+        context: Facts for the resolvers, such as ``{"now": "2026-12-01T09:00"}`` for
+            relative dates (read as ``agent_lab.decide`` reads them).
         clock: Times the wrapped model's requests in shadow mode (the saved latency).
         tracing: Where a local answer's ``execute_tool`` span goes, with its ledger
             (extra ``otel``); ``None``: the global tracer provider, when one is set.
@@ -98,6 +100,7 @@ class DeterministicFirstModel(WrapperModel):
         *,
         read: Reading = "last",
         shadow: bool = False,
+        context: Mapping[str, object] | None = None,
         clock: Clock | None = None,
         tracing: Tracing | None = None,
     ) -> None:
@@ -105,6 +108,7 @@ class DeterministicFirstModel(WrapperModel):
         self.plugins = plugins
         self.read: Reading = read
         self.shadow = shadow
+        self.context = context
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._tracing = tracing if tracing is not None else _global_tracing()
         self._figures = ShadowFigures(prices=_prices() if shadow else None)
@@ -181,6 +185,7 @@ class DeterministicFirstModel(WrapperModel):
                 plugins=self.plugins,
                 read=self.read,
                 at_most_one=(settings or {}).get("parallel_tool_calls") is False,
+                context=self.context,
             )
         else:
             return None

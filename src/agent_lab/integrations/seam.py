@@ -93,16 +93,18 @@ def answer_locally(
     plugins: PluginSet | None = None,
     read: Reading = "last",
     at_most_one: bool = False,
+    context: Mapping[str, object] | None = None,
 ) -> LocalAnswer | None:
     """The tool calls plain code decides for the conversation's last user turn, or ``None``.
 
     ``None`` when the conversation does not end with the user's message, no tool
     is offered, or plain code cannot complete a call: the model is needed.
-    ``at_most_one`` (``parallel_tool_calls: false``) refuses an answer of several calls.
+    ``at_most_one`` (``parallel_tool_calls: false``) refuses an answer of several calls;
+    ``context`` gives the resolvers facts such as ``now``, as ``decide`` does.
     """
     if not tools:
         return None
-    decision = decide(messages, tools, plugins=plugins, read=read)
+    decision = decide(messages, tools, plugins=plugins, read=read, context=context)
     if not decision.local:
         return None
     if decision.calls:
