@@ -43,9 +43,19 @@ from tests.docs_pages import (
 )
 
 README_MAX_LINES = 250
-PUBLIC = frozenset({"agent_lab", "agent_lab.testing", "agent_lab.strict_json", "agent_lab.otel"})
+PUBLIC = frozenset(
+    {
+        "agent_lab",
+        "agent_lab.testing",
+        "agent_lab.strict_json",
+        "agent_lab.otel",
+        "agent_lab.integrations.openai_agents",
+        "agent_lab.integrations.langchain",
+    }
+)
 """What an example may import: the public face, the test doubles, strict JSON, and the
-optional extra's own package (``agent_lab.otel``, present only with ``[otel]``)."""
+optional extras' own modules (``agent_lab.otel`` with ``[otel]``, each framework wrapper
+with its framework's extra)."""
 NOT_RUN = "not run, "
 EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.py"))
 
