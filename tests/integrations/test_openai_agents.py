@@ -340,3 +340,28 @@ def test_shadow_mode_counts_a_streamed_run_too() -> None:
     figures: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))
     assert (figures["calls"], figures["covered"], figures["follow_ups"]) == (1, 1, 1)
     assert figures["agreement"]["right"] == 1
+
+
+def test_with_agent_lab_tracing_a_local_answer_is_an_execute_tool_span_with_its_ledger() -> None:
+    """``tracing=Tracing(...)``: the OpenTelemetry span agent-lab's agents write, for the turn."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_lab.otel import Tracing
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model = DeterministicFirstModel(ScriptedModel([]), demo, tracing=Tracing(provider))
+
+    asyncio.run(
+        Runner.run(agent(model, tool_use_behavior="stop_on_first_tool"), "start a 3 minute timer")
+    )
+
+    [span] = exporter.get_finished_spans()
+    attributes = dict(span.attributes or {})
+    assert span.name == "execute_tool set_timer"
+    assert attributes["agent_lab.status"] == "success"
+    assert attributes["agent_lab.llm_calls"] == 0
+    assert attributes["agent_lab.fallback.called"] is False
