@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -224,21 +225,54 @@ def test_a_tool_choice_that_binds_the_model_goes_to_the_model() -> None:
     assert len(wrapped.requests) == 1
 
 
-def test_the_legacy_generate_call_delegates_inside_its_own_run() -> None:
-    """``generate()`` goes through ``_generate``: local when complete, else the wrapped model."""
+@pytest.mark.parametrize(
+    ("awaited", "streamed"),
+    [(False, False), (False, True), (True, False), (True, True)],
+    ids=["generate", "generate, streamed", "agenerate", "agenerate, streamed"],
+)
+def test_the_legacy_generate_calls_answer_locally_and_delegate_inside_their_own_run(
+    awaited: bool, streamed: bool
+) -> None:
+    """``generate()``/``agenerate()`` go through ``_generate``/``_stream`` and their async
+    twins: local when complete, else the wrapped model, once."""
     wrapped = fake(AIMessage(content="How long?", id="q-1"))
     model = cast(
         "DeterministicFirstChatModel",
         DeterministicFirstChatModel(wrapped, demo).bind_tools([set_timer]),
     )
+    asked: list[list[BaseMessage]] = [
+        [HumanMessage("start a 3 minute timer")],
+        [HumanMessage("set a timer")],
+    ]
+    options: dict[str, Any] = {"stream": True} if streamed else {}
 
-    result = model.generate(
-        [[HumanMessage("start a 3 minute timer")], [HumanMessage("set a timer")]]
-    )
+    if awaited:
+        result = asyncio.run(model.agenerate(asked, **options))
+    else:
+        result = model.generate(asked, **options)
 
-    local, asked = (cast("ChatGeneration", generations[0]) for generations in result.generations)
-    assert is_local_call(cast("AIMessage", local.message).tool_calls[0]["id"])
-    assert asked.message.id == "q-1"
+    local, delegated = (cast("ChatGeneration", g[0]).message for g in result.generations)
+    assert is_local_call(cast("AIMessage", local).tool_calls[0]["id"])
+    assert delegated.id == "q-1"
+    assert delegated.text == "How long?"
+    assert len(wrapped.requests) == 1
+
+
+def test_an_async_stream_answers_locally_and_streams_the_wrapped_model_otherwise() -> None:
+    """``astream``: our call as one chunk; with missing information, the wrapped model's chunks."""
+    wrapped = fake(AIMessage(content="How long?", id="q-1"))
+    model = DeterministicFirstChatModel(wrapped, demo).bind_tools([set_timer])
+
+    async def both() -> tuple[list[AIMessage], list[AIMessage]]:
+        local = [c async for c in model.astream("start a 3 minute timer")]
+        asked = [c async for c in model.astream("set a timer")]
+        return local, asked
+
+    local, asked = asyncio.run(both())
+
+    [chunk] = local
+    assert is_local_call(cast("AIMessageChunk", chunk).tool_call_chunks[0]["id"])
+    assert [c.content for c in asked] == ["How", " ", "long?"]
     assert len(wrapped.requests) == 1
 
 
