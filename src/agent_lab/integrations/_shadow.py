@@ -1,0 +1,124 @@
+"""A wrapper's shadow mode: each exchange with the model replayed as ``agent-lab shadow`` would.
+
+The exchange is written as the ``pairs`` log line a proxy would have logged
+(the Chat Completions request beside the model's answer) and read back by
+the same reader, so the figures a wrapper shows are the figures
+``agent-lab shadow`` gives on that log: one reader, one replay, one tally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from threading import Lock
+from typing import TYPE_CHECKING, cast
+
+from agent_lab.lab.shadow.figures import ShadowFigures
+from agent_lab.lab.shadow.replay import replay
+from agent_lab.logs.pairs import pair_request
+from agent_lab.logs.record import LogError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+    from agent_lab.providers.pricing import PriceTable
+    from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = ["ModelAnswer", "ShadowLog", "answered_call"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelAnswer:
+    """What the wrapped model answered, in the Chat Completions form a ``pairs`` log holds."""
+
+    calls: tuple[JSONObject, ...] = ()
+    """Its tool calls: ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+    text: str | None = None
+    prompt_tokens: int | None = None
+    """``None`` when the framework reported no usage (unknown, never 0)."""
+    completion_tokens: int | None = None
+    model: str | None = None
+
+
+def answered_call(call_id: str, name: str, arguments: str) -> JSONObject:
+    """One tool call of a model's answer, as a Chat Completions message carries it."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+class ShadowLog:
+    """The figures of every exchange a wrapper saw in shadow mode (``ShadowFigures``).
+
+    Args:
+        source: Names the exchanges (``where`` of each: ``source:n``).
+        plugins: The user's plugin set, as the wrapper decides with it.
+        read: What of the conversation the resolvers read.
+        prices: Prices the saved tokens; ``None`` takes genai-prices' table, as
+            ``agent-lab shadow`` does.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        plugins: PluginSet | None,
+        read: Reading,
+        prices: PriceTable | None = None,
+    ) -> None:
+        if prices is None:
+            from agent_lab.providers.pricing import PriceTable  # noqa: PLC0415
+
+            prices = PriceTable()
+        self.figures = ShadowFigures(prices=prices)
+        self._source = source
+        self._plugins = plugins
+        self._read: Reading = read
+        self._count = 0
+        # Sync framework calls may run in threads (a batch): one tally, added to under a lock.
+        self._lock = Lock()
+
+    def record(
+        self,
+        messages: Sequence[Mapping[str, object]],
+        tools: Sequence[Mapping[str, object]],
+        answer: ModelAnswer,
+    ) -> None:
+        """Replay one exchange and add it to the figures (a line the reader refuses is skipped)."""
+        line = pairs_line(messages, tools, answer)
+        with self._lock:
+            self._count += 1
+            where = f"{self._source}:{self._count}"
+        try:
+            item = replay(pair_request(line, where), plugins=self._plugins, read=self._read)
+        except LogError as err:
+            item = err.skipped
+        with self._lock:
+            self.figures.add(item)
+
+
+def pairs_line(
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[Mapping[str, object]],
+    answer: ModelAnswer,
+) -> JSONObject:
+    """The exchange as a ``pairs`` log line: the request body beside a ``chat.completion``."""
+    message: JSONObject = {"role": "assistant", "content": answer.text}
+    if answer.calls:
+        message["tool_calls"] = list(answer.calls)
+    response: JSONObject = {
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message}],
+    }
+    if answer.model is not None:
+        response["model"] = answer.model
+    if answer.prompt_tokens is not None and answer.completion_tokens is not None:
+        response["usage"] = {
+            "prompt_tokens": answer.prompt_tokens,
+            "completion_tokens": answer.completion_tokens,
+        }
+    request: JSONObject = {
+        # The frameworks hand over typed dicts of JSON values: the log line is JSON data.
+        "messages": cast("list[JSONValue]", [dict(m) for m in messages]),
+        "tools": cast("list[JSONValue]", [dict(t) for t in tools]),
+    }
+    return {"request": request, "response": response}

@@ -1,0 +1,412 @@
+"""LangChain, deterministic-first: a chat model that answers the tool calls plain code completes.
+
+``DeterministicFirstChatModel`` wraps the chat model an agent already has.
+``bind_tools`` binds the tools to the wrapped model, as that model formats
+them, and keeps them as OpenAI tool specs
+(``convert_to_openai_tool``). Each call turns the messages into Chat
+Completions messages and asks ``answer_locally``: when plain code completes
+the call, the answer is an ``AIMessage`` with ``tool_calls`` and zero usage,
+its ledger in ``response_metadata["agent_lab"]``; otherwise the call goes to
+the wrapped model as it came (``invoke``, ``stream`` and their async forms,
+with the caller's config), so its answer, its callbacks and its usage are its
+own.
+
+Install with ``pip install 'agent-lab[langchain]'``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence  # noqa: TC003 -- pydantic reads them
+from typing import TYPE_CHECKING, Any, cast
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManager,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ToolCall,
+    ToolCallChunk,
+    convert_to_openai_messages,
+)
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, PrivateAttr
+from typing_extensions import override
+
+from agent_lab.agents.turn import Reading  # noqa: TC001 -- a field pydantic checks
+from agent_lab.integrations._shadow import ModelAnswer, ShadowLog, answered_call
+from agent_lab.integrations.seam import LocalAnswer, answer_locally
+from agent_lab.lab.shadow.figures import ShadowFigures
+from agent_lab.providers.pricing import PriceTable  # noqa: TC001 -- a field pydantic checks
+
+if TYPE_CHECKING:
+    from langchain_core.messages.ai import UsageMetadata
+
+    from agent_lab.agents.plugins import PluginSet
+
+__all__ = ["LOCAL_MODEL", "DeterministicFirstChatModel"]
+
+LOCAL_MODEL = "agent-lab"
+"""``response_metadata["model_name"]`` of a local answer: plain code, not a model."""
+_FREE_CHOICES = (None, "auto", "any", "required")
+"""``tool_choice`` values a local call obeys (``none``, ``True``, one tool named: the model's)."""
+
+
+def _zero() -> UsageMetadata:
+    return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+
+
+class DeterministicFirstChatModel(BaseChatModel):
+    """A LangChain chat model that answers locally when plain code completes the tool call.
+
+    Args:
+        wrapped: The chat model asked whenever plain code cannot complete a call;
+            it must support ``bind_tools``.
+        plugins: Your own resolvers and routes for the tools they name (the
+            others get the schema-driven resolver).
+        read: What of the conversation the resolvers read: the last user
+            message, or every user message so far (``"user_turns"``).
+        shadow: Never answer locally: always ask the wrapped model, and count
+            what plain code would have done in ``figures``.
+        prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
+        **options: ``BaseChatModel``'s own fields (``callbacks``, ``tags``...).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    wrapped: BaseChatModel
+    read: Reading = "last"
+    shadow: bool = False
+    prices: PriceTable | None = None
+    tool_specs: tuple[dict[str, Any], ...] = ()
+    """The tools bound by ``bind_tools``, as OpenAI tool specs."""
+    bound: Runnable[LanguageModelInput, BaseMessage] | None = None
+    """The wrapped model with the same tools bound by its own ``bind_tools``."""
+    free: bool = True
+    """Whether ``tool_choice`` lets plain code answer (``none`` or one tool named do not)."""
+    at_most_one: bool = False
+    """``parallel_tool_calls=False`` was bound: an answer of several calls is the model's."""
+    _log: ShadowLog | None = PrivateAttr(default=None)
+    # A plugin set is a dataclass of callables: kept as it is given, never validated as data.
+    _plugins: PluginSet | None = PrivateAttr(default=None)
+
+    def __init__(
+        self,
+        wrapped: BaseChatModel,
+        plugins: PluginSet | None = None,
+        *,
+        read: Reading = "last",
+        shadow: bool = False,
+        prices: PriceTable | None = None,
+        **options: Any,
+    ) -> None:
+        # BaseChatModel's own signature names none of this class's fields.
+        fields: dict[str, Any] = {
+            "wrapped": wrapped,
+            "read": read,
+            "shadow": shadow,
+            "prices": prices,
+        }
+        super().__init__(**fields, **options)
+        self._plugins = plugins
+        if shadow:
+            self._log = ShadowLog("langchain", plugins=plugins, read=read, prices=prices)
+
+    @property
+    def figures(self) -> ShadowFigures:
+        """In shadow mode, what plain code would have done, as ``agent-lab shadow`` counts it.
+
+        Shared by every model ``bind_tools`` returns; empty when ``shadow`` is off.
+        """
+        return self._log.figures if self._log is not None else ShadowFigures()
+
+    @property
+    def plugins(self) -> PluginSet | None:
+        """Your own resolvers and routes, as given."""
+        return self._plugins
+
+    @property
+    @override
+    def _llm_type(self) -> str:
+        return "agent-lab-deterministic-first"
+
+    @override
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Any],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind ``tools`` to the wrapped model, and keep them as specs for plain code."""
+        specs = tuple(convert_to_openai_tool(tool) for tool in tools)
+        bound = self.wrapped.bind_tools(tools, tool_choice=tool_choice, **kwargs)
+        functions = all(spec.get("type") == "function" for spec in specs)
+        return self.model_copy(
+            update={
+                "tool_specs": specs,
+                "bound": bound,
+                "free": functions and tool_choice in _FREE_CHOICES,
+                "at_most_one": kwargs.get("parallel_tool_calls") is False,
+            }
+        )
+
+    # The public calls: a turn plain code cannot answer goes to the wrapped model untouched.
+
+    @property
+    def _target(self) -> Runnable[LanguageModelInput, BaseMessage]:
+        return self.bound if self.bound is not None else self.wrapped
+
+    @override
+    def invoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """The local answer when plain code completes the turn, else the wrapped model's."""
+        messages = self._convert_input(input).to_messages()
+        if self._answer(messages) is not None:
+            return super().invoke(input, config, stop=stop, **kwargs)
+        message = self._target.invoke(input, config, stop=stop, **kwargs)
+        self._record(messages, message)
+        return cast("AIMessage", message)
+
+    @override
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        """``invoke``, awaited."""
+        messages = self._convert_input(input).to_messages()
+        if self._answer(messages) is not None:
+            return await super().ainvoke(input, config, stop=stop, **kwargs)
+        message = await self._target.ainvoke(input, config, stop=stop, **kwargs)
+        self._record(messages, message)
+        return cast("AIMessage", message)
+
+    @override
+    def stream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        """The local answer as one chunk, else the wrapped model's stream."""
+        messages = self._convert_input(input).to_messages()
+        if self._answer(messages) is not None:
+            yield from super().stream(input, config, stop=stop, **kwargs)
+            return
+        chunks: list[AIMessageChunk] = []
+        for chunk in self._target.stream(input, config, stop=stop, **kwargs):
+            chunks.append(cast("AIMessageChunk", chunk))
+            yield cast("AIMessageChunk", chunk)
+        self._record_chunks(messages, chunks)
+
+    @override
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """``stream``, asynchronously."""
+        messages = self._convert_input(input).to_messages()
+        if self._answer(messages) is not None:
+            async for chunk in super().astream(input, config, stop=stop, **kwargs):
+                yield chunk
+            return
+        chunks: list[AIMessageChunk] = []
+        async for chunk in self._target.astream(input, config, stop=stop, **kwargs):
+            chunks.append(cast("AIMessageChunk", chunk))
+            yield cast("AIMessageChunk", chunk)
+        self._record_chunks(messages, chunks)
+
+    # The model's own run, for a local answer (and for callers of the legacy generate()).
+
+    @override
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        answer = self._answer(messages)
+        if answer is not None:
+            return ChatResult(generations=[ChatGeneration(message=_message(answer))])
+        config = _nested(run_manager)
+        message = self._target.invoke(messages, config, stop=stop, **kwargs)
+        self._record(messages, message)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    @override
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        answer = self._answer(messages)
+        if answer is not None:
+            return ChatResult(generations=[ChatGeneration(message=_message(answer))])
+        config = _nested(run_manager)
+        message = await self._target.ainvoke(messages, config, stop=stop, **kwargs)
+        self._record(messages, message)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    @override
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        answer = self._answer(messages)
+        if answer is not None:
+            chunk = ChatGenerationChunk(message=_chunk(answer))
+            if run_manager is not None:
+                run_manager.on_llm_new_token("", chunk=chunk)
+            yield chunk
+            return
+        config = _nested(run_manager)
+        chunks: list[AIMessageChunk] = []
+        for piece in self._target.stream(messages, config, stop=stop, **kwargs):
+            chunks.append(cast("AIMessageChunk", piece))
+            yield ChatGenerationChunk(message=chunks[-1])
+        self._record_chunks(messages, chunks)
+
+    @override
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        answer = self._answer(messages)
+        if answer is not None:
+            chunk = ChatGenerationChunk(message=_chunk(answer))
+            if run_manager is not None:
+                await run_manager.on_llm_new_token("", chunk=chunk)
+            yield chunk
+            return
+        config = _nested(run_manager)
+        chunks: list[AIMessageChunk] = []
+        async for piece in self._target.astream(messages, config, stop=stop, **kwargs):
+            chunks.append(cast("AIMessageChunk", piece))
+            yield ChatGenerationChunk(message=chunks[-1])
+        self._record_chunks(messages, chunks)
+
+    # The decision, and shadow mode's record.
+
+    def _chat(self, messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+        return convert_to_openai_messages(messages)
+
+    def _answer(self, messages: Sequence[BaseMessage]) -> LocalAnswer | None:
+        if self.shadow or not self.free or not self.tool_specs:
+            return None
+        return answer_locally(
+            self._chat(messages),
+            self.tool_specs,
+            plugins=self.plugins,
+            read=self.read,
+            at_most_one=self.at_most_one,
+        )
+
+    def _record(self, messages: Sequence[BaseMessage], message: BaseMessage) -> None:
+        if self._log is None or not self.tool_specs:
+            return
+        calls = tuple(
+            answered_call(str(call["id"]), call["name"], json.dumps(call["args"]))
+            for call in (message.tool_calls if isinstance(message, AIMessage) else [])
+        )
+        usage = message.usage_metadata if isinstance(message, AIMessage) else None
+        name = message.response_metadata.get("model_name")
+        model = getattr(self.wrapped, "model_name", None) or getattr(self.wrapped, "model", None)
+        text = message.text
+        self._log.record(
+            self._chat(messages),
+            self.tool_specs,
+            ModelAnswer(
+                calls=calls,
+                text=text or None,
+                prompt_tokens=None if usage is None else usage["input_tokens"],
+                completion_tokens=None if usage is None else usage["output_tokens"],
+                model=name if isinstance(name, str) else model if isinstance(model, str) else None,
+            ),
+        )
+
+    def _record_chunks(self, messages: Sequence[BaseMessage], chunks: list[AIMessageChunk]) -> None:
+        if self._log is None or not chunks:
+            return
+        whole = chunks[0]
+        for chunk in chunks[1:]:
+            whole = whole + chunk
+        self._record(messages, whole)
+
+
+def _nested(
+    run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+) -> RunnableConfig | None:
+    """The wrapped model's run inside ours (``generate()`` callers): what ``get_child`` does."""
+    if run_manager is None:
+        return None
+    manager = CallbackManager(handlers=[], parent_run_id=run_manager.run_id)
+    manager.set_handlers(run_manager.inheritable_handlers)
+    manager.add_tags(run_manager.inheritable_tags)
+    manager.add_metadata(run_manager.inheritable_metadata)
+    return RunnableConfig(callbacks=manager)
+
+
+def _ledger(answer: LocalAnswer) -> dict[str, Any]:
+    return {"model_name": LOCAL_MODEL, "agent_lab": {"ledger": answer.decision.ledger.as_json()}}
+
+
+def _message(answer: LocalAnswer) -> AIMessage:
+    calls = [
+        ToolCall(name=call.name, args=dict(call.arguments), id=call.id, type="tool_call")
+        for call in answer.calls
+    ]
+    return AIMessage(
+        content="", tool_calls=calls, usage_metadata=_zero(), response_metadata=_ledger(answer)
+    )
+
+
+def _chunk(answer: LocalAnswer) -> AIMessageChunk:
+    pieces = [
+        ToolCallChunk(
+            name=call.name,
+            args=call.arguments_json,
+            id=call.id,
+            index=index,
+            type="tool_call_chunk",
+        )
+        for index, call in enumerate(answer.calls)
+    ]
+    return AIMessageChunk(
+        content="",
+        tool_call_chunks=pieces,
+        usage_metadata=_zero(),
+        response_metadata=_ledger(answer),
+        chunk_position="last",
+    )

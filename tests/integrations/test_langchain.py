@@ -1,0 +1,436 @@
+"""``DeterministicFirstChatModel`` in LangChain's agent loop (``create_agent``, on LangGraph)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool, tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
+
+from agent_lab.cli import run as cli
+from agent_lab.demo import plugins as demo
+from agent_lab.integrations.langchain import DeterministicFirstChatModel
+from agent_lab.integrations.seam import is_local_call
+
+SYSTEM = "You set timers."
+timers: list[int] = []
+
+
+@tool
+def set_timer(duration_seconds: int, label: str | None = None) -> str:
+    """Start a countdown timer.
+
+    Args:
+        duration_seconds: How long, in seconds.
+        label: What the timer is for.
+    """
+    timers.append(duration_seconds)
+    return f"timer set for {duration_seconds} s"
+
+
+@tool("set_timer", return_direct=True)
+def set_timer_and_stop(duration_seconds: int, label: str | None = None) -> str:
+    """Start a countdown timer.
+
+    Args:
+        duration_seconds: How long, in seconds.
+        label: What the timer is for.
+    """
+    timers.append(duration_seconds)
+    return f"timer set for {duration_seconds} s"
+
+
+class ToolCallingFake(GenericFakeChatModel):
+    """LangChain's fake chat model, with the ``bind_tools`` a tool-calling model has."""
+
+    requests: list[list[BaseMessage]] = Field(default_factory=list[list[BaseMessage]])
+    bound_tools: list[dict[str, Any]] = Field(default_factory=list[dict[str, Any]])
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Any],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        self.bound_tools = [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=self.bound_tools, tool_choice=tool_choice, **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        self.requests.append(list(messages))
+        return super()._generate(messages, *args, **kwargs)
+
+
+def fake(*replies: AIMessage) -> ToolCallingFake:
+    return ToolCallingFake(messages=iter(replies))
+
+
+def agent(model: DeterministicFirstChatModel, tools: list[BaseTool] | None = None) -> Any:
+    return create_agent(model, tools or [set_timer], system_prompt=SYSTEM)  # pyright: ignore[reportUnknownVariableType]
+
+
+def ask(text: str) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": text}]}
+
+
+def setup_function() -> None:
+    timers.clear()
+
+
+def test_a_complete_request_runs_the_tool_with_no_wrapped_model_call() -> None:
+    """Plain code completes set_timer: the agent runs the tool; the wrapped model is never asked."""
+    wrapped = fake()
+    model = DeterministicFirstChatModel(wrapped, demo)
+
+    out = agent(model, [set_timer_and_stop]).invoke(ask("start a 3 minute timer"))
+
+    assert timers == [180]
+    assert wrapped.requests == []
+    _, decided, result = out["messages"]
+    assert isinstance(decided, AIMessage)
+    [call] = decided.tool_calls
+    assert (call["name"], call["args"]) == ("set_timer", {"duration_seconds": 180})
+    assert is_local_call(call["id"])
+    assert decided.usage_metadata == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    ledger = decided.response_metadata["agent_lab"]["ledger"]
+    assert (ledger["event"], ledger["status"]) == ("set_timer", "success")
+    assert isinstance(result, ToolMessage)
+    assert result.content == "timer set for 180 s"
+
+
+def test_the_turn_after_a_local_call_is_the_wrapped_models_with_the_call_and_its_result() -> None:
+    """The tool's result ends the conversation: the model's to continue, with our call in it."""
+    reply = AIMessage(content="Your 3 minute timer is running.", id="reply-1")
+    wrapped = fake(reply)
+
+    out = agent(DeterministicFirstChatModel(wrapped, demo)).invoke(ask("start a 3 minute timer"))
+
+    assert timers == [180]
+    [request] = wrapped.requests
+    assert [type(m).__name__ for m in request] == [
+        "SystemMessage",
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+    ]
+    assert is_local_call(cast("ToolMessage", request[3]).tool_call_id)
+    assert out["messages"][-1].content == "Your 3 minute timer is running."
+    assert out["messages"][-1].id == "reply-1"
+
+
+def test_missing_information_asks_the_wrapped_model_once_and_uses_its_answer_unchanged() -> None:
+    """No duration said: the wrapped model is asked with the tools bound; its tool call stands."""
+    own = AIMessage(
+        content="",
+        id="model-1",
+        tool_calls=[{"name": "set_timer", "args": {"duration_seconds": 60}, "id": "call_model"}],
+        usage_metadata={"input_tokens": 50, "output_tokens": 12, "total_tokens": 62},
+    )
+    wrapped = fake(own, AIMessage(content="Done.", id="reply-1"))
+
+    out = agent(DeterministicFirstChatModel(wrapped, demo)).invoke(ask("set a timer"))
+
+    assert len(wrapped.requests) == 2
+    assert [t["function"]["name"] for t in wrapped.bound_tools] == ["set_timer"]
+    decided = out["messages"][1]
+    assert decided.id == "model-1"
+    assert decided.tool_calls == own.tool_calls
+    assert decided.usage_metadata == own.usage_metadata
+    assert timers == [60]
+
+
+def test_an_async_run_answers_locally_and_delegates_the_same_way() -> None:
+    """``ainvoke``: the local call, then the wrapped model for the reply, once."""
+    wrapped = fake(AIMessage(content="Running.", id="reply-1"))
+    graph = agent(DeterministicFirstChatModel(wrapped, demo))
+
+    out = asyncio.run(graph.ainvoke(ask("start a 3 minute timer")))
+
+    assert timers == [180]
+    assert len(wrapped.requests) == 1
+    assert is_local_call(out["messages"][1].tool_calls[0]["id"])
+    assert out["messages"][-1].content == "Running."
+
+
+def test_a_streamed_run_gets_the_local_answer_as_a_chunk_and_the_models_tokens_after() -> None:
+    """``stream_mode="messages"``: our call as one chunk, then the wrapped model's own tokens."""
+    wrapped = fake(AIMessage(content="Your timer is running.", id="reply-1"))
+    graph = agent(DeterministicFirstChatModel(wrapped, demo))
+
+    chunks = [
+        message
+        for message, _ in graph.stream(ask("start a 3 minute timer"), stream_mode="messages")
+        if isinstance(message, AIMessageChunk)
+    ]
+
+    assert timers == [180]
+    [local] = chunks[0].tool_call_chunks
+    assert is_local_call(local["id"])
+    assert json.loads(local["args"] or "") == {"duration_seconds": 180}
+    assert "".join(str(c.content) for c in chunks[1:]) == "Your timer is running."
+    assert len(wrapped.requests) == 1
+
+
+def test_a_streamed_call_the_model_must_answer_is_the_wrapped_models_stream() -> None:
+    """``stream`` with missing information: the wrapped model's chunks, as it streamed them."""
+    wrapped = fake(AIMessage(content="How long should it run?", id="q-1"))
+    model = DeterministicFirstChatModel(wrapped, demo).bind_tools([set_timer])
+
+    chunks = list(model.stream([HumanMessage("set a timer")]))
+
+    assert [c.content for c in chunks] == [
+        "How",
+        " ",
+        "long",
+        " ",
+        "should",
+        " ",
+        "it",
+        " ",
+        "run?",
+    ]
+    assert {c.id for c in chunks} == {"q-1"}
+    assert len(wrapped.requests) == 1
+
+
+def test_a_tool_choice_that_binds_the_model_goes_to_the_model() -> None:
+    """``tool_choice`` naming one tool is the caller's word to the model: delegated."""
+    wrapped = fake(AIMessage(content="Done.", id="reply-1"))
+    model = DeterministicFirstChatModel(wrapped, demo).bind_tools(
+        [set_timer], tool_choice="set_timer"
+    )
+
+    answer = model.invoke("start a 3 minute timer")
+
+    assert answer.id == "reply-1"
+    assert len(wrapped.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("awaited", "streamed"),
+    [(False, False), (False, True), (True, False), (True, True)],
+    ids=["generate", "generate, streamed", "agenerate", "agenerate, streamed"],
+)
+def test_the_legacy_generate_calls_answer_locally_and_delegate_inside_their_own_run(
+    awaited: bool, streamed: bool
+) -> None:
+    """``generate()``/``agenerate()`` go through ``_generate``/``_stream`` and their async
+    twins: local when complete, else the wrapped model, once."""
+    wrapped = fake(AIMessage(content="How long?", id="q-1"))
+    model = cast(
+        "DeterministicFirstChatModel",
+        DeterministicFirstChatModel(wrapped, demo).bind_tools([set_timer]),
+    )
+    asked: list[list[BaseMessage]] = [
+        [HumanMessage("start a 3 minute timer")],
+        [HumanMessage("set a timer")],
+    ]
+    options: dict[str, Any] = {"stream": True} if streamed else {}
+
+    if awaited:
+        result = asyncio.run(model.agenerate(asked, **options))
+    else:
+        result = model.generate(asked, **options)
+
+    local, delegated = (cast("ChatGeneration", g[0]).message for g in result.generations)
+    assert is_local_call(cast("AIMessage", local).tool_calls[0]["id"])
+    assert delegated.id == "q-1"
+    assert delegated.text == "How long?"
+    assert len(wrapped.requests) == 1
+
+
+def test_an_async_stream_answers_locally_and_streams_the_wrapped_model_otherwise() -> None:
+    """``astream``: our call as one chunk; with missing information, the wrapped model's chunks."""
+    wrapped = fake(AIMessage(content="How long?", id="q-1"))
+    model = DeterministicFirstChatModel(wrapped, demo).bind_tools([set_timer])
+
+    async def both() -> tuple[list[AIMessage], list[AIMessage]]:
+        local = [c async for c in model.astream("start a 3 minute timer")]
+        asked = [c async for c in model.astream("set a timer")]
+        return local, asked
+
+    local, asked = asyncio.run(both())
+
+    [chunk] = local
+    assert is_local_call(cast("AIMessageChunk", chunk).tool_call_chunks[0]["id"])
+    assert [c.content for c in asked] == ["How", " ", "long?"]
+    assert len(wrapped.requests) == 1
+
+
+# Shadow mode --------------------------------------------------------------------------------
+
+SPEC = convert_to_openai_tool(set_timer)
+
+
+def logged(
+    messages: list[dict[str, Any]], answer: dict[str, Any], tokens: tuple[int, int]
+) -> dict[str, Any]:
+    return {
+        "request": {"messages": messages, "tools": [SPEC]},
+        "response": {
+            "model": "gpt-4o-mini",
+            "choices": [{"message": {"role": "assistant", **answer}}],
+            "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]},
+        },
+    }
+
+
+def pairs(text: str, seconds: int) -> list[dict[str, Any]]:
+    """One run's two requests, as a proxy in front of a Chat Completions model logs them."""
+    asked = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+    arguments = json.dumps({"duration_seconds": seconds})
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "set_timer", "arguments": arguments},
+    }
+    follow = [
+        *asked,
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": f"timer set for {seconds} s"},
+    ]
+    return [
+        logged(asked, {"content": None, "tool_calls": [call]}, (50, 12)),
+        logged(follow, {"content": "Running."}, (40, 8)),
+    ]
+
+
+def model_call(seconds: int) -> AIMessage:
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": "set_timer", "args": {"duration_seconds": seconds}, "id": "call_1"}],
+        usage_metadata={"input_tokens": 50, "output_tokens": 12, "total_tokens": 62},
+        response_metadata={"model_name": "gpt-4o-mini"},
+    )
+
+
+def model_words(text: str) -> AIMessage:
+    return AIMessage(
+        content=text,
+        usage_metadata={"input_tokens": 40, "output_tokens": 8, "total_tokens": 48},
+        response_metadata={"model_name": "gpt-4o-mini"},
+    )
+
+
+def shadow_json(log: Path) -> dict[str, Any]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli(
+        ["shadow", str(log), "--format", "pairs", "--plugins", "agent_lab.demo:plugins", "--json"],
+        stdout=out,
+        stderr=err,
+    )
+    assert code == 0, err.getvalue()
+    document: dict[str, Any] = json.loads(out.getvalue())
+    return document
+
+
+def without_where(document: dict[str, Any]) -> dict[str, Any]:
+    for cause in document["disagreements"].values():
+        for example in cause["examples"]:
+            example.pop("where")
+    return document
+
+
+def test_shadow_mode_always_asks_the_model_and_counts_what_agent_lab_shadow_counts(
+    tmp_path: Path,
+) -> None:
+    """Three runs in shadow mode: the figures equal ``agent-lab shadow``'s on their pairs log."""
+    wrapped = fake(
+        model_call(180),
+        model_words("Running."),
+        model_call(100),
+        model_words("Running."),
+        model_words("How long should it run?"),
+    )
+    model = DeterministicFirstChatModel(wrapped, demo, shadow=True)
+    graph = agent(model)
+
+    for text in ("start a 3 minute timer", "set a 2 minute timer", "set a timer"):
+        graph.invoke(ask(text))
+
+    assert len(wrapped.requests) == 5
+    assert timers == [180, 100]
+    lines = [
+        *pairs("start a 3 minute timer", 180),
+        *pairs("set a 2 minute timer", 100),
+        logged(
+            [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "set a timer"}],
+            {"content": "How long should it run?"},
+            (40, 8),
+        ),
+    ]
+    log = tmp_path / "exchanges.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    measured: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))
+    assert without_where(measured) == without_where(shadow_json(log))
+    assert (measured["calls"], measured["covered"], measured["follow_ups"]) == (2, 2, 2)
+    assert measured["agreement"]["right"] == 1
+    assert measured["saved"]["requests"] == 2
+
+
+def test_shadow_mode_counts_a_streamed_call_from_its_chunks() -> None:
+    """Streamed, the answer is the wrapped model's chunks added up; tokens it never gave are
+    unknown, not 0 (the fake streams no usage)."""
+    arguments = json.dumps({"duration_seconds": 180})
+    streamable = AIMessage(
+        content="",
+        # The fake streams a call only as the OpenAI-format field it came in.
+        additional_kwargs={
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "set_timer", "arguments": arguments},
+                }
+            ]
+        },
+    )
+    wrapped = fake(streamable)
+    model = DeterministicFirstChatModel(wrapped, demo, shadow=True).bind_tools([set_timer])
+
+    chunks = [
+        cast("AIMessageChunk", c) for c in model.stream([HumanMessage("start a 3 minute timer")])
+    ]
+
+    assert chunks[0].tool_call_chunks[0]["id"] == "call_1"
+    shadowed = cast("DeterministicFirstChatModel", model)
+    figures: dict[str, Any] = json.loads(json.dumps(shadowed.figures.as_json()))
+    assert (figures["calls"], figures["covered"], figures["agreement"]["right"]) == (1, 1, 1)
+    assert figures["saved"]["prompt_tokens"] is None
+    assert figures["saved"]["tokens_unknown_for"] == 1
+
+
+def test_a_delegated_call_is_counted_once_by_langchains_usage_callback() -> None:
+    """The wrapped model's own run is the only run of a delegated call: its tokens count once."""
+    from langchain_core.callbacks import get_usage_metadata_callback
+
+    wrapped = fake(model_words("How long should it run?"))
+    model = DeterministicFirstChatModel(wrapped, demo).bind_tools([set_timer])
+
+    with get_usage_metadata_callback() as usage:
+        model.invoke("start a 3 minute timer")
+        model.invoke("set a timer")
+
+    assert usage.usage_metadata == {
+        "agent-lab": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
+        "gpt-4o-mini": {"input_tokens": 40, "output_tokens": 8, "total_tokens": 48},
+    }

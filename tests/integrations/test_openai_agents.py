@@ -1,0 +1,367 @@
+"""``DeterministicFirstModel`` in the Agents SDK's own loop (``Runner``), over a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents.models.chatcmpl_converter import Converter
+from agents.stream_events import RawResponsesStreamEvent
+from openai.types.responses import ResponseTextDeltaEvent
+
+from agent_lab.cli import run as cli
+from agent_lab.demo import plugins as demo
+from agent_lab.integrations.openai_agents import DeterministicFirstModel
+from agent_lab.integrations.seam import is_local_call
+from agents import (
+    Agent,
+    ModelSettings,
+    RunConfig,
+    Runner,
+    function_tool,
+    set_trace_processors,
+    trace,
+)
+from tests.integrations.agents_doubles import KeptSpans, ScriptedModel, called, said
+
+INSTRUCTIONS = "You set timers."
+timers: list[tuple[int, str | None]] = []
+
+
+@function_tool
+def set_timer(duration_seconds: int, label: str | None = None) -> str:
+    """Start a countdown timer.
+
+    Args:
+        duration_seconds: How long, in seconds.
+        label: What the timer is for.
+    """
+    timers.append((duration_seconds, label))
+    return f"timer set for {duration_seconds} s"
+
+
+@pytest.fixture(autouse=True)
+def kept_spans() -> Iterator[KeptSpans]:
+    """The SDK's traces go to a list here, never to the network."""
+    kept = KeptSpans()
+    set_trace_processors([kept])
+    timers.clear()
+    yield kept
+    set_trace_processors([])
+
+
+def agent(model: DeterministicFirstModel, **options: Any) -> Agent[None]:
+    return Agent(
+        name="timers", instructions=INSTRUCTIONS, tools=[set_timer], model=model, **options
+    )
+
+
+def test_a_complete_request_runs_the_tool_with_no_wrapped_model_call() -> None:
+    """Plain code completes set_timer: the SDK runs the tool; the wrapped model is never asked."""
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, demo)
+
+    result = asyncio.run(
+        Runner.run(agent(model, tool_use_behavior="stop_on_first_tool"), "start a 3 minute timer")
+    )
+
+    assert timers == [(180, None)]
+    assert result.final_output == "timer set for 180 s"
+    assert wrapped.requests == []
+    assert result.context_wrapper.usage.requests == 0
+    assert result.context_wrapper.usage.total_tokens == 0
+    [response] = result.raw_responses
+    [item] = response.output
+    assert is_local_call(getattr(item, "call_id", None))
+
+
+def test_the_turn_after_a_local_call_is_the_wrapped_models_with_the_call_and_its_result() -> None:
+    """The tool's result ends the conversation: the model's to continue, with our call in it."""
+    wrapped = ScriptedModel([said("Your 3 minute timer is running.")])
+
+    result = asyncio.run(
+        Runner.run(agent(DeterministicFirstModel(wrapped, demo)), "start a 3 minute timer")
+    )
+
+    assert timers == [(180, None)]
+    assert result.final_output == "Your 3 minute timer is running."
+    [request] = wrapped.requests
+    kinds = [item["type"] for item in request.input if "type" in item]
+    assert kinds == ["function_call", "function_call_output"]
+    assert is_local_call(request.input[1]["call_id"])
+    assert request.input[1]["call_id"] == request.input[2]["call_id"]
+    assert result.context_wrapper.usage.requests == 1
+
+
+def test_missing_information_asks_the_wrapped_model_once_and_uses_its_answer_unchanged() -> None:
+    """No duration said: the wrapped model gets the turn as the SDK sent it; its answer stands."""
+    question = said("How long should the timer run?")
+    wrapped = ScriptedModel([question])
+
+    result = asyncio.run(Runner.run(agent(DeterministicFirstModel(wrapped, demo)), "set a timer"))
+
+    [request] = wrapped.requests
+    assert request.instructions == INSTRUCTIONS
+    assert request.input == [{"content": "set a timer", "role": "user"}]
+    assert request.tools == ["set_timer"]
+    assert result.raw_responses == [question]
+    assert result.final_output == "How long should the timer run?"
+    assert timers == []
+
+
+def stream(agent: Agent[None], text: str) -> tuple[Any, list[Any]]:
+    async def consume() -> tuple[Any, list[Any]]:
+        result = Runner.run_streamed(agent, text)
+        events = [event async for event in result.stream_events()]
+        return result, events
+
+    return asyncio.run(consume())
+
+
+def test_a_streamed_run_gets_the_local_answer_as_events_and_runs_the_tool() -> None:
+    """``run_streamed``: the local call arrives as a stream's events; no wrapped model call."""
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, demo)
+
+    result, events = stream(
+        agent(model, tool_use_behavior="stop_on_first_tool"), "start a 3 minute timer"
+    )
+
+    assert timers == [(180, None)]
+    assert result.final_output == "timer set for 180 s"
+    assert wrapped.requests == []
+    called_items = [e.item for e in events if getattr(e, "name", None) == "tool_called"]
+    assert [is_local_call(item.raw_item.call_id) for item in called_items] == [True]
+
+
+def test_a_streamed_run_the_model_must_answer_streams_the_wrapped_models_events() -> None:
+    """Missing information, streamed: the wrapped model's own stream reaches the caller."""
+    wrapped = ScriptedModel([said("How long?")])
+
+    result, events = stream(agent(DeterministicFirstModel(wrapped, demo)), "set a timer")
+
+    assert [r.streamed for r in wrapped.requests] == [True]
+    deltas = [
+        e.data.delta
+        for e in events
+        if isinstance(e, RawResponsesStreamEvent) and isinstance(e.data, ResponseTextDeltaEvent)
+    ]
+    assert deltas == ["How long?"]
+    assert result.final_output == "How long?"
+
+
+def test_a_local_answer_carries_its_ledger_in_the_sdks_trace(kept_spans: KeptSpans) -> None:
+    """Where the model's generation span would be, a custom span holds the decision's ledger."""
+    model = DeterministicFirstModel(ScriptedModel([]), demo)
+
+    async def traced() -> None:
+        with trace("timers"):
+            await Runner.run(
+                agent(model, tool_use_behavior="stop_on_first_tool"), "start a 3 minute timer"
+            )
+
+    asyncio.run(traced())
+
+    [decision] = [s for s in kept_spans.spans if s.span_data.type == "custom"]
+    data = decision.span_data.export()["data"]
+    assert data["calls"] == ["set_timer"]
+    assert data["ledger"]["event"] == "set_timer"
+    assert data["ledger"]["status"] == "success"
+    assert data["ledger"]["fallback"]["called"] is False
+
+
+@pytest.mark.parametrize(
+    ("settings", "config"),
+    [
+        (ModelSettings(tool_choice="none"), RunConfig()),
+        (ModelSettings(tool_choice="set_timer"), RunConfig()),
+    ],
+    ids=["tool_choice none", "one tool forced by name"],
+)
+def test_a_turn_whose_settings_bind_the_model_goes_to_the_model(
+    settings: ModelSettings, config: RunConfig
+) -> None:
+    """``tool_choice`` set to none or to one tool is the caller's word to the model: delegated."""
+    wrapped = ScriptedModel([said("Done.")])
+    model = DeterministicFirstModel(wrapped, demo)
+
+    asyncio.run(
+        Runner.run(
+            agent(model, model_settings=settings), "start a 3 minute timer", run_config=config
+        )
+    )
+
+    assert len(wrapped.requests) == 1
+    assert timers == []
+
+
+def test_a_server_managed_conversation_goes_to_the_model() -> None:
+    """With ``previous_response_id`` the server holds the history: a local call would be unknown."""
+    wrapped = ScriptedModel([said("Done.")])
+    model = DeterministicFirstModel(wrapped, demo)
+
+    asyncio.run(
+        Runner.run(agent(model), "start a 3 minute timer", previous_response_id="resp_earlier")
+    )
+
+    assert len(wrapped.requests) == 1
+    assert timers == []
+
+
+# Shadow mode --------------------------------------------------------------------------------
+
+SPEC = json.loads(json.dumps(Converter.tool_to_openai(set_timer)))
+"""The tool as a Chat Completions request offers it (the SDK's own conversion)."""
+
+
+def pairs(text: str, arguments: str, reply: str) -> list[dict[str, Any]]:
+    """The two requests of one run, as a proxy in front of a Chat Completions model logs them."""
+    asked = [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": text}]
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "set_timer", "arguments": arguments},
+    }
+    first = {
+        "request": {"messages": asked, "tools": [SPEC]},
+        "response": {
+            "model": "gpt-4o-mini",
+            "choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 12},
+        },
+    }
+    result = json.loads(arguments)["duration_seconds"]
+    follow = [
+        *asked,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": f"timer set for {result} s"},
+    ]
+    second = {
+        "request": {"messages": follow, "tools": [SPEC]},
+        "response": {
+            "model": "gpt-4o-mini",
+            "choices": [{"message": {"role": "assistant", "content": reply}}],
+            "usage": {"prompt_tokens": 40, "completion_tokens": 8},
+        },
+    }
+    return [first, second]
+
+
+def asked_in_words(text: str, question: str) -> dict[str, Any]:
+    return {
+        "request": {
+            "messages": [
+                {"role": "system", "content": INSTRUCTIONS},
+                {"role": "user", "content": text},
+            ],
+            "tools": [SPEC],
+        },
+        "response": {
+            "model": "gpt-4o-mini",
+            "choices": [{"message": {"role": "assistant", "content": question}}],
+            "usage": {"prompt_tokens": 40, "completion_tokens": 8},
+        },
+    }
+
+
+def shadow_json(log: Path) -> dict[str, Any]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli(
+        ["shadow", str(log), "--format", "pairs", "--plugins", "agent_lab.demo:plugins", "--json"],
+        stdout=out,
+        stderr=err,
+    )
+    assert code == 0, err.getvalue()
+    document: dict[str, Any] = json.loads(out.getvalue())
+    return document
+
+
+def without_where(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with each example's ``where`` dropped: a file's line is not a run's count."""
+    for cause in document["disagreements"].values():
+        for example in cause["examples"]:
+            example.pop("where")
+    return document
+
+
+def test_shadow_mode_always_asks_the_model_and_counts_what_agent_lab_shadow_counts(
+    tmp_path: Path,
+) -> None:
+    """Three runs in shadow mode: the figures equal ``agent-lab shadow``'s on their pairs log."""
+    wrapped = ScriptedModel(
+        [
+            called("set_timer", '{"duration_seconds": 180}'),
+            said("Your timer is running."),
+            called("set_timer", '{"duration_seconds": 100}'),
+            said("Your timer is running."),
+            said("How long should it run?"),
+        ]
+    )
+    model = DeterministicFirstModel(wrapped, demo, shadow=True)
+    timers_agent = agent(model)
+
+    async def runs() -> None:
+        await Runner.run(timers_agent, "start a 3 minute timer")
+        await Runner.run(timers_agent, "set a 2 minute timer")
+        await Runner.run(timers_agent, "set a timer")
+
+    asyncio.run(runs())
+
+    assert len(wrapped.requests) == 5
+    assert timers == [(180, None), (100, None)]
+    lines = [
+        *pairs("start a 3 minute timer", '{"duration_seconds": 180}', "Your timer is running."),
+        *pairs("set a 2 minute timer", '{"duration_seconds": 100}', "Your timer is running."),
+        asked_in_words("set a timer", "How long should it run?"),
+    ]
+    log = tmp_path / "exchanges.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    measured = json.loads(json.dumps(model.figures.as_json()))
+    assert without_where(measured) == without_where(shadow_json(log))
+    assert measured["calls"] == 2
+    assert measured["covered"] == 2
+    assert measured["agreement"]["right"] == 1
+    assert measured["follow_ups"] == 2
+    assert measured["saved"]["requests"] == 2
+
+
+def test_shadow_mode_counts_a_streamed_run_too() -> None:
+    """Streamed, the answer is read from the wrapped model's completed response."""
+    wrapped = ScriptedModel([called("set_timer", '{"duration_seconds": 180}'), said("Running.")])
+    model = DeterministicFirstModel(wrapped, demo, shadow=True)
+
+    stream(agent(model), "start a 3 minute timer")
+
+    figures: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))
+    assert (figures["calls"], figures["covered"], figures["follow_ups"]) == (1, 1, 1)
+    assert figures["agreement"]["right"] == 1
+
+
+def test_with_agent_lab_tracing_a_local_answer_is_an_execute_tool_span_with_its_ledger() -> None:
+    """``tracing=Tracing(...)``: the OpenTelemetry span agent-lab's agents write, for the turn."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_lab.otel import Tracing
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model = DeterministicFirstModel(ScriptedModel([]), demo, tracing=Tracing(provider))
+
+    asyncio.run(
+        Runner.run(agent(model, tool_use_behavior="stop_on_first_tool"), "start a 3 minute timer")
+    )
+
+    [span] = exporter.get_finished_spans()
+    attributes = dict(span.attributes or {})
+    assert span.name == "execute_tool set_timer"
+    assert attributes["agent_lab.status"] == "success"
+    assert attributes["agent_lab.llm_calls"] == 0
+    assert attributes["agent_lab.fallback.called"] is False
