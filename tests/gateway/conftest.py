@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import openai
 import pytest
 
 from tests.openai_server import OpenAIServer, serving
@@ -44,8 +45,27 @@ KEY = "sk-test-" + "0123456789abcdefghijKLMNOPQRSTUV"
 """A client's key, long enough to be redacted wherever it shows."""
 
 
+SDK = Callable[..., openai.OpenAI]
+"""The ``sdk`` fixture's type."""
+
+
 def user(text: str) -> list[Any]:
     return [{"role": "system", "content": "You help."}, {"role": "user", "content": text}]
+
+
+@pytest.fixture
+def sdk() -> Iterator[SDK]:
+    """Makes ``openai.OpenAI`` clients (retries off), each closed when the test ends."""
+    made: list[openai.OpenAI] = []
+
+    def make(url: str, key: str = KEY) -> openai.OpenAI:
+        client = openai.OpenAI(base_url=url, api_key=key, max_retries=0)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from contextlib import contextmanager
 
 import uvicorn
 
-from agent_lab.agents.plugins import PluginSet
 from agent_lab.gateway import Gateway, GatewaySettings
 
 
@@ -45,11 +44,10 @@ class Served:
 def serving(
     settings: GatewaySettings,
     *,
-    plugins: PluginSet | None = None,
     keys: tuple[str | None, str | None] = (None, None),
     gateway: Gateway | None = None,
 ) -> Generator[Served]:
-    app = gateway or Gateway(settings, plugins=plugins, keys=keys)
+    app = gateway or Gateway(settings, keys=keys)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

@@ -39,15 +39,17 @@ def client(served: Served) -> openai.OpenAI:
 
 
 def ask(served: Served, *, stream: bool = False) -> object:
-    made = client(served).chat.completions.create(
-        model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS, stream=stream
-    )
-    return list(made) if stream else made
+    with client(served) as sdk:
+        made = sdk.chat.completions.create(
+            model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS, stream=stream
+        )
+        return list(made) if stream else made
 
 
 def still_serves(served: Served, upstream: OpenAIServer) -> None:
     upstream.play(content("fine"))
-    answer = client(served).chat.completions.create(model="m", messages=user("hello"))
+    with client(served) as sdk:
+        answer = sdk.chat.completions.create(model="m", messages=user("hello"))
     assert answer.choices[0].message.content == "fine"
 
 
@@ -121,7 +123,8 @@ def test_a_slow_upstream_answer_does_not_hold_up_another_request(
     thread = threading.Thread(target=slow)
     thread.start()
     time.sleep(0.2)
-    answer = client(gateway).chat.completions.create(model="m", messages=user("hi"))
+    with client(gateway) as sdk:
+        answer = sdk.chat.completions.create(model="m", messages=user("hi"))
     finished.append(str(answer.choices[0].message.content))
     thread.join(5)
     assert finished == ["fast", "slow"]

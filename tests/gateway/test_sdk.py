@@ -18,7 +18,7 @@ import openai
 import pytest
 
 from agent_lab.gateway import GatewaySettings, Mode
-from tests.gateway.conftest import COVERED, KEY, TOOLS, user
+from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, user
 from tests.gateway.running import serving
 from tests.openai_server import OpenAIServer, content, tool_calls
 
@@ -39,12 +39,12 @@ def shadow(upstream: OpenAIServer, tmp_path: Path) -> GatewaySettings:
 
 
 def test_shadow_gives_the_sync_client_the_upstreams_answer_unchanged(
-    upstream: OpenAIServer, tmp_path: Path
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path
 ) -> None:
     """Shadow is the default mode: every request goes upstream, the answer comes back as sent."""
     upstream.default = PARIS
     with serving(shadow(upstream, tmp_path)) as gateway:
-        client = openai.OpenAI(base_url=gateway.url, api_key=KEY, max_retries=0)
+        client = sdk(gateway.url, KEY)
         raw = client.chat.completions.with_raw_response.create(
             model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS
         )
@@ -54,12 +54,14 @@ def test_shadow_gives_the_sync_client_the_upstreams_answer_unchanged(
     assert upstream.requests[0].headers["Authorization"] == f"Bearer {KEY}"
 
 
-def test_shadow_relays_a_stream_chunk_for_chunk(upstream: OpenAIServer, tmp_path: Path) -> None:
+def test_shadow_relays_a_stream_chunk_for_chunk(
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path
+) -> None:
     """A streamed answer reaches the SDK as the upstream streamed it: content and call deltas."""
     upstream.default = tool_calls(("get_weather", '{"city": "Paris"}'))
     upstream.default.finish_reason = "tool_calls"
     with serving(shadow(upstream, tmp_path)) as gateway:
-        client = openai.OpenAI(base_url=gateway.url, api_key=KEY, max_retries=0)
+        client = sdk(gateway.url, KEY)
         stream = client.chat.completions.create(
             model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS, stream=True
         )
@@ -78,11 +80,11 @@ def test_shadow_relays_a_stream_chunk_for_chunk(upstream: OpenAIServer, tmp_path
 
 
 def test_enforce_answers_a_covered_request_locally_for_the_sync_client(
-    upstream: OpenAIServer, tmp_path: Path
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path
 ) -> None:
     """A trusted tool, covered: the call, ``finish_reason: tool_calls``, zero usage, the header."""
     with serving(enforce(upstream, tmp_path)) as gateway:
-        client = openai.OpenAI(base_url=gateway.url, api_key=KEY, max_retries=0)
+        client = sdk(gateway.url, KEY)
         raw = client.chat.completions.with_raw_response.create(
             model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS
         )
@@ -106,11 +108,11 @@ def test_enforce_answers_a_covered_request_locally_for_the_sync_client(
 
 
 def test_enforce_streams_a_local_answer_in_the_reference_chunks(
-    upstream: OpenAIServer, tmp_path: Path
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path
 ) -> None:
     """Role first, the call's id and name, its arguments, ``finish_reason``, usage, ``[DONE]``."""
     with serving(enforce(upstream, tmp_path)) as gateway:
-        client = openai.OpenAI(base_url=gateway.url, api_key=KEY, max_retries=0)
+        client = sdk(gateway.url, KEY)
         stream = client.chat.completions.create(
             model="gpt-4o-mini",
             messages=user(COVERED),
@@ -185,11 +187,11 @@ def test_the_async_client_in_both_modes_streamed_and_not(
 
 
 def test_models_are_passed_through_and_the_gateway_answers_health_and_metrics(
-    upstream: OpenAIServer, tmp_path: Path
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path
 ) -> None:
     """``GET /v1/models`` is the upstream's; ``/healthz`` and ``/metrics`` are the gateway's."""
     with serving(shadow(upstream, tmp_path)) as gateway:
-        client = openai.OpenAI(base_url=gateway.url, api_key=KEY, max_retries=0)
+        client = sdk(gateway.url, KEY)
         assert [model.id for model in client.models.list()] == ["gpt-4o-mini"]
         with urllib.request.urlopen(f"{gateway.root}/healthz", timeout=5) as response:
             assert json.loads(response.read()) == {"status": "ok"}

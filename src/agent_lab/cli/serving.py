@@ -14,19 +14,24 @@ through ``PROMETHEUS_MULTIPROC_DIR``, a folder made for this run.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import signal
 import tempfile
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.loading import load_plugin_set, plugin_registry
 from agent_lab.errors import AgentLabError, ArgumentError, StoreError, UsageError
 from agent_lab.lab.report.terminal import printable
+from agent_lab.lab.run.plugin_sets import load_plugins
 from agent_lab.providers.redaction import split_credentials, url_problem
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
+    from agent_lab.agents.plugins import PluginSet
     from agent_lab.cli.loading import Streams
     from agent_lab.gateway import Gateway, GatewaySettings
 
@@ -74,25 +79,30 @@ def _key(name: str | None, option: str) -> str | None:
 def build_gateway(settings: GatewaySettings, *, spans: bool = True) -> Gateway:
     """The gateway these settings describe, its plugins loaded and its keys read.
 
-    ``spans``: export its decisions to the OTLP endpoint the environment names, if any.
+    ``spans``: export its decisions to the OTLP endpoint the environment names, if any
+    (the spans are made in the store's writer process).
 
     Raises:
         UsageError: A key variable named but not set.
         InputError: A plugin reference that cannot be loaded.
     """
     from agent_lab.gateway import Gateway  # noqa: PLC0415
+    from agent_lab.gateway.app import no_plugins  # noqa: PLC0415
     from agent_lab.gateway.spans import spans_from_environment  # noqa: PLC0415
 
-    plugins = None
+    load: Callable[[], PluginSet | None] = no_plugins
     if settings.plugins is not None:
-        plugins = load_plugin_set(settings.plugins)
-        plugin_registry(plugins, settings.plugins)
+        plugin_registry(load_plugin_set(settings.plugins), settings.plugins)
+        load = functools.partial(load_plugins, settings.plugins)
     keys = (
         _key(settings.api_key_env, "--api-key-env"),
         _key(settings.upstream_key_env, "--upstream-key-env"),
     )
     return Gateway(
-        settings, plugins=plugins, keys=keys, spans=spans_from_environment() if spans else None
+        settings,
+        load_plugins=load,
+        keys=keys,
+        make_spans=spans_from_environment() if spans else None,
     )
 
 
@@ -101,6 +111,10 @@ def gateway_app() -> Gateway:
     from agent_lab.gateway import GatewaySettings  # noqa: PLC0415
 
     return build_gateway(GatewaySettings.from_json(os.environ[SETTINGS_ENV]))
+
+
+def _stopped(_signal: int, _frame: object) -> None:
+    """SIGTERM after uvicorn's graceful stop: nothing left to do."""
 
 
 def serve_command(options: argparse.Namespace, streams: Streams) -> int:
@@ -138,6 +152,9 @@ def serve_command(options: argparse.Namespace, streams: Streams) -> int:
         "timeout_graceful_shutdown": int(settings.graceful_seconds),
         "backlog": 2048,
     }
+    # uvicorn stops gracefully on SIGTERM, then raises it again for the handler it found:
+    # one that ignores it lets the command return 0, its finalizers run, after a clean stop.
+    signal.signal(signal.SIGTERM, _stopped)
     if options.workers == 1:
         uvicorn.run(gateway, **common)  # type: ignore[arg-type]
         return 0

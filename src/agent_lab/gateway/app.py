@@ -33,7 +33,7 @@ from agent_lab.gateway.trust import Trust
 from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator
+    from collections.abc import AsyncGenerator, Callable
 
     from starlette.requests import Request
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -42,10 +42,15 @@ if TYPE_CHECKING:
     from agent_lab.gateway.settings import GatewaySettings
     from agent_lab.gateway.spans import DecisionSpans
 
-__all__ = ["Gateway"]
+__all__ = ["Gateway", "no_plugins"]
 
 _LOG = logging.getLogger(__name__)
 _CLOCK = SystemClock()
+
+
+def no_plugins() -> PluginSet | None:
+    """No plugin set: the schema-driven resolver for every tool."""
+    return None
 
 
 def _now() -> str:
@@ -57,22 +62,24 @@ class Gateway:
 
     Args:
         settings: What ``agent-lab serve`` was told.
-        plugins: The user's plugin set, or ``None`` for the schema-driven resolver alone.
+        load_plugins: The user's plugin set, or ``None`` for the schema-driven resolver
+            alone; called here and once in the store's writer process (picklable).
         keys: The gateway's own key and the upstream's, read from the variables the
             settings name (``None`` each when not named).
-        spans: Called with each finished request's row, off the response path; closed last.
+        make_spans: Called once in the writer process: what makes each row's span.
     """
 
     def __init__(
         self,
         settings: GatewaySettings,
         *,
-        plugins: PluginSet | None = None,
+        load_plugins: Callable[[], PluginSet | None] = no_plugins,
         keys: tuple[str | None, str | None] = (None, None),
-        spans: DecisionSpans | None = None,
+        make_spans: Callable[[], DecisionSpans | None] | None = None,
     ) -> None:
         self.settings = settings
-        self.plugins = plugins
+        self.load_plugins = load_plugins
+        self.plugins = load_plugins()
         self.key, self.upstream_key = keys
         self.metrics = GatewayMetrics()
         self.upstream = Upstream(
@@ -85,10 +92,8 @@ class Gateway:
             settings.enforce,
             store=settings.db,
             min_agreement=settings.min_agreement if settings.mode is Mode.ENFORCE else None,
-            plugins=plugins,
-            read=settings.read,
         )
-        self._spans = spans
+        self._make_spans = make_spans
         self.store: ExchangeStore | None = None
         self.in_flight = 0
         routes = [
@@ -109,16 +114,15 @@ class Gateway:
     @contextlib.asynccontextmanager
     async def _lifespan(self, _: Starlette) -> AsyncGenerator[None]:
         await self.upstream.start()
-        if self.settings.db is not None or self._spans is not None:
+        if self.settings.db is not None or self._make_spans is not None:
             self.store = ExchangeStore(
                 self.settings.db,
-                plugins=self.plugins,
+                load_plugins=self.load_plugins,
                 read=self.settings.read,
                 capacity=self.settings.store_queue,
-                on_written=self.metrics.stored.inc,
-                on_dropped=self.metrics.store_dropped.inc,
-                on_row=self._spans,
+                make_spans=self._make_spans,
             )
+            self.metrics.watch(self.store)
         self.trust.start(self.settings.trust_refresh_seconds)
         try:
             yield
@@ -128,8 +132,6 @@ class Gateway:
             await self.upstream.close()
             if self.store is not None:
                 self.store.close()
-            if self._spans is not None:
-                self._spans.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Admission, then the routes."""

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["Exchange", "Row", "assembled", "row_of"]
 
 _MAX_DEPTH = 128
+_DECIDED = tuple(f.name for f in dataclasses.fields(Replayed) if f.name != "where")
+"""What a stored decision holds of the replay: everything but where it was read."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,8 +174,8 @@ def _decision(
     if isinstance(replayed, SkippedLine):
         return {"skipped": str(replayed.reason), "rule": rule}
     assert isinstance(replayed, Replayed)
-    fields = dataclasses.asdict(replayed)
-    del fields["where"]
+    # Field by field, not dataclasses.asdict: its deep copy was a seventh of a row's cost.
+    fields: JSONObject = {name: getattr(replayed, name) for name in _DECIDED}
     return {**fields, "rule": rule}
 
 

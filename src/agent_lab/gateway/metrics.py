@@ -10,6 +10,7 @@ files there, and a scrape of any worker sums them all.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -20,6 +21,15 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from prometheus_client import Metric
+
+    from agent_lab.gateway.store import ExchangeStore
 
 __all__ = ["MULTIPROCESS_ENV", "GatewayMetrics"]
 
@@ -84,19 +94,42 @@ class GatewayMetrics:
             registry=registry,
             multiprocess_mode="livesum",
         )
-        self.stored = Counter(
-            "agent_lab_gateway_stored", "Finished requests written to the store", registry=registry
-        )
-        self.store_dropped = Counter(
-            "agent_lab_gateway_store_dropped",
-            "Finished requests not stored (a full queue, a failed write)",
-            registry=registry,
-        )
+        self._store: _StoreCounts | None = None
+
+    def watch(self, store: ExchangeStore) -> None:
+        """Count what ``store``'s writer process wrote and dropped (this worker's)."""
+        self._store = _StoreCounts(store)
+        self.registry.register(self._store)
 
     def render(self) -> tuple[bytes, str]:
-        """The text exposition and its content type; every worker's sum under ``--workers``."""
+        """The text exposition and its content type; every worker's sum under ``--workers``.
+
+        The store's counts are the scraped worker's own: each worker has its writer.
+        """
         if os.environ.get(MULTIPROCESS_ENV):
             combined = CollectorRegistry()
             multiprocess.MultiProcessCollector(combined)
+            if self._store is not None:
+                combined.register(self._store)
             return generate_latest(combined), CONTENT_TYPE_LATEST
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
+
+
+class _StoreCounts(Collector):
+    """The writer process's counts, read from the values it shares."""
+
+    def __init__(self, store: ExchangeStore) -> None:
+        self._store = store
+
+    def collect(self) -> Iterator[Metric]:
+        """Written and dropped, as counters."""
+        yield CounterMetricFamily(
+            "agent_lab_gateway_stored",
+            "Finished requests written to the store (this worker's writer)",
+            value=self._store.written.value,
+        )
+        yield CounterMetricFamily(
+            "agent_lab_gateway_store_dropped",
+            "Finished requests not stored: a full queue, a failed write (this worker's)",
+            value=self._store.dropped.value,
+        )

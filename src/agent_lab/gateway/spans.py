@@ -11,19 +11,22 @@ Configured by the standard variables (``OTEL_EXPORTER_OTLP_ENDPOINT`` or
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.util.types import AttributeValue
 
     from agent_lab.gateway.exchange import Row
     from agent_lab.otel import Tracing
 
-__all__ = ["ENDPOINT_VARIABLES", "DecisionSpans", "spans_from_environment"]
+__all__ = ["ENDPOINT_VARIABLES", "DecisionSpans", "otlp_spans", "spans_from_environment"]
 
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 _LOG = logging.getLogger(__name__)
@@ -64,14 +67,27 @@ class DecisionSpans:
             self._provider.shutdown()
 
 
-def spans_from_environment(service: str = "agent-lab-gateway") -> DecisionSpans | None:
-    """Spans to the OTLP/HTTP endpoint the environment names, or ``None`` when it names none.
+def spans_from_environment() -> Callable[[], DecisionSpans | None] | None:
+    """What makes spans for the OTLP/HTTP endpoint the environment names; ``None`` if none.
+
+    Read here, in the serving process, and carried to the store's writer process
+    (whose environment is its fork server's), with every ``OTEL_*`` variable.
+    """
+    if not any(os.environ.get(name) for name in ENDPOINT_VARIABLES):
+        return None
+    settings = {name: value for name, value in os.environ.items() if name.startswith("OTEL_")}
+    return functools.partial(otlp_spans, settings)
+
+
+def otlp_spans(
+    settings: Mapping[str, str], service: str = "agent-lab-gateway"
+) -> DecisionSpans | None:
+    """Spans to the OTLP/HTTP endpoint ``settings`` (``OTEL_*`` variables) name.
 
     Without the ``otel`` extra, an endpoint set for other programs is said once in
     the log and ignored: tracing must never stop the gateway.
     """
-    if not any(os.environ.get(name) for name in ENDPOINT_VARIABLES):
-        return None
+    os.environ.update(settings)
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # noqa: PLC0415
             OTLPSpanExporter,
