@@ -9,7 +9,8 @@ gateway's, not the client's:
 
 * added latency of a forwarded request, p50 and p99, at concurrency 1 and 64:
   the same requests sent to the upstream directly and through the gateway
-  (shadow mode, the store on), the gateway's percentile minus the direct one;
+  (shadow mode, with the store on and with ``--no-store``), the gateway's
+  percentile minus the direct one;
 * locally answered requests per second (enforce, the tool trusted), with one
   worker and with two;
 * the gateway's resident memory every 20,000 of 100,000 local answers.
@@ -204,8 +205,9 @@ def rss_mib(pid: int) -> float:
     return total / 1024
 
 
-def added_latency(upstream: int, store: str, counts: tuple[int, int]) -> list[str]:
-    port, process = gateway(upstream, "--db", store)
+def added_latency(upstream: int, store: str | None, counts: tuple[int, int]) -> list[str]:
+    port, process = gateway(upstream, *(("--db", store) if store else ("--no-store",)))
+    kind = "shadow, store on" if store else "shadow, --no-store"
     lines: list[str] = []
     try:
         for concurrency, total in zip((1, 64), counts, strict=True):
@@ -218,8 +220,9 @@ def added_latency(upstream: int, store: str, counts: tuple[int, int]) -> list[st
             p99 = percentile(through, 0.99) - percentile(direct, 0.99)
             target = "met" if p50 <= 1.0 else "MISSED"
             lines.append(
-                f"forwarded, concurrency {concurrency:>2}: direct p50 {percentile(direct, 0.5):.3f} "
-                f"ms, p99 {percentile(direct, 0.99):.3f} ms; through the gateway p50 "
+                f"forwarded ({kind}), concurrency {concurrency:>2}: "
+                f"direct p50 {percentile(direct, 0.5):.3f} ms, "
+                f"p99 {percentile(direct, 0.99):.3f} ms; through the gateway p50 "
                 f"{percentile(through, 0.5):.3f} ms, p99 {percentile(through, 0.99):.3f} ms; "
                 f"added p50 {p50:.3f} ms (target <= 1 ms: {target}), added p99 {p99:.3f} ms"
             )
@@ -248,7 +251,9 @@ def local_rate(upstream: int, store: str, total: int, workers: int) -> str:
 
 
 def memory(upstream: int, store: str, total: int) -> str:
-    port, process = gateway(upstream, "--mode", "enforce", "--enforce", "get_weather", "--db", store)
+    port, process = gateway(
+        upstream, "--mode", "enforce", "--enforce", "get_weather", "--db", store
+    )
     step = total // 5
     samples: list[float] = []
     try:
@@ -284,10 +289,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cores: {os.cpu_count()}; upstream, gateway and client share them")
     try:
         with tempfile.TemporaryDirectory() as folder:
-            for line in added_latency(
-                upstream, str(Path(folder) / "shadow.sqlite"), (2000 // scale, 20_000 // scale)
-            ):
-                print(line, flush=True)
+            counts = (2000 // scale, 20_000 // scale)
+            for store in (str(Path(folder) / "shadow.sqlite"), None):
+                for line in added_latency(upstream, store, counts):
+                    print(line, flush=True)
             for workers in (1, 2):
                 store = str(Path(folder) / f"local-{workers}.sqlite")
                 print(local_rate(upstream, store, 20_000 // scale, workers), flush=True)
