@@ -8,6 +8,7 @@ given beside supplies the user's own definition for the tools it names.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -40,6 +41,9 @@ def plugins_from_tools(
 ) -> PluginSet:
     """One event per tool: the user's own definition when ``plugins`` has it, else the spec's.
 
+    The events have no handler: whoever holds tool specs (log replay, the gateway,
+    a framework wrapper) only decides the call, and its client runs the tool.
+
     Raises:
         ToolSpecError: A tool is not a function tool with a name.
     """
@@ -50,7 +54,9 @@ def plugins_from_tools(
         if name is None:
             raise ToolSpecError(f"tool {index} is not a function tool with a name")
         if name in own:
-            definitions.append(own[name])
+            # The caller decides; the client or framework runs the tool. The user's
+            # handler must not run here too (twice, or from a replayed log).
+            definitions.append(dataclasses.replace(own[name], handler=None, pass_model=False))
             continue
         function = cast("Mapping[str, Any]", tool["function"])
         parameters = function.get("parameters")

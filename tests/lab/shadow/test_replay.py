@@ -129,6 +129,28 @@ def test_the_users_own_resolver_is_used_for_the_tool_it_names() -> None:
     assert (outcome.covered, outcome.agreed) == (True, True)
 
 
+def test_replay_never_runs_the_users_handler() -> None:
+    """A log is replayed, not acted on: the user's handler for a tool does not run."""
+    ran: list[object] = []
+
+    def book(arguments: Any) -> str:
+        ran.append(arguments)
+        return "booked"
+
+    own = PluginSet(
+        "mine",
+        (EventDefinition("get_weather", parameters=WEATHER["function"]["parameters"],
+                         resolver=lambda event: Resolution({"city": "Paris"}),
+                         handler=book, description="weather forecast"),),
+    )  # fmt: skip
+    outcome = replayed(
+        logged("get the weather forecast in Paris", ("get_weather", {"city": "Paris"})),
+        plugins=own,
+    )
+    assert (outcome.covered, outcome.agreed) == (True, True)
+    assert ran == []
+
+
 def test_tools_the_registry_refuses_are_a_skipped_line() -> None:
     broken = {"type": "function", "function": {"name": "x", "parameters": {"type": "nonsense"}}}
     outcome = replay(logged("do x", ("x", {}), tools=(broken,)))
