@@ -24,7 +24,8 @@ class Behavior:
     """``reply``, ``status``, ``drop`` (cut the body short), ``malformed``, ``trickle``
     (the reply one byte per ``delay`` seconds), ``huge`` (a body of ``size`` bytes),
     ``echo_key`` (a reply whose content and model repeat the Authorization header's
-    key), ``echo`` (the behaviour ``echo`` makes of that key) or ``redirect`` (a 307
+    key), ``stream_cut`` (a streamed reply whose connection drops half-way), ``echo``
+    (the behaviour ``echo`` makes of that key) or ``redirect`` (a 307
     to ``body``)."""
     message: dict[str, Any] = field(default_factory=dict[str, Any])
     """For ``reply``: the choice's message (``content``, ``tool_calls``, extra fields)."""
@@ -119,6 +120,7 @@ class OpenAIServer:
     async def _start(self) -> None:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_get("/v1/models", self._models)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -137,6 +139,14 @@ class OpenAIServer:
     async def _huge(self, request: web.Request, behavior: Behavior) -> web.StreamResponse:
         self.huge_bytes_sent = behavior.size
         return await _huge_body(request, behavior)
+
+    async def _models(self, request: web.Request) -> web.Response:
+        self.requests.append(Recorded(dict(request.headers), {}, time.monotonic()))
+        listed = {
+            "object": "list",
+            "data": [{"id": "gpt-4o-mini", "object": "model", "created": 0, "owned_by": "test"}],
+        }
+        return web.json_response(listed)
 
     def play(self, *behaviors: Behavior) -> None:
         self.script = list(behaviors)
@@ -192,6 +202,8 @@ class OpenAIServer:
             completion["usage"] = behavior.usage
         text = json.dumps(completion, allow_nan=True)
         recorded.reply = completion
+        if body.get("stream") is True and behavior.kind in ("reply", "stream_cut"):
+            return await _streamed(request, completion, cut=behavior.kind == "stream_cut")
         if behavior.kind == "trickle":
             response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
             await response.prepare(request)
@@ -211,6 +223,50 @@ class OpenAIServer:
             request.transport.close()  # the connection drops mid-body
             return response
         return web.Response(status=200, text=text, content_type="application/json")
+
+
+def chunks_of(completion: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chunks the reference API streams for ``completion``: role, content, calls, finish."""
+    message = completion["choices"][0]["message"]
+    head = {k: completion[k] for k in ("id", "created", "model")}
+    head["object"] = "chat.completion.chunk"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    found = [chunk({"role": "assistant", "content": ""})]
+    text = message.get("content") or ""
+    found += [chunk({"content": text[i : i + 4]}) for i in range(0, len(text), 4)]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        function = call["function"]
+        start = {"index": index, "id": call["id"], "type": "function"}
+        found.append(chunk({"tool_calls": [{**start, "function": {"name": function["name"]}}]}))
+        arguments = function["arguments"]
+        arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        for i in range(0, len(arguments), 5):
+            piece = {"index": index, "function": {"arguments": arguments[i : i + 5]}}
+            found.append(chunk({"tool_calls": [piece]}))
+    found.append(chunk({}, completion["choices"][0]["finish_reason"]))
+    if "usage" in completion:
+        found.append({**head, "choices": [], "usage": completion["usage"]})
+    return found
+
+
+async def _streamed(
+    request: web.Request, completion: dict[str, Any], *, cut: bool
+) -> web.StreamResponse:
+    response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    chunks = chunks_of(completion)
+    for chunk in chunks[: len(chunks) // 2] if cut else chunks:
+        await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+    if cut:
+        assert request.transport is not None
+        request.transport.close()  # the connection drops mid-stream
+        return response
+    await response.write(b"data: [DONE]\n\n")
+    await response.write_eof()
+    return response
 
 
 def serving() -> Iterator[OpenAIServer]:

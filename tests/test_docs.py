@@ -513,6 +513,7 @@ FLOORS = {
     "testing": "agent_lab.testing",
     "otel": "agent_lab.otel.tracing",
     "lab": "agent_lab.lab.workload",
+    "gateway": "agent_lab.gateway.app",
     "demo": "agent_lab.demo",
     "cli": "agent_lab.cli.parser",
 }

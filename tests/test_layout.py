@@ -137,6 +137,19 @@ def _allowed(importer: str, imported: str) -> bool:
         )
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
+    if _under(importer, "agent_lab.gateway"):
+        # The server: the one decision (agents), log replay's figures (lab.shadow), the
+        # logs' request shapes, redaction and spans; nothing else of the lab, no command line.
+        return imported in GROUND or _under(
+            imported,
+            "agent_lab.gateway",
+            "agent_lab.agents",
+            "agent_lab.application",
+            "agent_lab.logs",
+            "agent_lab.lab.shadow",
+            "agent_lab.providers.redaction",
+            "agent_lab.otel",
+        )
     return True
 
 
@@ -223,6 +236,9 @@ def test_modules_stay_small(name: str) -> None:
         ("agent_lab.agents.llm", "agent_lab.lab.workload"),
         ("agent_lab.lab.run.runner", "agent_lab.cli"),
         ("agent_lab.application.events.kernel", "agent_lab"),
+        ("agent_lab.gateway.app", "agent_lab.cli.serving"),
+        ("agent_lab.gateway.app", "agent_lab.lab.run.runner"),
+        ("agent_lab.gateway.app", "agent_lab.providers.openai_compat"),
     ],
 )
 def test_the_rules_refuse_an_upward_import(importer: str, imported: str) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from agent_lab.cli import run
 from tests.cli.test_help_text import COMMANDS
+from tests.cli.test_shadow import TALKS, pairs_line
 
 SIMULATED = ("--provider", "simulated", "--simulated-latency", "1,2", "--no-progress")
 
@@ -40,7 +41,9 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     return db, runs[0]["run_id"], runs[1]["run_id"]
 
 
-def json_commands(db: Path, first: str, second: str, sweep_db: Path) -> dict[str, list[str]]:
+def json_commands(
+    db: Path, first: str, second: str, sweep_db: Path, log: Path
+) -> dict[str, list[str]]:
     demo = ["demo", "--plugins", "agent_lab.demo:plugins"]
     return {
         "report": ["report", str(db), "--json"],
@@ -52,13 +55,16 @@ def json_commands(db: Path, first: str, second: str, sweep_db: Path) -> dict[str
         "routing": ["routing", *demo, "--json"],
         "sweep": ["sweep", *demo, "--vary", "wrong_value=0,0.2", "--limit", "8",
                   "--warmup", "0", "--db", str(sweep_db), "--json", *SIMULATED],
+        "shadow": ["shadow", str(log), "--json"],
     }  # fmt: skip
 
 
 def test_every_json_output_parses(two_runs: tuple[Path, str, str], tmp_path: Path) -> None:
     """Each command with --json prints JSON and nothing else on standard output."""
     db, first, second = two_runs
-    commands = json_commands(db, first, second, tmp_path / "sweep.sqlite")
+    log = tmp_path / "calls.jsonl"
+    log.write_text("".join(pairs_line(i, *talk) + "\n" for i, talk in enumerate(TALKS)))
+    commands = json_commands(db, first, second, tmp_path / "sweep.sqlite", log)
     with_json = {
         name
         for name, parser in COMMANDS.items()

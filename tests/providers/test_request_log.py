@@ -156,7 +156,9 @@ def test_concurrent_requests_write_whole_lines_only(server: OpenAIServer, tmp_pa
     path = tmp_path / "requests.jsonl"
     try:
         with RequestLog(path) as log:
-            live = provider(server, log)
+            # A generous timeout: on a busy machine 32 bodies of 200 KB at once may take
+            # seconds, and a retry would make this a test of timeouts, not of whole lines.
+            live = provider(server, log, timeout=60.0)
 
             async def eight(thread: int) -> None:
                 await asyncio.gather(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.cli import checks, commands, loading
 from agent_lab.cli.gate_parser import add_gate
 from agent_lab.cli.routing_parser import add_routing
+from agent_lab.cli.serve_parser import add_serve
 from agent_lab.cli.shadow_parser import add_import, add_shadow
 
 if TYPE_CHECKING:
@@ -416,3 +417,4 @@ def _plugins(add_parser: AddParser) -> None:
 
     add_routing(add_parser)
     add_shadow(add_parser)
+    add_serve(add_parser)

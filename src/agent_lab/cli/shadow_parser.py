@@ -86,7 +86,11 @@ def add_import(add_parser: AddParser) -> None:
         "import", help="convert a public benchmark, or your own logs, into events and workloads"
     )
     sources = importer.add_subparsers(
-        dest="source", required=True, metavar="SOURCE", parser_class=type(importer)
+        dest="source",
+        required=True,
+        metavar="SOURCE",
+        parser_class=type(importer),
+        help="sgd or bfcl (a benchmark's folder), or logs (your agent's log files)",
     )
 
     def add_source(name: str, **options: Any) -> argparse.ArgumentParser:

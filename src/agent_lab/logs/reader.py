@@ -1,5 +1,7 @@
 """Reading log files: line by line, plain or gzipped, each line a request, several, or a skip.
 
+A gateway's SQLite store (``agent-lab serve --db``, told by its first bytes)
+is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``).
 Memory stays flat whatever the file's length: one line is held at a time,
 and a line over ``MAX_LINE_BYTES`` is passed over unread (``too_large``). A
 gzipped file is told by its magic bytes, not its name. Only regular files
@@ -19,6 +21,7 @@ from agent_lab._input_files import open_input
 from agent_lab.errors import ArgumentError, InputFileError, MissingInputError
 from agent_lab.logs._values import MAX_LINE_BYTES, as_object, parse
 from agent_lab.logs.chat import chat_requests
+from agent_lab.logs.exchanges import MAGIC, store_rows
 from agent_lab.logs.otel import otel_requests
 from agent_lab.logs.pairs import pair_request
 from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine, SkipReason
@@ -146,6 +149,11 @@ def _undetected(where: str) -> SkippedLine:
 def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest | SkippedLine]:
     name = str(path)
     handle, stream = _open(path)
+    if stream is handle and handle.peek(len(MAGIC))[: len(MAGIC)] == MAGIC:
+        # The gateway's store: its rows are pairs lines, whatever format was named.
+        handle.close()
+        yield from (request for _, request in store_rows(path))
+        return
     try:
         for where, line in _lines(stream, name):
             if line is None:

@@ -1,0 +1,306 @@
+"""``agent-lab serve`` measured: the latency it adds, the local answers per second, its memory.
+
+One run, one fake upstream on loopback (an aiohttp server in its own process
+that answers every chat completion with the same ``get_weather`` call), the
+gateway in its own process (``agent-lab serve``, as a user starts it), and a
+client in this process that speaks HTTP/1.1 over kept-alive connections with
+as little work per request as possible, so that the figures are the
+gateway's, not the client's:
+
+* added latency of a forwarded request, p50 and p99, at concurrency 1 and 64:
+  the same requests sent to the upstream directly and through the gateway
+  (shadow mode, with the store on and with ``--no-store``), the gateway's
+  percentile minus the direct one;
+* locally answered requests per second (enforce, the tool trusted), with one
+  worker and with two;
+* the gateway's resident memory every 20,000 of 100,000 local answers.
+
+Targets (issue 24): p50 added latency at most 1 ms; at least 2,000 local
+answers per second on a 2-core machine; memory flat. Everything shares the
+machine's cores (the upstream, the gateway, the client), as a sidecar would.
+
+    uv run python benchmarks/bench_gateway.py            # the whole run, about 2 minutes
+    uv run python benchmarks/bench_gateway.py --quick    # fewer requests, a smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "The weather forecast for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "enum": ["Paris", "Oslo", "Rome"]}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+BODY = json.dumps(
+    {
+        "model": "gpt-4o-mini",
+        "messages": [
+            {"role": "system", "content": "You help with the weather."},
+            {"role": "user", "content": "get the weather forecast in Paris"},
+        ],
+        "tools": TOOLS,
+    }
+).encode()
+ANSWER = json.dumps(
+    {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "gpt-4o-mini",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 80, "completion_tokens": 12, "total_tokens": 92},
+    }
+).encode()
+
+
+def upstream_server(port: int) -> None:
+    """The fake upstream: the same answer to every POST, nothing parsed."""
+    from aiohttp import web
+
+    async def answer(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(body=ANSWER, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", answer)
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"a server exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("a server did not start")
+
+
+def start(argv: list[str], port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(port, process)
+    return process
+
+
+def gateway(upstream: int, *options: str) -> tuple[int, subprocess.Popen[bytes]]:
+    port = free_port()
+    agent_lab = [sys.executable, "-m", "agent_lab.cli", "serve"]
+    argv = [*agent_lab, "--upstream", f"http://127.0.0.1:{upstream}/v1", "--port", str(port)]
+    return port, start([*argv, *options], port)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+REQUEST = (
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    b"Content-Type: application/json\r\nAuthorization: Bearer sk-bench\r\n"
+    b"Content-Length: " + str(len(BODY)).encode() + b"\r\n\r\n" + BODY
+)
+
+
+async def one_connection(port: int, count: int, latencies: list[int], local: list[int]) -> None:
+    """``count`` requests one after another on one kept-alive connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for _ in range(count):
+            started = time.perf_counter_ns()
+            writer.write(REQUEST)
+            head = await reader.readuntil(b"\r\n\r\n")
+            lower = head.lower()
+            at = lower.index(b"content-length:") + 15
+            length = int(lower[at : lower.index(b"\r\n", at)])
+            await reader.readexactly(length)
+            latencies.append(time.perf_counter_ns() - started)
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise RuntimeError(head.decode(errors="replace"))
+            local.append(b"x-agent-lab-answered: local" in lower)
+    finally:
+        writer.close()
+
+
+def load(port: int, total: int, concurrency: int) -> tuple[list[int], float, int]:
+    """Latencies (ns), seconds, and how many were answered locally."""
+    latencies: list[int] = []
+    local: list[int] = []
+
+    async def everything() -> None:
+        share = total // concurrency
+        await asyncio.gather(
+            *(one_connection(port, share, latencies, local) for _ in range(concurrency))
+        )
+
+    started = time.perf_counter()
+    asyncio.run(everything())
+    return latencies, time.perf_counter() - started, sum(local)
+
+
+def percentile(values: list[int], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] / 1e6
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of ``pid`` and its children (the workers), MiB."""
+    total = 0
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(child) for child in children.read_text().split()]
+    for each in pids:
+        for line in Path(f"/proc/{each}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total / 1024
+
+
+def added_latency(upstream: int, store: str | None, counts: tuple[int, int]) -> list[str]:
+    port, process = gateway(upstream, *(("--db", store) if store else ("--no-store",)))
+    kind = "shadow, store on" if store else "shadow, --no-store"
+    lines: list[str] = []
+    try:
+        for concurrency, total in zip((1, 64), counts, strict=True):
+            load(upstream, min(total, 500), concurrency)  # warm-up: connections, first decisions
+            load(port, min(total, 500), concurrency)
+            direct, _, _ = load(upstream, total, concurrency)
+            through, _, local = load(port, total, concurrency)
+            assert local == 0, "shadow mode answered locally"
+            p50 = percentile(through, 0.5) - percentile(direct, 0.5)
+            p99 = percentile(through, 0.99) - percentile(direct, 0.99)
+            target = "met" if p50 <= 1.0 else "MISSED"
+            lines.append(
+                f"forwarded ({kind}), concurrency {concurrency:>2}: "
+                f"direct p50 {percentile(direct, 0.5):.3f} ms, "
+                f"p99 {percentile(direct, 0.99):.3f} ms; through the gateway p50 "
+                f"{percentile(through, 0.5):.3f} ms, p99 {percentile(through, 0.99):.3f} ms; "
+                f"added p50 {p50:.3f} ms (target <= 1 ms: {target}), added p99 {p99:.3f} ms"
+            )
+    finally:
+        stop(process)
+    return lines
+
+
+def local_rate(upstream: int, store: str, total: int, workers: int) -> str:
+    port, process = gateway(
+        upstream, "--mode", "enforce", "--enforce", "get_weather", "--db", store,
+        "--workers", str(workers),
+    )  # fmt: skip
+    try:
+        load(port, 1000, 64)  # warm-up
+        latencies, seconds, local = load(port, total, 64)
+    finally:
+        stop(process)
+    assert local == len(latencies), "a covered request was forwarded"
+    rate = local / seconds
+    return (
+        f"answered locally, {workers} worker(s), concurrency 64: {local} in {seconds:.2f} s = "
+        f"{rate:,.0f} requests/s (target >= 2,000: {'met' if rate >= 2000 else 'MISSED'}); "
+        f"p50 {percentile(latencies, 0.5):.3f} ms, p99 {percentile(latencies, 0.99):.3f} ms"
+    )
+
+
+def memory(upstream: int, store: str, total: int) -> str:
+    port, process = gateway(
+        upstream, "--mode", "enforce", "--enforce", "get_weather", "--db", store
+    )
+    step = total // 5
+    samples: list[float] = []
+    try:
+        load(port, 1000, 64)  # warm-up: what is allocated once is not growth
+        samples.append(rss_mib(process.pid))
+        for _ in range(5):
+            load(port, step, 64)
+            time.sleep(0.5)  # let the store's writer catch up
+            samples.append(rss_mib(process.pid))
+    finally:
+        stop(process)
+    growth = samples[-1] - samples[1]
+    flat = growth <= max(5.0, 0.05 * samples[0])
+    shown = ", ".join(f"{value:.1f}" for value in samples)
+    return (
+        f"memory (MiB) after warm-up, then every {step:,} of {total:,} local answers: {shown}; "
+        f"growth over the last {total - step:,}: {growth:+.1f} MiB "
+        f"(target flat: {'met' if flat else 'MISSED'})"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="What agent-lab serve adds, and how fast it is.")
+    parser.add_argument("--quick", action="store_true", help="fewer requests: a smoke test")
+    parser.add_argument("--upstream-server", type=int, help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    if options.upstream_server:
+        upstream_server(options.upstream_server)
+        return 0
+    scale = 10 if options.quick else 1
+    upstream = free_port()
+    server = start([sys.executable, __file__, "--upstream-server", str(upstream)], upstream)
+    print(f"cores: {os.cpu_count()}; upstream, gateway and client share them")
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            counts = (2000 // scale, 20_000 // scale)
+            for store in (str(Path(folder) / "shadow.sqlite"), None):
+                for line in added_latency(upstream, store, counts):
+                    print(line, flush=True)
+            for workers in (1, 2):
+                store = str(Path(folder) / f"local-{workers}.sqlite")
+                print(local_rate(upstream, store, 20_000 // scale, workers), flush=True)
+            print(memory(upstream, str(Path(folder) / "memory.sqlite"), 100_000 // scale))
+    finally:
+        stop(server)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,330 @@
+"""The gateway's ASGI app (Starlette): admission, the routes, one decision per request.
+
+Admission runs first, as plain ASGI around every ``/v1/`` request: over
+``max_in_flight`` requests at once the answer is 429 with ``Retry-After``;
+with a gateway key, a request without it is 401. Then ``POST
+/v1/chat/completions`` is answered locally (``enforce``, a covered request
+for a trusted tool) or forwarded; any other ``/v1/`` route is forwarded as
+it is; ``/healthz`` and ``/metrics`` are the gateway's own; anything else is
+404, in the API's error shape.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import uuid
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+from agent_lab.clock import SystemClock
+from agent_lab.gateway.exchange import Exchange
+from agent_lab.gateway.local import Answering, answer_locally
+from agent_lab.gateway.metrics import GatewayMetrics
+from agent_lab.gateway.relay import JSON, Answered, error_response, failure_response, relay
+from agent_lab.gateway.settings import Mode
+from agent_lab.gateway.store import ExchangeStore
+from agent_lab.gateway.trust import Trust
+from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Callable
+
+    from starlette.requests import Request
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.gateway.settings import GatewaySettings
+    from agent_lab.gateway.spans import DecisionSpans
+
+__all__ = ["Gateway", "no_plugins"]
+
+_LOG = logging.getLogger(__name__)
+_CLOCK = SystemClock()
+
+
+def no_plugins() -> PluginSet | None:
+    """No plugin set: the schema-driven resolver for every tool."""
+    return None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Gateway:
+    """One process's gateway: the upstream pool, the store's writer, the trust, the counters.
+
+    Args:
+        settings: What ``agent-lab serve`` was told.
+        load_plugins: The user's plugin set, or ``None`` for the schema-driven resolver
+            alone; called here and once in the store's writer process (picklable).
+        keys: The gateway's own key and the upstream's, read from the variables the
+            settings name (``None`` each when not named).
+        make_spans: Called once in the writer process: what makes each row's span.
+    """
+
+    def __init__(
+        self,
+        settings: GatewaySettings,
+        *,
+        load_plugins: Callable[[], PluginSet | None] = no_plugins,
+        keys: tuple[str | None, str | None] = (None, None),
+        make_spans: Callable[[], DecisionSpans | None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.load_plugins = load_plugins
+        self.plugins = load_plugins()
+        self.key, self.upstream_key = keys
+        self.metrics = GatewayMetrics()
+        self.upstream = Upstream(
+            settings.upstream,
+            timeout=settings.upstream_timeout,
+            connect_timeout=settings.connect_timeout,
+            connections=settings.max_in_flight,
+        )
+        self.trust = Trust(
+            settings.enforce,
+            store=settings.db,
+            min_agreement=settings.min_agreement if settings.mode is Mode.ENFORCE else None,
+        )
+        self._make_spans = make_spans
+        self.store: ExchangeStore | None = None
+        self.in_flight = 0
+        routes = [
+            Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/healthz", self._health, methods=["GET"]),
+            Route("/metrics", self._metrics, methods=["GET"]),
+            Route(
+                "/v1/{path:path}",
+                self._passthrough,
+                methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            ),
+        ]
+        self._app = Starlette(routes=routes, lifespan=self._lifespan)
+        self._app.add_exception_handler(404, self._not_found)
+        self._app.add_exception_handler(405, self._not_allowed)
+        self._app.add_exception_handler(Exception, self._internal)
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _: Starlette) -> AsyncGenerator[None]:
+        await self.upstream.start()
+        if self.settings.db is not None or self._make_spans is not None:
+            self.store = ExchangeStore(
+                self.settings.db,
+                load_plugins=self.load_plugins,
+                read=self.settings.read,
+                capacity=self.settings.store_queue,
+                make_spans=self._make_spans,
+            )
+            self.metrics.watch(self.store)
+        self.trust.start(self.settings.trust_refresh_seconds)
+        try:
+            yield
+        finally:
+            # Reached once the server has finished the requests in flight.
+            self.trust.stop()
+            await self.upstream.close()
+            if self.store is not None:
+                self.store.close()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Admission, then the routes."""
+        if scope["type"] != "http" or not str(scope["path"]).startswith("/v1/"):
+            await self._app(scope, receive, send)
+            return
+        self.metrics.requests.inc()
+        refused = self._refusal(scope)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        self.in_flight += 1
+        self.metrics.in_flight.inc()
+        try:
+            await self._app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+            self.metrics.in_flight.dec()
+
+    def _refusal(self, scope: Scope) -> Response | None:
+        if self.in_flight >= self.settings.max_in_flight:
+            self.metrics.refused.labels("busy").inc()
+            return error_response(
+                429,
+                "the gateway is serving as many requests as it may; retry shortly",
+                type="rate_limit_error",
+                code="rate_limit_exceeded",
+                headers={"Retry-After": "1"},
+            )
+        if self.key is None:
+            return None
+        given = _bearer(scope)
+        if given is not None and hmac.compare_digest(given.encode(), self.key.encode()):
+            return None
+        self.metrics.refused.labels("unauthorized").inc()
+        return error_response(
+            401,
+            "the gateway needs its API key in the Authorization header",
+            type="invalid_request_error",
+            code="invalid_api_key",
+        )
+
+    def _upstream_headers(self, request: Request) -> dict[str, str]:
+        headers = {name: value for name, value in request.headers.items() if name not in HOP_BY_HOP}
+        if self.key is not None:
+            headers.pop("authorization", None)  # the gateway's key is not the upstream's
+        if self.upstream_key is not None:
+            headers["authorization"] = f"Bearer {self.upstream_key}"
+        return headers
+
+    def secrets(self, request: Request) -> tuple[str, ...]:
+        """Every key this request carries or the gateway holds: redacted from what is stored."""
+        given = _bearer(request.scope)
+        return tuple(key for key in (given, self.key, self.upstream_key) if key)
+
+    async def _body(self, request: Request) -> bytes | Response:
+        cap = self.settings.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            return self._too_large(cap)
+        pieces: list[bytes] = []
+        size = 0
+        async for piece in request.stream():
+            size += len(piece)
+            if size > cap:
+                return self._too_large(cap)
+            pieces.append(piece)
+        return b"".join(pieces)
+
+    def _too_large(self, cap: int) -> Response:
+        self.metrics.refused.labels("too_large").inc()
+        return error_response(
+            413,
+            f"the request body is larger than the gateway takes ({cap} bytes)",
+            type="invalid_request_error",
+            code="request_too_large",
+        )
+
+    async def _chat(self, request: Request) -> Response:
+        started = _CLOCK.monotonic_ns()
+        at = _now()
+        body = await self._body(request)
+        if isinstance(body, Response):
+            return body
+        if self.settings.mode is Mode.ENFORCE:
+            answering = Answering(
+                plugins=self.plugins, read=self.settings.read, trust=self.trust, store=self.store
+            )
+            local = answer_locally(answering, body, at=at, secrets=self.secrets(request))
+            if local is not None:
+                self.metrics.answered_locally.inc()
+                added = (_CLOCK.monotonic_ns() - started) / 1e9
+                self.metrics.added_latency.labels("local").observe(added)
+                return local
+        return await self._forward(request, body, "chat/completions", at=at, started=started)
+
+    async def _passthrough(self, request: Request) -> Response:
+        body = await self._body(request)
+        if isinstance(body, Response):
+            return body
+        path = str(request.path_params["path"])
+        return await self._forward(request, body, path, at=None, started=_CLOCK.monotonic_ns())
+
+    async def _forward(
+        self, request: Request, body: bytes, path: str, *, at: str | None, started: int
+    ) -> Response:
+        self.metrics.forwarded.inc()
+        sent = _CLOCK.monotonic_ns()
+        answered = [sent]
+        secrets = self.secrets(request) if at is not None else ()
+
+        def finished(answer: Answered) -> None:
+            answered[0] = _CLOCK.monotonic_ns()
+            if at is None or self.store is None:
+                return
+            self.store.put(
+                Exchange(
+                    request_id=uuid.uuid4().hex,
+                    at=at,
+                    origin="upstream",
+                    request=body,
+                    response=answer.body,
+                    streamed=answer.streamed,
+                    status=answer.status,
+                    latency_ms=(answered[0] - sent) / 1e6,
+                    error=answer.error,
+                    secrets=secrets,
+                )
+            )
+
+        try:
+            reply = await self.upstream.send(
+                request.method,
+                path,
+                query=request.url.query,
+                headers=self._upstream_headers(request),
+                body=body,
+            )
+        except UpstreamFailure as failure:
+            self.metrics.upstream_failures.labels(failure.code).inc()
+            finished(Answered(status=failure.status, body=b"", error=failure.code))
+            return failure_response(failure)
+        response = await relay(
+            reply,
+            check_json=at is not None,
+            finished=finished,
+            on_failure=lambda reason: self.metrics.upstream_failures.labels(reason).inc(),
+        )
+        if not reply.streamed:
+            added = (_CLOCK.monotonic_ns() - started) - (answered[0] - sent)
+            self.metrics.added_latency.labels("upstream").observe(added / 1e9)
+        return response
+
+    async def _health(self, _: Request) -> Response:
+        return Response(b'{"status": "ok"}', media_type=JSON)
+
+    async def _metrics(self, _: Request) -> Response:
+        text, kind = self.metrics.render()
+        return Response(text, media_type=kind)
+
+    async def _not_found(self, request: Request, _: Exception) -> Response:
+        return error_response(
+            404,
+            f"Invalid URL ({request.method} {request.url.path})",
+            type="invalid_request_error",
+            code=None,
+        )
+
+    async def _not_allowed(self, request: Request, _: Exception) -> Response:
+        return error_response(
+            405,
+            f"Method {request.method} not allowed here",
+            type="invalid_request_error",
+            code=None,
+        )
+
+    async def _internal(self, _: Request, error: Exception) -> Response:
+        # Nothing a client or an upstream sends may crash the gateway: logged, answered 500.
+        _LOG.error("unexpected failure serving a request: %s", type(error).__name__)
+        return error_response(
+            500, "the gateway failed to serve this request", type="server_error", code=None
+        )
+
+
+def _bearer(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            text = bytes(value).decode("latin-1")
+            scheme, _, token = text.partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+def asgi(gateway: Gateway) -> ASGIApp:
+    """The gateway as the ASGI callable a server runs."""
+    return gateway

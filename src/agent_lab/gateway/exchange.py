@@ -1,0 +1,202 @@
+"""One finished request as the store keeps it: a ``pairs`` line, and the decision beside it.
+
+Built in the store's writer thread, off the response path: the bodies are
+parsed there, a streamed answer's chunks put back together into the
+``chat.completion`` they spell, the client's key redacted from everything,
+and the request replayed (``lab.shadow.replay.replay``, the function
+``agent-lab shadow`` runs) on the very line that is stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from agent_lab.errors import StrictJSONError
+from agent_lab.gateway.rules import gate
+from agent_lab.lab.shadow.replay import Replayed, replay
+from agent_lab.logs.pairs import pair_request
+from agent_lab.logs.record import LogError, SkippedLine
+from agent_lab.providers.redaction import Redactor
+from agent_lab.strict_json import loads
+
+if TYPE_CHECKING:
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+    from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = ["Exchange", "Row", "assembled", "row_of"]
+
+_MAX_DEPTH = 128
+_DECIDED = tuple(f.name for f in dataclasses.fields(Replayed) if f.name != "where")
+"""What a stored decision holds of the replay: everything but where it was read."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exchange:
+    """What the response path hands to the store: bytes as they passed, and the facts around."""
+
+    request_id: str
+    at: str
+    """When the request arrived, ISO 8601 (the resolvers' ``now``)."""
+    origin: Literal["upstream", "local"]
+    request: bytes
+    response: bytes
+    """The answer's body: JSON, or the SSE text of a streamed one."""
+    streamed: bool
+    status: int
+    latency_ms: float
+    error: str | None = None
+    """Why no answer came (a fixed phrase: a timeout, a refused connection), else ``None``."""
+    secrets: tuple[str, ...] = ()
+    """The client's key and the gateway's own, redacted from what is stored; never stored."""
+    decision: JSONObject | None = None
+    """For a local answer: the calls made, as the row's decision."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Row:
+    """One row of ``logs.exchanges.SCHEMA``."""
+
+    request_id: str
+    at: str
+    origin: str
+    status: int
+    line: str
+    decision: str | None
+
+
+def _parsed(body: bytes) -> JSONValue | None:
+    try:
+        return loads(body, max_depth=_MAX_DEPTH)
+    except (StrictJSONError, UnicodeDecodeError):
+        return None
+
+
+def _merge_call(calls: dict[int, JSONObject], delta: JSONValue) -> None:
+    if not isinstance(delta, dict) or not isinstance(delta.get("index"), int):
+        return
+    index = delta["index"]
+    assert isinstance(index, int)
+    call = calls.setdefault(index, {"id": None, "type": "function", "name": "", "arguments": ""})
+    if isinstance(delta.get("id"), str):
+        call["id"] = delta["id"]
+    function = delta.get("function")
+    if isinstance(function, dict):
+        for key in ("name", "arguments"):
+            piece = function.get(key)
+            if isinstance(piece, str):
+                call[key] = f"{call[key]}{piece}"
+
+
+def assembled(stream: bytes) -> JSONObject | None:
+    """The ``chat.completion`` a stream of chunks spells (choice 0), or ``None`` for no stream."""
+    head: JSONObject | None = None
+    text: list[str] = []
+    calls: dict[int, JSONObject] = {}
+    finish: JSONValue = None
+    usage: JSONValue = None
+    for line in stream.split(b"\n"):
+        if not line.startswith(b"data:") or line[5:].strip() == b"[DONE]":
+            continue
+        chunk = _parsed(line[5:])
+        if not isinstance(chunk, dict) or "error" in chunk:
+            return None
+        head = head or chunk
+        usage = chunk.get("usage") or usage
+        choices = chunk.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        if not isinstance(choice, dict):
+            continue
+        finish = choice.get("finish_reason") or finish
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            continue
+        if isinstance(delta.get("content"), str):
+            text.append(str(delta["content"]))
+        pieces = delta.get("tool_calls")
+        for item in pieces if isinstance(pieces, list) else []:
+            _merge_call(calls, item)
+    if head is None:
+        return None
+    message: JSONObject = {"role": "assistant", "content": "".join(text) if text else None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
+            for _, call in sorted(calls.items())
+        ]
+    whole: JSONObject = {
+        **{key: head[key] for key in ("id", "model", "created") if key in head},
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+    if usage is not None:
+        whole["usage"] = usage
+    return whole
+
+
+def _line(exchange: Exchange) -> JSONObject:
+    request = _parsed(exchange.request)
+    line: JSONObject = {
+        "request": request,
+        "timestamp": exchange.at,
+        "latency_ms": round(exchange.latency_ms, 3),
+        "status": exchange.status,
+        "streamed": exchange.streamed,
+    }
+    response = assembled(exchange.response) if exchange.streamed else _parsed(exchange.response)
+    if exchange.error is not None or not 200 <= exchange.status < 300 or response is None:
+        # A failed attempt, as a pairs line says it: read back as ``failed_request``.
+        line["error"] = exchange.error or f"the upstream answered HTTP {exchange.status}"
+        if isinstance(response, dict):
+            line["response_error"] = response
+        return line
+    line["response"] = response
+    return line
+
+
+def _decision(
+    line: JSONObject, where: str, plugins: PluginSet | None, read: Reading
+) -> JSONObject | None:
+    checked = gate(line.get("request"))
+    rule = checked if isinstance(checked, str) else None
+    try:
+        request = pair_request(line, where)
+    except LogError as err:
+        return {"skipped": str(err.skipped.reason), "rule": rule}
+    replayed = replay(request, plugins=plugins, read=read)
+    if isinstance(replayed, SkippedLine):
+        return {"skipped": str(replayed.reason), "rule": rule}
+    assert isinstance(replayed, Replayed)
+    # Field by field, not dataclasses.asdict: its deep copy was a seventh of a row's cost.
+    fields: JSONObject = {name: getattr(replayed, name) for name in _DECIDED}
+    return {**fields, "rule": rule}
+
+
+def row_of(exchange: Exchange, *, plugins: PluginSet | None, read: Reading) -> Row:
+    """The stored row: the line (redacted) and, for an upstream answer, the decision beside it."""
+    line = _line(exchange)
+    redactor = Redactor(exchange.secrets)
+    if redactor:
+        redacted = redactor.json(line)
+        assert isinstance(redacted, dict)
+        line = redacted
+    decision = (
+        _decision(line, exchange.request_id, plugins, read)
+        if exchange.origin == "upstream"
+        else exchange.decision
+    )
+    return Row(
+        request_id=exchange.request_id,
+        at=exchange.at,
+        origin=exchange.origin,
+        status=exchange.status,
+        line=json.dumps(line, ensure_ascii=False),
+        decision=None if decision is None else json.dumps(decision, ensure_ascii=False),
+    )

@@ -1,0 +1,100 @@
+"""``enforce``: a covered request for trusted tools answered by plain code, streamed or not.
+
+The answer is a ``chat.completion`` (or its chunks) whose message holds the
+calls, ``finish_reason: "tool_calls"``, zero usage, and the header
+``x-agent-lab-answered: local``. The exchange goes to the store as answered
+locally: ``agent-lab shadow`` leaves it out (no model answered it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from starlette.responses import Response
+
+from agent_lab.gateway.exchange import Exchange
+from agent_lab.gateway.relay import JSON
+from agent_lab.gateway.rules import Gate, gate, verdict
+from agent_lab.gateway.wire import ANSWERED_HEADER, completion, stream_chunks
+
+if TYPE_CHECKING:
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+    from agent_lab.gateway.store import ExchangeStore
+    from agent_lab.gateway.trust import Trust
+    from agent_lab.strict_json import JSONValue
+
+__all__ = ["Answering", "answer_locally"]
+
+_LOG = logging.getLogger(__name__)
+
+
+def _parsed(body: bytes) -> JSONValue | None:
+    try:
+        value: JSONValue = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answering:
+    """What a local answer needs of the gateway."""
+
+    plugins: PluginSet | None
+    read: Reading
+    trust: Trust
+    store: ExchangeStore | None
+
+
+def answer_locally(
+    answering: Answering, body: bytes, *, at: str, secrets: tuple[str, ...]
+) -> Response | None:
+    """The local answer to ``body``, or ``None`` to forward it untouched."""
+    checked = gate(_parsed(body))
+    if not isinstance(checked, Gate):
+        return None
+    try:
+        decided = verdict(checked, plugins=answering.plugins, read=answering.read, now=at)
+    except Exception:  # noqa: BLE001  (a user's resolver may raise anything: the model's turn)
+        _LOG.warning("a plugin raised while deciding a request; forwarded")
+        return None
+    names = [name for name, _ in decided.calls]
+    if not names or not answering.trust.trusts(names):
+        return None
+    # Seconds since the epoch, as the API's ``created``: a wall-clock fact, not a duration.
+    created = int(time.time())
+    if checked.stream:
+        answer = stream_chunks(
+            decided.calls,
+            model=checked.model,
+            created=created,
+            include_usage=checked.include_usage,
+        )
+        response = Response(
+            answer, headers={ANSWERED_HEADER: "local"}, media_type="text/event-stream"
+        )
+    else:
+        answer = completion(decided.calls, model=checked.model, created=created)
+        response = Response(answer, headers={ANSWERED_HEADER: "local"}, media_type=JSON)
+    if answering.store is not None:
+        answering.store.put(
+            Exchange(
+                request_id=uuid.uuid4().hex,
+                at=at,
+                origin="local",
+                request=body,
+                response=answer,
+                streamed=checked.stream,
+                status=200,
+                latency_ms=0.0,
+                secrets=secrets,
+                decision={"answered": "local", "tools": list(names), "rule": decided.reason},
+            )
+        )
+    return response

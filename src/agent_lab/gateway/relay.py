@@ -1,0 +1,144 @@
+"""A forwarded request's answer relayed to the client: whole, or chunk by chunk as it comes.
+
+The client gets the upstream's answer unchanged, status and body, except
+that an answer that is no answer becomes the API's error object with the
+right status: a 2xx chat completion that is not JSON (502), an error status
+whose body is not the API's error object (the same status, wrapped), a
+stream cut off mid-way (an ``error`` event, as the API sends, which the
+``openai`` SDK raises). Then the exchange goes to the store.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from starlette.responses import Response, StreamingResponse
+
+from agent_lab.gateway.upstream import UpstreamFailure
+from agent_lab.gateway.wire import error_body
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
+    from agent_lab.gateway.upstream import UpstreamReply
+
+__all__ = ["JSON", "Answered", "error_response", "failure_response", "relay"]
+
+JSON = "application/json"
+_MAX_KEPT = 16 << 20
+"""A streamed answer is kept for the store up to this size; past it, it is relayed, not stored."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answered:
+    """What the upstream gave, as it goes to the store."""
+
+    status: int
+    body: bytes
+    error: str | None = None
+    """Why it is no answer (a fixed code), else ``None``."""
+    streamed: bool = False
+
+
+def error_response(
+    status: int, message: str, *, type: str, code: str | None, headers: dict[str, str] | None = None
+) -> Response:
+    """The API's error object with ``status``."""
+    return Response(
+        error_body(message, type=type, code=code), status, headers=headers, media_type=JSON
+    )
+
+
+def failure_response(failure: UpstreamFailure) -> Response:
+    """The client's answer to an upstream that gave nothing usable."""
+    return error_response(failure.status, failure.message, type="upstream_error", code=failure.code)
+
+
+def _is_api_error(body: bytes) -> bool:
+    try:
+        value: object = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(value, dict) and isinstance(
+        cast("dict[str, object]", value).get("error"), dict
+    )
+
+
+def _is_json(body: bytes) -> bool:
+    try:
+        json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return True
+
+
+async def relay(
+    reply: UpstreamReply,
+    *,
+    check_json: bool,
+    finished: Callable[[Answered], None],
+    on_failure: Callable[[str], None],
+) -> Response:
+    """The client's response for ``reply``; ``finished`` is told what came, once it all came.
+
+    ``check_json``: a 2xx that is not JSON is a broken answer (a chat completion's).
+    """
+    if reply.streamed and 200 <= reply.status < 300:
+        return StreamingResponse(
+            _relayed(reply, finished, on_failure), reply.status, headers=reply.headers
+        )
+    try:
+        body = await reply.body()
+    except UpstreamFailure as failure:
+        on_failure(failure.code)
+        finished(Answered(status=failure.status, body=b"", error=failure.code))
+        return failure_response(failure)
+    if 200 <= reply.status < 300:
+        if check_json and not _is_json(body):
+            on_failure("upstream_bad_answer")
+            finished(Answered(status=502, body=body, error="upstream_bad_answer"))
+            return error_response(
+                502, "the upstream's answer is not JSON", type="upstream_error", code="bad_answer"
+            )
+    elif not _is_api_error(body):
+        on_failure(f"status_{reply.status // 100}xx")
+        finished(Answered(status=reply.status, body=body))
+        return error_response(
+            reply.status,
+            f"the upstream answered HTTP {reply.status} without the API's error object",
+            type="upstream_error",
+            code="upstream_error",
+            headers={k: v for k, v in reply.headers.items() if k == "retry-after"},
+        )
+    elif reply.status >= 500:
+        on_failure(f"status_{reply.status // 100}xx")
+    finished(Answered(status=reply.status, body=body))
+    return Response(body, reply.status, headers=reply.headers)
+
+
+async def _relayed(
+    reply: UpstreamReply,
+    finished: Callable[[Answered], None],
+    on_failure: Callable[[str], None],
+) -> AsyncIterator[bytes]:
+    kept: list[bytes] = []
+    size = 0
+    error: str | None = None
+    try:
+        async for piece in reply.pieces():
+            size += len(piece)
+            if size <= _MAX_KEPT:
+                kept.append(piece)
+            yield piece
+    except UpstreamFailure as failure:
+        error = failure.code
+        on_failure(failure.code)
+        event = json.loads(error_body(failure.message, type="upstream_error", code=failure.code))
+        yield f"data: {json.dumps(event)}\n\n".encode()
+    finally:
+        if size > _MAX_KEPT:
+            error = error or "too_large_to_store"
+        # A client that left mid-stream ends here too: what came is stored as it came.
+        finished(Answered(status=reply.status, body=b"".join(kept), error=error, streamed=True))

@@ -1,0 +1,201 @@
+"""Which requests plain code may answer, and with which calls: the rules, then ``decide``.
+
+The decision itself is ``agents.decide.decide``, the function the agents and
+log replay call; this module only says when to ask it, from the request
+alone (nothing is kept between requests), and turns its ``Decision`` into
+calls. A request is forwarded untouched unless every rule holds:
+
+* the body is a JSON object whose every field is one this module understands
+  (``UNDERSTOOD``); a ``response_format``, ``logprobs``, ``n`` above 1,
+  legacy ``functions`` or anything newer are forwarded;
+* the last message is the user's, and holds text only (an image is forwarded);
+* tools are offered, each a function tool with a name and an object schema;
+* ``tool_choice`` allows a call: absent, ``auto``, ``required``, or one named
+  function (then the decision must call it); ``none`` is forwarded;
+* plain code decided it all (``Decision.local``);
+* with ``parallel_tool_calls: false``, at most one call.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.agents.decide import decide
+from agent_lab.errors import AgentLabError
+from agent_lab.logs._openai import checked_messages, checked_tools, offered_names
+from agent_lab.logs.record import LogError
+
+if TYPE_CHECKING:
+    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+    from agent_lab.gateway.wire import LocalCall
+    from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = ["UNDERSTOOD", "Gate", "Verdict", "gate", "verdict"]
+
+UNDERSTOOD = frozenset(
+    {
+        "model",
+        "messages",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "stream",
+        "stream_options",
+        "n",
+        # Sampling and bookkeeping: they shape how a model writes, not which call is right.
+        "temperature",
+        "top_p",
+        "seed",
+        "stop",
+        "presence_penalty",
+        "frequency_penalty",
+        "max_tokens",
+        "max_completion_tokens",
+        "user",
+        "metadata",
+        "store",
+        "service_tier",
+        "safety_identifier",
+        "prompt_cache_key",
+    }
+)
+"""The request fields a local answer can honour; any other field sends the request upstream."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gate:
+    """A request that passed the rules the request alone decides."""
+
+    messages: tuple[JSONObject, ...]
+    tools: tuple[JSONObject, ...]
+    forced: str | None
+    """The function ``tool_choice`` names, if it names one."""
+    single: bool
+    """``parallel_tool_calls: false``: at most one call."""
+    model: str
+    stream: bool
+    include_usage: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """What the gateway may answer locally: the calls, or why the request goes upstream."""
+
+    calls: tuple[LocalCall, ...] = ()
+    """Empty: forward."""
+    reason: str
+    """``covered``, or the rule that forwards it (a fixed word, never the client's text)."""
+    decision: Decision | None = None
+
+
+def _tool_choice(choice: JSONValue | None, offered: frozenset[str]) -> str | None:
+    """The function named, ``""`` for a choice that allows any call; raises ``ValueError``."""
+    if choice is None or choice in ("auto", "required"):
+        return ""
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        if isinstance(name, str) and name in offered:
+            return name
+    raise ValueError("tool_choice")
+
+
+def _text_only(message: JSONObject) -> bool:
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        for part in content
+    )
+
+
+def _envelope(body: JSONObject) -> str | None:
+    if "response_format" in body:
+        return "response_format"
+    if body.get("tool_choice") == "none":
+        return "tool_choice_none"
+    if any(key not in UNDERSTOOD for key in body):
+        return "not_understood"
+    if body.get("n", 1) != 1 or not isinstance(body.get("stream", False), bool):
+        return "not_understood"
+    if not isinstance(body.get("parallel_tool_calls", True), bool):
+        return "not_understood"
+    options = body.get("stream_options")
+    if options is not None and not isinstance(options, dict):
+        return "not_understood"
+    return None
+
+
+def gate(body: JSONValue) -> Gate | str:
+    """The request's ``Gate``, or the fixed word saying which rule forwards it."""
+    if not isinstance(body, dict):
+        return "not_understood"
+    refused = _envelope(body)
+    if refused is not None:
+        return refused
+    try:
+        messages = checked_messages(body.get("messages"), "request")
+        tools = checked_tools(body.get("tools"), "request")
+    except LogError:
+        return "not_understood"
+    if not messages or messages[-1].get("role") != "user":
+        return "not_a_user_turn"
+    if not _text_only(messages[-1]):
+        return "not_understood"
+    if not tools:
+        return "no_tools"
+    try:
+        forced = _tool_choice(body.get("tool_choice"), offered_names(tools))
+    except ValueError:
+        return "not_understood"
+    model = body.get("model")
+    options = body.get("stream_options")
+    return Gate(
+        messages=messages,
+        tools=tools,
+        forced=forced or None,
+        single=body.get("parallel_tool_calls") is False,
+        model=model if isinstance(model, str) else "",
+        stream=body.get("stream") is True,
+        include_usage=isinstance(options, dict) and options.get("include_usage") is True,
+    )
+
+
+def _calls(decision: Decision) -> tuple[LocalCall, ...] | None:
+    if decision.calls:
+        found: list[LocalCall] = []
+        for call in decision.calls:
+            if call.arguments is None:
+                return None
+            found.append((call.event, json.dumps(call.arguments, ensure_ascii=False)))
+        return tuple(found)
+    if decision.event is None or decision.arguments is None:
+        return None
+    return ((decision.event, json.dumps(decision.arguments, ensure_ascii=False)),)
+
+
+def verdict(checked: Gate, *, plugins: PluginSet | None, read: Reading, now: str | None) -> Verdict:
+    """Decide the request with plain code (``decide``) and apply the rules about its calls."""
+    context = {"now": now} if now else None
+    try:
+        decision = decide(
+            checked.messages, checked.tools, plugins=plugins, context=context, read=read
+        )
+    except AgentLabError:
+        # A schema the registry refuses: the upstream's to judge.
+        return Verdict(reason="bad_tools")
+    if not decision.local:
+        return Verdict(reason="not_covered", decision=decision)
+    calls = _calls(decision)
+    if not calls:
+        return Verdict(reason="not_covered", decision=decision)
+    if checked.forced is not None and any(name != checked.forced for name, _ in calls):
+        return Verdict(reason="not_the_forced_tool", decision=decision)
+    if checked.single and len(calls) > 1:
+        return Verdict(reason="parallel_tool_calls", decision=decision)
+    return Verdict(calls=calls, reason="covered", decision=decision)

@@ -1,0 +1,92 @@
+"""What a gateway is told at start-up: the upstream, the mode, the limits, the trust."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Literal, cast
+
+from agent_lab.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from agent_lab.agents.turn import Reading
+
+__all__ = ["GatewaySettings", "Mode"]
+
+
+class Mode(StrEnum):
+    """What the gateway does with a request plain code can answer."""
+
+    SHADOW = "shadow"
+    """Forward every request; compute the decision beside it and store both (the default)."""
+    ENFORCE = "enforce"
+    """Answer a covered request for a trusted tool locally; forward the rest."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GatewaySettings:
+    """Everything ``agent-lab serve`` was told; the same in every worker process.
+
+    Passed to workers as JSON (``to_json``/``from_json``): it names environment
+    variables that hold keys, never a key itself.
+    """
+
+    upstream: str
+    """The base URL an OpenAI SDK would be given (``https://api.openai.com/v1``)."""
+    mode: Mode = Mode.SHADOW
+    db: str | None = "gateway.sqlite"
+    """The store's file; ``None`` stores nothing."""
+    plugins: str | None = None
+    """A plugin reference (``MODULE:ATTRIBUTE`` or a folder): your resolvers for your tools."""
+    read: Reading = "last"
+    enforce: tuple[str, ...] = ()
+    """Tools trusted to be answered locally in ``enforce`` mode, whatever the store says."""
+    min_agreement: float | None = None
+    """Tools also earn trust when their shadow agreement's lower bound in the store clears it."""
+    trust_refresh_seconds: float = 60.0
+    """How often earned trust is read again from the store."""
+    api_key_env: str | None = None
+    """The variable holding the key clients must send; ``None``: the gateway asks for none."""
+    upstream_key_env: str | None = None
+    """The variable holding the upstream's key, sent in place of the gateway's own."""
+    max_body_bytes: int = 8 << 20
+    upstream_timeout: float = 600.0
+    """Seconds a forwarded request may take, whole (the openai SDK's own default)."""
+    connect_timeout: float = 10.0
+    max_in_flight: int = 512
+    """Requests served at once by one process; more are refused with 429 and ``Retry-After``."""
+    store_queue: int = 10_000
+    """Finished requests waiting to be stored; past it one is dropped (and counted), never waited
+    for."""
+    graceful_seconds: float = 30.0
+    """On shutdown, how long requests in flight may take to finish."""
+
+    def __post_init__(self) -> None:
+        """Refuse settings no gateway can run with (``ArgumentError``)."""
+        if not self.upstream.startswith(("http://", "https://")):
+            raise ArgumentError(f"the upstream must be an http(s) URL, not {self.upstream!r}")
+        if self.min_agreement is not None and not 0.0 <= self.min_agreement <= 1.0:
+            raise ArgumentError("min_agreement must be between 0 and 1")
+        for name in ("max_body_bytes", "max_in_flight", "store_queue"):
+            if getattr(self, name) < 1:
+                raise ArgumentError(f"{name} must be at least 1")
+        for name in ("upstream_timeout", "connect_timeout", "trust_refresh_seconds"):
+            if not getattr(self, name) > 0:
+                raise ArgumentError(f"{name} must be positive")
+
+    def to_json(self) -> str:
+        """The settings as JSON text, for the worker processes."""
+        fields = dataclasses.asdict(self)
+        fields["enforce"] = list(self.enforce)
+        return json.dumps(fields)
+
+    @classmethod
+    def from_json(cls, text: str) -> GatewaySettings:
+        """The settings ``to_json`` wrote."""
+        fields = cast("dict[str, object]", json.loads(text))
+        fields["mode"] = Mode(cast("str", fields["mode"]))
+        fields["enforce"] = tuple(cast("list[str]", fields["enforce"]))
+        fields["read"] = cast("Literal['last', 'user_turns']", fields["read"])
+        return cls(**fields)  # type: ignore[arg-type]

@@ -1,0 +1,286 @@
+"""The gateway's store: finished requests written by a process of their own, never waited for.
+
+The response path only puts an ``Exchange`` on a bounded queue
+(``put_nowait``): when the queue is full the exchange is dropped and counted,
+so a slow disk can never hold a client up, and no store error can reach one.
+The writer is a process, not a thread: replaying a request (about half a
+millisecond of Python) in the serving process would hold its interpreter
+lock and delay the requests being served. It builds each row
+(``exchange.row_of``), makes its span, and inserts a batch per transaction.
+SQLite in WAL mode with a busy timeout lets several workers' writers share
+one file: a write that still finds it locked is retried, and ``INSERT OR
+IGNORE`` on the unique ``request_id`` means a retry never stores a request
+twice. A transaction is whole or absent, so a kill leaves every committed
+request exactly once and nothing half-written; what was still queued is lost.
+The writer ignores SIGINT and SIGTERM (a terminal's Ctrl-C reaches the whole
+process group): it stops when the gateway closes it, or when the gateway is
+gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.errors import StoreError
+from agent_lab.gateway.exchange import Exchange, Row, row_of
+from agent_lab.logs.exchanges import SCHEMA
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from multiprocessing.context import ForkServerContext, SpawnContext
+    from multiprocessing.sharedctypes import Synchronized
+
+    from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+
+__all__ = ["ExchangeStore", "open_store"]
+
+_LOG = logging.getLogger(__name__)
+_BATCH = 256
+_BUSY_MS = 5000
+_RETRIES = 20
+_POLL_SECONDS = 0.5
+
+
+def open_store(path: str) -> sqlite3.Connection:
+    """The store, created if new, in WAL mode, with a busy timeout.
+
+    Raises:
+        StoreError: The file cannot be opened or is not a gateway store.
+    """
+    try:
+        connection = sqlite3.connect(path, timeout=_BUSY_MS / 1000)
+        connection.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = NORMAL")
+        connection.executescript(SCHEMA)
+    except sqlite3.Error as err:
+        raise StoreError(f"{path}: cannot be used as the gateway's store ({err})") from err
+    return connection
+
+
+def _context() -> SpawnContext | ForkServerContext:
+    # A fork server that has imported the writer's modules starts a writer in milliseconds,
+    # where spawn imports them again for each; and it never forks the serving process's
+    # threads. Spawn where there is no fork server (Windows).
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["agent_lab.gateway.store"])
+    return context
+
+
+class ExchangeStore:
+    """A bounded queue in front of a writer process; ``put`` never blocks and never raises.
+
+    Args:
+        path: The SQLite file; ``None`` stores nothing (the rows still go to the spans).
+        load_plugins: Called once in the writer: the user's plugin set, for the decision
+            stored beside each request (picklable: a module-level function or a partial).
+        read: What of a conversation the resolvers read.
+        capacity: Exchanges that may wait; past it ``put`` drops one and counts it.
+        make_spans: Called once in the writer: what makes each row's span, or ``None``.
+    """
+
+    def __init__(
+        self,
+        path: str | None,
+        *,
+        load_plugins: Callable[[], PluginSet | None],
+        read: Reading,
+        capacity: int,
+        make_spans: Callable[[], Callable[[Row], None] | None] | None = None,
+    ) -> None:
+        context = _context()
+        self._queue: multiprocessing.Queue[Exchange | None] = context.Queue(capacity)
+        self.written: Synchronized[int] = context.Value("q", 0)
+        self.dropped: Synchronized[int] = context.Value("q", 0)
+        self._put = 0
+        plan = _Plan(
+            path=path,
+            load_plugins=load_plugins,
+            read=read,
+            make_spans=make_spans,
+            parent=os.getpid(),
+        )
+        self._process = context.Process(
+            target=_writer,
+            args=(plan, self._queue, self.written, self.dropped),
+            name="agent-lab-store",
+            daemon=True,
+        )
+        self._process.start()
+
+    def put(self, exchange: Exchange) -> None:
+        """Queue ``exchange`` for the writer; drop it (counted) when the queue is full."""
+        self._put += 1
+        try:
+            self._queue.put_nowait(exchange)
+        except queue.Full:
+            with self.dropped.get_lock():
+                self.dropped.value += 1
+
+    def idle(self) -> bool:
+        """Whether everything put so far is written (or dropped)."""
+        return self.written.value + self.dropped.value >= self._put
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Write what is queued, then stop the writer."""
+        with contextlib.suppress(ValueError, OSError):
+            self._queue.put(None, timeout=timeout)
+        self._process.join(timeout)
+        if self._process.is_alive():
+            _LOG.warning("the store's writer did not finish in %s s; stopped", timeout)
+            self._process.terminate()
+            self._process.join(5)
+        self._queue.close()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Plan:
+    """What the writer process is started with (pickled to it)."""
+
+    path: str | None
+    load_plugins: Callable[[], PluginSet | None]
+    read: Reading
+    make_spans: Callable[[], Callable[[Row], None] | None] | None
+    parent: int
+
+
+def _writer(
+    plan: _Plan,
+    exchanges: multiprocessing.Queue[Exchange | None],
+    written: Synchronized[int],
+    dropped: Synchronized[int],
+) -> None:
+    for caught in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(caught, signal.SIG_IGN)
+    parent = plan.parent
+    writer = _Writer(
+        None if plan.path is None else open_store(plan.path),
+        plugins=plan.load_plugins(),
+        read=plan.read,
+        on_row=None if plan.make_spans is None else plan.make_spans(),
+        written=written,
+        dropped=dropped,
+    )
+    try:
+        while True:
+            try:
+                first = exchanges.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if not _alive(parent):
+                    return  # the gateway is gone: nothing more will come
+                continue
+            batch = [first] if first is not None else []
+            stop = first is None
+            while not stop and len(batch) < _BATCH:
+                try:
+                    item = exchanges.get_nowait()
+                except queue.Empty:
+                    break
+                stop = item is None
+                if item is not None:
+                    batch.append(item)
+            writer.write(batch)
+            if stop:
+                return
+    finally:
+        writer.close()
+
+
+def _alive(pid: int) -> bool:
+    # The writer's parent is the fork server, not the gateway: ask after the gateway itself.
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _Writer:
+    def __init__(
+        self,
+        connection: sqlite3.Connection | None,
+        *,
+        plugins: PluginSet | None,
+        read: Reading,
+        on_row: Callable[[Row], None] | None,
+        written: Synchronized[int],
+        dropped: Synchronized[int],
+    ) -> None:
+        self._connection = connection
+        self._plugins = plugins
+        self._read: Reading = read
+        self._on_row = on_row
+        self._written = written
+        self._dropped = dropped
+        self._pid = os.getpid()
+
+    def _count(self, counter: Synchronized[int], n: int) -> None:
+        with counter.get_lock():
+            counter.value += n
+
+    def _rows(self, batch: list[Exchange]) -> list[Row]:
+        rows: list[Row] = []
+        for exchange in batch:
+            try:
+                rows.append(row_of(exchange, plugins=self._plugins, read=self._read))
+            except Exception:  # noqa: BLE001  (a user's plugin may raise anything)
+                _LOG.exception("a finished request could not be made a row; not stored")
+                self._count(self._dropped, 1)
+        if self._on_row is not None:
+            for row in rows:
+                try:
+                    self._on_row(row)
+                except Exception:  # noqa: BLE001  (an exporter's failure never loses a row)
+                    _LOG.warning("a finished request's span could not be made")
+        return rows
+
+    def write(self, batch: list[Exchange]) -> None:
+        rows = self._rows(batch)
+        if self._connection is None:
+            self._count(self._written, len(rows))
+            return
+        values = [
+            (r.request_id, r.at, r.origin, r.status, r.line, r.decision, self._pid) for r in rows
+        ]
+        for attempt in range(_RETRIES):
+            try:
+                with self._connection:
+                    self._connection.executemany(
+                        "INSERT OR IGNORE INTO exchanges "
+                        "(request_id, at, origin, status, line, decision, worker) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        values,
+                    )
+            except sqlite3.OperationalError as err:
+                # Locked past the busy timeout by another worker, or a full disk: wait, retry.
+                _LOG.warning("store write failed (attempt %d): %s", attempt + 1, err)
+                time.sleep(min(0.05 * 2**attempt, 2.0))
+                continue
+            except sqlite3.Error:
+                _LOG.exception("store write failed; %d requests not stored", len(rows))
+                break
+            self._count(self._written, len(rows))
+            return
+        self._count(self._dropped, len(rows))
+
+    def close(self) -> None:
+        on_row = self._on_row
+        closing = getattr(on_row, "close", None)
+        if callable(closing):
+            closing()
+        if self._connection is not None:
+            self._connection.close()

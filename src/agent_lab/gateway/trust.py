@@ -1,0 +1,123 @@
+"""Which tools ``enforce`` answers locally: those listed, and those the store says have earned it.
+
+A tool earns trust when the lower bound of its shadow agreement's 95%
+interval, over every request in the store, clears ``min_agreement``
+(``ShadowFigures.switch_first``, the figure ``agent-lab shadow`` prints for
+the store). The figures are added up from the decisions stored beside each
+request (the replay the writer made of that very row), so reading the store
+costs no replay: at start-up, then every ``refresh_seconds`` in a thread,
+only the rows written since. A request never waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_lab.lab.shadow.figures import ShadowFigures
+from agent_lab.lab.shadow.replay import Cause, Kind, Replayed
+from agent_lab.logs.record import SkippedLine, SkipReason
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+__all__ = ["Trust", "stored_decisions"]
+
+_LOG = logging.getLogger(__name__)
+_BATCH = 1024
+
+
+def _replayed(row_id: int, text: str, where: str) -> Replayed | SkippedLine:
+    fields = json.loads(text)
+    if "skipped" in fields:
+        return SkippedLine(
+            where=f"{where}:{row_id}", reason=SkipReason(fields["skipped"]), message=""
+        )
+    fields.pop("rule", None)
+    fields["kind"] = Kind(fields["kind"])
+    fields["cause"] = None if fields["cause"] is None else Cause(fields["cause"])
+    return Replayed(where=f"{where}:{row_id}", **fields)
+
+
+def stored_decisions(path: Path, *, after: int) -> Iterator[tuple[int, Replayed | SkippedLine]]:
+    """``(id, decision)`` for every upstream-answered row past ``after``, as the writer replayed it.
+
+    Raises:
+        sqlite3.Error: The store cannot be read.
+    """
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        last = after
+        while rows := connection.execute(
+            "SELECT id, decision FROM exchanges WHERE id > ? AND origin = 'upstream' "
+            "AND decision IS NOT NULL ORDER BY id LIMIT ?",
+            (last, _BATCH),
+        ).fetchall():
+            for row_id, text in rows:
+                last = int(row_id)
+                yield last, _replayed(last, str(text), str(path))
+    finally:
+        connection.close()
+
+
+class Trust:
+    """The tools trusted now: a frozen set swapped whole, read without a lock.
+
+    Args:
+        listed: Tools trusted whatever the store says (``--enforce TOOL``).
+        store: The gateway's store, for earned trust; ``None`` for none.
+        min_agreement: The bound to clear; ``None``: only the listed tools.
+    """
+
+    def __init__(
+        self, listed: Iterable[str], *, store: str | None, min_agreement: float | None
+    ) -> None:
+        self.listed = frozenset(listed)
+        self._store = Path(store) if store is not None and min_agreement is not None else None
+        self._min = min_agreement
+        self._figures = ShadowFigures()
+        self._last = 0
+        self.earned: frozenset[str] = frozenset()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def trusts(self, tools: Iterable[str]) -> bool:
+        """Whether every one of ``tools`` is trusted."""
+        earned = self.earned
+        return all(tool in self.listed or tool in earned for tool in tools)
+
+    def refresh(self) -> None:
+        """Add up the decisions stored since the last refresh; recompute the earned tools."""
+        if self._store is None or self._min is None or not self._store.exists():
+            return
+        try:
+            for row_id, item in stored_decisions(self._store, after=self._last):
+                self._last = row_id
+                self._figures.add(item)
+        except (sqlite3.Error, ValueError, TypeError, KeyError) as err:
+            _LOG.warning("earned trust not read from the store: %s", type(err).__name__)
+            return
+        self.earned = frozenset(self._figures.switch_first(self._min))
+
+    def start(self, every: float) -> None:
+        """Refresh now, then every ``every`` seconds in a daemon thread, until ``stop``."""
+        self.refresh()
+        if self._store is None:
+            return
+
+        def loop() -> None:
+            while not self._stop.wait(every):
+                self.refresh()
+
+        self._thread = threading.Thread(target=loop, name="gateway-trust", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop refreshing."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)

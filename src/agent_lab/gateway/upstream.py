@@ -1,0 +1,168 @@
+"""Forwarding: one pooled HTTP client to the upstream, its failures turned into API errors.
+
+The client is aiohttp's, already a dependency (the ``openai`` SDK's
+``aiohttp`` transport, chosen for many concurrent requests: docs/performance.md).
+Every forwarded request has one deadline, ``upstream_timeout`` after it was
+sent: a server that never answers, answers slowly or trickles its body a
+byte at a time is cut off at the same moment. Bodies come back uncompressed
+(``Accept-Encoding: identity``), so that what is relayed is what is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import aiohttp
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Mapping
+
+__all__ = ["HOP_BY_HOP", "Upstream", "UpstreamFailure", "UpstreamReply"]
+
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+        "content-encoding",
+        "date",
+        "server",
+    }
+)
+"""Headers that belong to one hop, or that the gateway sets itself: never relayed."""
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamFailure(Exception):  # noqa: N818  (a value carried back, as httpx's are)
+    """The upstream gave nothing usable: the status and API error code the client gets."""
+
+    status: int
+    code: str
+    message: str
+
+
+@dataclass(slots=True)
+class UpstreamReply:
+    """The upstream's status and headers; its body read whole (``body``) or streamed."""
+
+    status: int
+    headers: dict[str, str]
+    response: aiohttp.ClientResponse
+    deadline: float
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the upstream answers with server-sent events."""
+        return self.headers.get("content-type", "").startswith("text/event-stream")
+
+    async def body(self) -> bytes:
+        """The whole body, by the deadline.
+
+        Raises:
+            UpstreamFailure: The deadline passed, or the connection broke.
+        """
+        try:
+            async with asyncio.timeout_at(self.deadline):
+                return await self.response.read()
+        except TimeoutError as err:
+            raise _timed_out() from err
+        except aiohttp.ClientError as err:
+            raise _broken() from err
+        finally:
+            self.response.release()
+
+    async def pieces(self) -> AsyncIterator[bytes]:
+        """The body as it comes, by the deadline.
+
+        Raises:
+            UpstreamFailure: The deadline passed, or the connection broke.
+        """
+        try:
+            async with asyncio.timeout_at(self.deadline):
+                async for piece in self.response.content.iter_any():
+                    yield piece
+        except TimeoutError as err:
+            raise _timed_out() from err
+        except aiohttp.ClientError as err:
+            raise _broken() from err
+        finally:
+            self.response.release()
+
+
+def _timed_out() -> UpstreamFailure:
+    return UpstreamFailure(504, "upstream_timeout", "the upstream did not answer in time")
+
+
+def _broken() -> UpstreamFailure:
+    return UpstreamFailure(502, "upstream_error", "the upstream's answer was cut off or broken")
+
+
+class Upstream:
+    """A pooled client for one upstream base URL (``https://api.openai.com/v1``)."""
+
+    def __init__(
+        self, base_url: str, *, timeout: float, connect_timeout: float, connections: int
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._timeout = timeout
+        self._client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=connect_timeout)
+        self._connections = connections
+        self._session: aiohttp.ClientSession | None = None
+
+    async def start(self) -> None:
+        """Open the pool (in the serving event loop)."""
+        connector = aiohttp.TCPConnector(limit=self._connections, ttl_dns_cache=300)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._client_timeout,
+            auto_decompress=False,
+            skip_auto_headers=("User-Agent", "Content-Type"),
+        )
+
+    async def close(self) -> None:
+        """Close the pool."""
+        if self._session is not None:
+            await self._session.close()
+
+    async def send(
+        self, method: str, path: str, *, query: str, headers: Mapping[str, str], body: bytes
+    ) -> UpstreamReply:
+        """Send one request; its status and headers once they arrive.
+
+        Raises:
+            UpstreamFailure: Unreachable, or no answer by the deadline.
+        """
+        assert self._session is not None, "start() first"
+        url = f"{self.base_url}/{path}" + (f"?{query}" if query else "")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._timeout
+        sent = {**headers, "Accept-Encoding": "identity"}
+        try:
+            async with asyncio.timeout_at(deadline):
+                response = await self._session.request(
+                    method, url, headers=sent, data=body or None, allow_redirects=False
+                )
+        except TimeoutError as err:
+            raise _timed_out() from err
+        except aiohttp.ClientConnectorError as err:
+            raise UpstreamFailure(
+                502, "upstream_unreachable", "the upstream could not be reached"
+            ) from err
+        except aiohttp.ClientError as err:
+            raise _broken() from err
+        relayed = {
+            name.lower(): value
+            for name, value in response.headers.items()
+            if name.lower() not in HOP_BY_HOP
+        }
+        return UpstreamReply(response.status, relayed, response, deadline)

@@ -1,0 +1,58 @@
+"""``agent-lab serve``'s usage errors: one line, exit 2, before anything listens."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from agent_lab.cli import run
+
+
+def serve(*argv: str) -> tuple[int, str]:
+    err = io.StringIO()
+    code = run(["serve", *argv], stdout=io.StringIO(), stderr=err)
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--upstream", "ftp://example.invalid/v1"], "http"),
+        (["--upstream", "http://127.0.0.1:9/v1", "--api-key-env", "AGENT_LAB_NOT_SET"], "not set"),
+        (
+            ["--upstream", "http://127.0.0.1:9/v1", "--upstream-key-env", "AGENT_LAB_NOT_SET"],
+            "not set",
+        ),
+        (["--upstream", "http://127.0.0.1:9/v1", "--plugins", "no_such_module:x"], "no_such"),
+        (["--upstream", "http://127.0.0.1:9/v1", "--workers", "0"], "workers"),
+        (["--upstream", "http://127.0.0.1:9/v1", "--min-agreement", "2"], "min-agreement"),
+    ],
+    ids=[
+        "not-http",
+        "gateway-key-unset",
+        "upstream-key-unset",
+        "bad-plugins",
+        "no-workers",
+        "agreement",
+    ],
+)
+def test_a_bad_option_is_one_line_and_exit_2(
+    argv: list[str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENT_LAB_NOT_SET", raising=False)
+    code, err = serve(*argv)
+    assert code == 2
+    assert said in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_store_that_is_not_a_gateway_store_is_refused(tmp_path: Path) -> None:
+    """A file that is not SQLite: exit 2, the file left as it was."""
+    db = tmp_path / "notes.txt"
+    db.write_text("my notes\n" * 200)
+    code, err = serve("--upstream", "http://127.0.0.1:9/v1", "--db", str(db))
+    assert code == 2
+    assert "store" in err
+    assert db.read_text() == "my notes\n" * 200
