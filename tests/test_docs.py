@@ -49,14 +49,7 @@ PUBLIC = frozenset(
         "agent_lab.testing",
         "agent_lab.strict_json",
         "agent_lab.otel",
-<<<<<<< HEAD
         "agent_lab.integrations.pydantic_ai",
-    }
-)
-"""What an example may import: the public face, the test doubles, strict JSON, and the
-optional extras' own modules (``agent_lab.otel`` with ``[otel]``,
-``agent_lab.integrations.pydantic_ai`` with ``[pydantic-ai]``)."""
-=======
         "agent_lab.integrations.openai_agents",
         "agent_lab.integrations.langchain",
     }
@@ -64,7 +57,6 @@ optional extras' own modules (``agent_lab.otel`` with ``[otel]``,
 """What an example may import: the public face, the test doubles, strict JSON, and the
 optional extras' own modules (``agent_lab.otel`` with ``[otel]``, each framework wrapper
 with its framework's extra)."""
->>>>>>> i25-fw
 NOT_RUN = "not run, "
 EXAMPLES = sorted((REPO_ROOT / "examples").glob("*.py"))
 

@@ -27,7 +27,8 @@ every exception class of the package, each under whoever must act::
     │   └── SchemaError            a broken schema, found before its event is named (ValueError)
     │       └── UnresolvedReferenceError  a dangling $ref [application.events.validation]
     ├── ProviderError              an LLM provider failed: retry, or fix the server (K16)
-    │   └── _BodyTooLargeError     a reply body past its bound [providers.openai_compat]
+    │   ├── _BodyTooLargeError     a reply body past its bound [providers.openai_compat]
+    │   └── UpstreamFailure        the gateway's upstream gave nothing usable [gateway.upstream]
     ├── StoreError                 a results database cannot be used or written
     │   └── ConfigMismatchError    the unfinished run to resume had another configuration
     ├── MisuseError                agent-lab cannot serve the call: the calling code must change

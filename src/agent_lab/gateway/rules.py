@@ -93,7 +93,7 @@ class Verdict:
 
 
 def _tool_choice(choice: JSONValue | None, offered: frozenset[str]) -> str | None:
-    """The function named, ``""`` for a choice that allows any call; raises ``ValueError``."""
+    """The function named, ``""`` for a choice that allows any call, ``None`` for any other."""
     if choice is None or choice in ("auto", "required"):
         return ""
     if isinstance(choice, dict) and choice.get("type") == "function":
@@ -101,7 +101,7 @@ def _tool_choice(choice: JSONValue | None, offered: frozenset[str]) -> str | Non
         name = function.get("name") if isinstance(function, dict) else None
         if isinstance(name, str) and name in offered:
             return name
-    raise ValueError("tool_choice")
+    return None
 
 
 def _text_only(message: JSONObject) -> bool:
@@ -149,9 +149,8 @@ def gate(body: JSONValue) -> Gate | str:
         return "not_understood"
     if not tools:
         return "no_tools"
-    try:
-        forced = _tool_choice(body.get("tool_choice"), offered_names(tools))
-    except ValueError:
+    forced = _tool_choice(body.get("tool_choice"), offered_names(tools))
+    if forced is None:
         return "not_understood"
     model = body.get("model")
     options = body.get("stream_options")

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
+from agent_lab.errors import ProviderError
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
 
@@ -42,13 +44,14 @@ HOP_BY_HOP = frozenset(
 """Headers that belong to one hop, or that the gateway sets itself: never relayed."""
 
 
-@dataclass(frozen=True, slots=True)
-class UpstreamFailure(Exception):  # noqa: N818  (a value carried back, as httpx's are)
+class UpstreamFailure(ProviderError):  # noqa: N818  (a value carried back, as httpx's are)
     """The upstream gave nothing usable: the status and API error code the client gets."""
 
-    status: int
-    code: str
-    message: str
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(code, message)
+        self.status = status
+        self.code = code
+        self.message = message
 
 
 @dataclass(slots=True)
