@@ -25,7 +25,7 @@ def add_serve(add_parser: AddParser) -> None:
         "--upstream",
         required=True,
         metavar="URL",
-        help="the base URL your assistant calls today, e.g. https://api.openai.com/v1",
+        help="the base URL your assistant calls today",
     )
     serve.add_argument(
         "--mode",

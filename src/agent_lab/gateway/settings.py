@@ -34,7 +34,7 @@ class GatewaySettings:
     """
 
     upstream: str
-    """The base URL an OpenAI SDK would be given (``https://api.openai.com/v1``)."""
+    """The base URL an OpenAI SDK would be given."""
     mode: Mode = Mode.SHADOW
     db: str | None = "gateway.sqlite"
     """The store's file; ``None`` stores nothing."""

@@ -111,7 +111,7 @@ def _broken() -> UpstreamFailure:
 
 
 class Upstream:
-    """A pooled client for one upstream base URL (``https://api.openai.com/v1``)."""
+    """A pooled client for one upstream base URL."""
 
     def __init__(
         self, base_url: str, *, timeout: float, connect_timeout: float, connections: int
