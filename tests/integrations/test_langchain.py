@@ -434,3 +434,22 @@ def test_a_delegated_call_is_counted_once_by_langchains_usage_callback() -> None
         "agent-lab": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
         "gpt-4o-mini": {"input_tokens": 40, "output_tokens": 8, "total_tokens": 48},
     }
+
+
+def test_a_turn_answered_locally_is_decided_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """invoke decides, and the _generate its LangChain run goes through reuses that answer."""
+    import agent_lab.integrations.langchain as wrapper
+
+    decided: list[object] = []
+    real = wrapper.answer_locally
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        decided.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wrapper, "answer_locally", counting)
+    model = DeterministicFirstChatModel(fake(), demo).bind_tools([set_timer_and_stop])
+    message = model.invoke([HumanMessage("start a 3 minute timer")])
+    assert isinstance(message, AIMessage)
+    assert [c["name"] for c in message.tool_calls] == ["set_timer"]
+    assert len(decided) == 1

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence  # noqa: TC003 -- pydantic reads them
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.callbacks import (
@@ -61,6 +62,18 @@ _FREE_CHOICES = (None, "auto", "any", "required")
 
 def _zero() -> UsageMetadata:
     return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+
+
+_DECIDED: ContextVar[tuple[tuple[int, ...], LocalAnswer] | None] = ContextVar(
+    "agent_lab_langchain_decided", default=None
+)
+"""The answer ``invoke`` decided, for the ``_generate`` its ``super().invoke`` runs (which
+keeps LangChain's callbacks and tracing): the turn is decided once, not twice."""
+
+
+def _identity(messages: Sequence[BaseMessage]) -> tuple[int, ...]:
+    # LangChain converts the input again on the way down: the same message objects.
+    return tuple(id(message) for message in messages)
 
 
 class DeterministicFirstChatModel(BaseChatModel):
@@ -175,8 +188,13 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> AIMessage:
         """The local answer when plain code completes the turn, else the wrapped model's."""
         messages = self._convert_input(input).to_messages()
-        if self._answer(messages) is not None:
-            return super().invoke(input, config, stop=stop, **kwargs)
+        answer = self._answer(messages)
+        if answer is not None:
+            token = _DECIDED.set((_identity(messages), answer))
+            try:
+                return super().invoke(input, config, stop=stop, **kwargs)
+            finally:
+                _DECIDED.reset(token)
         message = self._target.invoke(input, config, stop=stop, **kwargs)
         self._record(messages, message)
         return cast("AIMessage", message)
@@ -192,8 +210,13 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> AIMessage:
         """``invoke``, awaited."""
         messages = self._convert_input(input).to_messages()
-        if self._answer(messages) is not None:
-            return await super().ainvoke(input, config, stop=stop, **kwargs)
+        answer = self._answer(messages)
+        if answer is not None:
+            token = _DECIDED.set((_identity(messages), answer))
+            try:
+                return await super().ainvoke(input, config, stop=stop, **kwargs)
+            finally:
+                _DECIDED.reset(token)
         message = await self._target.ainvoke(input, config, stop=stop, **kwargs)
         self._record(messages, message)
         return cast("AIMessage", message)
@@ -325,6 +348,9 @@ class DeterministicFirstChatModel(BaseChatModel):
     def _answer(self, messages: Sequence[BaseMessage]) -> LocalAnswer | None:
         if self.shadow or not self.free or not self.tool_specs:
             return None
+        decided = _DECIDED.get()
+        if decided is not None and decided[0] == _identity(messages):
+            return decided[1]
         return answer_locally(
             self._chat(messages),
             self.tool_specs,
