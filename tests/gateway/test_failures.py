@@ -6,6 +6,10 @@ once); after every failure the same gateway still answers a healthy request.
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import socket
 import threading
 import time
@@ -15,7 +19,6 @@ from typing import cast
 
 import httpx
 import openai
-import pytest
 
 from agent_lab.gateway import GatewaySettings
 from tests.gateway.conftest import COVERED, KEY, TOOLS, user

@@ -6,6 +6,10 @@ port, in front of the scripted upstream in this process.
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import contextlib
 import json
 import os
@@ -23,7 +27,6 @@ from pathlib import Path
 from typing import IO
 
 import httpx
-import pytest
 
 from agent_lab.logs import LoggedRequest, read_logs
 from tests.gateway.conftest import TOOLS, user

@@ -8,6 +8,10 @@ answer the covered request, so a forward is the rule's doing.
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import copy
 import json
 from collections.abc import Iterator
@@ -15,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from agent_lab.gateway import GatewaySettings, Mode
 from tests.gateway.conftest import COVERED, TOOLS, user

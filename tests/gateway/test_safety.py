@@ -3,6 +3,10 @@ and a client's key that shows nowhere (store, logs, metrics, spans)."""
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import json
 import logging
 import sqlite3
@@ -12,7 +16,6 @@ from pathlib import Path
 
 import httpx
 import openai
-import pytest
 
 from agent_lab.gateway import GatewaySettings, Mode
 from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, user

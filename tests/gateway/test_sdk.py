@@ -8,6 +8,10 @@ API's shapes, which the SDK parses into its own types.
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import asyncio
 import json
 import urllib.error
@@ -15,7 +19,6 @@ import urllib.request
 from pathlib import Path
 
 import openai
-import pytest
 
 from agent_lab.gateway import GatewaySettings, Mode
 from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, user

@@ -3,6 +3,10 @@ logged as ``pairs``; and trust earned from it in ``enforce``."""
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import io
 import json
 import sqlite3
@@ -11,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from agent_lab.cli import run
 from agent_lab.gateway import GatewaySettings, Mode

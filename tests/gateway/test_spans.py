@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed")
+
 from pathlib import Path
 
 import httpx
-import pytest
 
 from agent_lab.cli.serving import build_gateway
 from agent_lab.gateway import GatewaySettings, Mode

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("langchain", reason="the langchain extra is not installed")
+
 import asyncio
 import io
 import json
@@ -9,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import pytest
 from langchain.agents import create_agent  # pyright: ignore[reportUnknownVariableType]
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
