@@ -123,6 +123,7 @@ def test_report_only_rebuilds_the_summary_from_the_stores_alone(tmp_path: Path) 
 
 def test_the_frameworks_table_has_a_row_per_setup_and_the_wrapper_saves_requests() -> None:
     """frameworks_demo.py on a few demo cases: every row, and fewer requests with the wrapper."""
+    pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
     done = script(REPO_ROOT / "benchmarks" / "frameworks_demo.py", "--limit", "24", "--json")
     rows = {row["setup"]: row for row in json.loads(done.stdout)}
     alone = rows["Pydantic AI, model alone"]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
 import io
 from pathlib import Path
-
-import pytest
 
 from agent_lab.cli import run
 

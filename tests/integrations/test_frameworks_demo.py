@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("agents", reason="the openai-agents extra is not installed")
+pytest.importorskip("langchain", reason="the langchain extra is not installed")
+
 import json
 import subprocess
 import sys
-
-import pytest
 
 from agent_lab.lab.workload import load_workload
 from tests.conftest import REPO_ROOT
