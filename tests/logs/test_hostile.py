@@ -1,8 +1,7 @@
-"""Hostile logs: random bytes or JSON, in every format, yield values or raise LogError, no other."""
+"""Hostile logs: random bytes or JSON, in every format, yield values or raise documented errors."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import tracemalloc
 from pathlib import Path
@@ -12,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_lab.errors import InputFileError
 from agent_lab.logs import LogError, LogFormat, LoggedRequest, SkippedLine, read_line, read_logs
+from agent_lab.logs.exchanges import MAGIC
 from tests.logs.lines import CURRENT, chat_line, export, jsonl, pair_line, span
 
 FORMATS = list(LogFormat)
@@ -88,14 +89,33 @@ def test_a_real_line_with_junk_inserted_is_a_request_or_a_skip(
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(data=st.binary(max_size=400))
-def test_a_file_of_random_bytes_raises_only_log_error(tmp_path: Path, data: bytes) -> None:
-    """read_logs on a random file: requests, skips, or a LogError; nothing else escapes."""
+@given(data=st.binary(max_size=400) | st.binary(max_size=400).map(MAGIC.__add__))
+def test_a_file_of_random_bytes_raises_only_documented_errors(tmp_path: Path, data: bytes) -> None:
+    """read_logs on a random file: requests, skips, a LogError for a line, or an
+    InputFileError naming the file (one that starts like a SQLite database and is no
+    gateway store); nothing else escapes, in either mode."""
     path = tmp_path / "random.log"
     path.write_bytes(data)
-    _check(list(read_logs([path], on_error="skip")))
-    with contextlib.suppress(LogError):
-        _check(list(read_logs([path])))
+    for on_error in ("skip", "fail"):
+        escaped: Exception | None = None
+        try:
+            _check(list(read_logs([path], on_error=on_error)))
+        except (LogError, InputFileError) as err:
+            escaped = err
+        if isinstance(escaped, LogError):
+            assert on_error == "fail"
+        elif isinstance(escaped, InputFileError):
+            assert data.startswith(MAGIC), escaped
+            assert escaped.path == str(path)
+            assert "not a readable gateway store" in escaped.reason
+
+
+def test_a_file_that_only_looks_like_a_store_names_the_file(tmp_path: Path) -> None:
+    """SQLite's 16-byte header and nothing else: a clear error about the file, not a crash."""
+    path = tmp_path / "store.db"
+    path.write_bytes(MAGIC)
+    with pytest.raises(InputFileError, match="not a readable gateway store"):
+        list(read_logs([path], on_error="skip"))
 
 
 def test_memory_stays_flat_over_a_long_file(tmp_path: Path) -> None:
