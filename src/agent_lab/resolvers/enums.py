@@ -26,6 +26,7 @@ Each rule reads English, never a particular dataset's wording.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -81,10 +82,30 @@ class Rival:
 
 def variants(value: str | int) -> list[str]:
     """How a value may be written: lower case, ``_`` as space, camel case split, unspaced."""
+    return list(_spellings(value))
+
+
+# Cached because every request re-reads the same enums: the variants and their
+# compiled patterns were a third of a gateway's local answer (cProfile of
+# benchmarks/bench_gateway.py's local path). 1 and True hash alike, so the
+# value's type is part of the key.
+@functools.lru_cache(maxsize=4096)
+def _spellings_typed(value: str | int, _: type) -> tuple[str, ...]:
     raw = str(value)
     text = raw.lower().replace("_", " ")
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", raw).lower()
-    return sorted({v for v in (text, spaced, text.replace(" ", "")) if v}, key=len, reverse=True)
+    return tuple(
+        sorted({v for v in (text, spaced, text.replace(" ", "")) if v}, key=len, reverse=True)
+    )
+
+
+def _spellings(value: str | int) -> tuple[str, ...]:
+    return _spellings_typed(value, type(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern(variant: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(variant)}(?!\w)")
 
 
 def mentions(values: Iterable[str | int], text: str) -> list[Mention]:
@@ -98,8 +119,9 @@ def mentions(values: Iterable[str | int], text: str) -> list[Mention]:
         {
             (match.start(), match.end(), value)
             for value in values
-            for variant in variants(value)
-            for match in re.finditer(rf"(?<!\w){re.escape(variant)}(?!\w)", lowered)
+            for variant in _spellings(value)
+            if variant in lowered  # a substring test first: most values are not named
+            for match in _pattern(variant).finditer(lowered)
         },
         key=lambda span: (span[0], -span[1]),
     )
