@@ -138,8 +138,9 @@ def _allowed(importer: str, imported: str) -> bool:
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
     if _under(importer, "agent_lab.gateway"):
-        # The server: the one decision (agents), log replay's figures (lab.shadow), the
-        # logs' request shapes, redaction and spans; nothing else of the lab, no command line.
+        # The server: the one decision (agents) and its seam, log replay's figures
+        # (lab.shadow), the logs' request shapes, redaction and spans; nothing else of the
+        # lab, no command line.
         return imported in GROUND or _under(
             imported,
             "agent_lab.gateway",
@@ -149,6 +150,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.lab.shadow",
             "agent_lab.providers.redaction",
             "agent_lab.otel",
+            "agent_lab.integrations.seam",  # the one seam: whose calls, whose replies
         )
     return True
 

@@ -15,6 +15,7 @@ from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.demo import plugins
 from agent_lab.providers import ProviderReply, ProviderRequest, ToolCall
+from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.testing import FunctionProvider, ScriptedProvider
 
 NOW = {"now": "2026-12-01T09:00"}
@@ -274,3 +275,59 @@ def test_a_routing_request_that_answered_is_in_the_route_unless_it_filled_the_ga
     assert reply.status is Status.UNKNOWN_EVENT
     assert [a.reason for a in reply.ledger.route.attempts] == ["completed"]
     assert reply.ledger.llm_requests == reply.llm_calls == 1
+
+
+TIMER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"minutes": {"type": "integer", "minimum": 1}},
+    "required": ["minutes"],
+}
+
+
+def timers(reply: Any) -> PluginSet:
+    definition = EventDefinition(
+        "set_timer",
+        parameters=TIMER_SCHEMA,
+        resolver=SchemaResolver(TIMER_SCHEMA),
+        handler=dict,
+        reply=reply,
+        description="Set a timer for some minutes.",
+    )
+    return PluginSet("timers", (definition,))
+
+
+def test_a_declared_reply_says_the_handlers_output_with_no_model() -> None:
+    """The event says its result: ``said`` holds the words, and no request was sent."""
+    provider = ScriptedProvider([])
+    agent = EventAgent(
+        timers("A timer for {minutes} minutes is set."), fallback=LLMFallback(provider)
+    )
+    reply = agent.respond_sync("set a timer for 5 minutes")
+    assert reply.status is Status.SUCCESS
+    assert reply.said == "A timer for 5 minutes is set."
+    assert (reply.llm_calls, provider.requests) == (0, [])
+
+
+def test_a_reply_function_gets_the_output_and_the_tool_agent_says_it_too() -> None:
+    """The same words whoever chose the call: the tool agent's call meets the same reply."""
+
+    def minutes_said(output: Any) -> str:
+        return f"{output['minutes']} min."
+
+    plugins_ = timers(minutes_said)
+    call = ToolCall(name="set_timer", arguments_raw='{"minutes": 7}', arguments={"minutes": 7})
+    provider = ScriptedProvider([ProviderReply(tool_calls=(call,))])
+    reply = asyncio.run(ToolAgent(plugins_, provider).respond("a timer please, seven minutes"))
+    assert reply.status is Status.SUCCESS
+    assert reply.said == "7 min."
+
+
+def test_no_words_without_a_reply_a_fitting_one_or_a_success() -> None:
+    """No reply, a template the output does not fit, a failed call: ``said`` stays ``None``."""
+    for plugins_, text in [
+        (timers(None), "set a timer for 5 minutes"),
+        (timers("Set until {until}."), "set a timer for 5 minutes"),
+        (timers("{minutes} minutes."), "set a timer for 0 minutes"),
+    ]:
+        reply = EventAgent(plugins_).respond_sync(text)
+        assert reply.said is None, (plugins_.definitions[0].reply, text, reply.status)

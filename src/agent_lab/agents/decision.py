@@ -54,6 +54,7 @@ from agent_lab.application.events.models import (
     Status,
 )
 from agent_lab.application.events.registry import EventRegistry
+from agent_lab.application.events.reply import say
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
@@ -145,6 +146,11 @@ class Decider:
                 dataclasses.replace(definition, resolver=with_prefill(definition.resolver))
             )
         self.kernel = EventKernel(registry, clock=clock, offload=offload)
+        self._replies = {
+            d.name: d.reply
+            for d in plugins.definitions
+            if d.reply is not None and d.handler is not None
+        }
         # One copy of the LLM-free routing, shared with the lab's measurement of it.
         self.router = DeterministicRouter(plugins, lexical=lexical)
 
@@ -188,7 +194,7 @@ class Decider:
             try:
                 effect = deciding.send(outcome)
             except StopIteration as stop:
-                return cast("Decision", stop.value)
+                return self._said(cast("Decision", stop.value))
             if isinstance(effect, _Dispatch):
                 outcome = self.kernel.dispatch(effect.event, fallback=effect.fallback)
             elif isinstance(effect, _DispatchReply):
@@ -202,13 +208,28 @@ class Decider:
             try:
                 effect = deciding.send(outcome)
             except StopIteration as stop:
-                return cast("Decision", stop.value)
+                return self._said(cast("Decision", stop.value))
             if isinstance(effect, _Dispatch):
                 outcome = await self.kernel.adispatch(effect.event, fallback=effect.fallback)
             elif isinstance(effect, _DispatchReply):
                 outcome = await self.kernel.adispatch_reply(effect.event, effect.reply)
             else:
                 outcome = await _choose(effect)
+
+    def _said(self, decision: Decision) -> Decision:
+        """The decision with its words (``said``), when every call's event can say its output."""
+        if not self._replies or decision.status is not Status.SUCCESS:
+            return decision
+        results = [call.result for call in decision.calls] if decision.calls else [decision.result]
+        said: list[str] = []
+        for result in results:
+            if result is None or result.status is not Status.SUCCESS:
+                return decision
+            words = say(self._replies.get(result.event), result.output)
+            if words is None:
+                return decision
+            said.append(words)
+        return dataclasses.replace(decision, said="\n".join(said))
 
     # Deterministic first ----------------------------------------------------------------
 

@@ -87,6 +87,10 @@ class Decision:
     """Why it ended so, in words: the kernel's message, or the provider's for a failed request."""
     model_text: str | None = None
     """What the model wrote when it called no tool (its question, or why it declined)."""
+    said: str | None = None
+    """The words that end the turn with no model: each call's event's declared ``reply``
+    (``EventDefinition.reply``) over its handler's output, a line each; ``None`` when an
+    event declares none or its reply cannot say the output."""
     calls: tuple[DispatchedCall, ...] = ()
     """When the message was answered with several calls: each one, dispatched in turn."""
     path: FallbackPath = FallbackPath.NONE

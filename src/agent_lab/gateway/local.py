@@ -2,7 +2,9 @@
 
 The answer is a ``chat.completion`` (or its chunks) whose message holds the
 calls, ``finish_reason: "tool_calls"``, zero usage, and the header
-``x-agent-lab-answered: local``. The exchange goes to the store as answered
+``x-agent-lab-answered: local``. The turn after those calls, when every
+called event declares how its result is said, is answered the same way with
+those words (``finish_reason: "stop"``). The exchange goes to the store as answered
 locally: ``agent-lab shadow`` leaves it out (no model answered it).
 """
 
@@ -19,7 +21,7 @@ from starlette.responses import Response
 
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.relay import JSON
-from agent_lab.gateway.rules import Gate, gate, verdict
+from agent_lab.gateway.rules import FollowUp, Gate, follow_up, gate, reply_verdict, verdict
 from agent_lab.gateway.wire import ANSWERED_HEADER, completion, stream_chunks
 
 if TYPE_CHECKING:
@@ -56,16 +58,23 @@ def answer_locally(
     answering: Answering, body: bytes, *, at: str, secrets: tuple[str, ...]
 ) -> Response | None:
     """The local answer to ``body``, or ``None`` to forward it untouched."""
-    checked = gate(_parsed(body))
-    if not isinstance(checked, Gate):
+    parsed = _parsed(body)
+    gated = gate(parsed)
+    checked: Gate | FollowUp | None = gated if isinstance(gated, Gate) else None
+    if gated == "not_a_user_turn":
+        checked = follow_up(parsed)
+    if checked is None:
         return None
     try:
-        decided = verdict(checked, plugins=answering.plugins, read=answering.read, now=at)
+        if isinstance(checked, Gate):
+            decided = verdict(checked, plugins=answering.plugins, read=answering.read, now=at)
+        else:
+            decided = reply_verdict(checked, plugins=answering.plugins)
     except Exception:  # noqa: BLE001  (a user's resolver may raise anything: the model's turn)
         _LOG.warning("a plugin raised while deciding a request; forwarded")
         return None
-    names = [name for name, _ in decided.calls]
-    if not names or not answering.trust.trusts(names):
+    names = list(decided.tools)
+    if not (decided.calls or decided.text) or not answering.trust.trusts(names):
         return None
     # Seconds since the epoch, as the API's ``created``: a wall-clock fact, not a duration.
     created = int(time.time())
@@ -75,14 +84,16 @@ def answer_locally(
             model=checked.model,
             created=created,
             include_usage=checked.include_usage,
+            text=decided.text,
         )
         response = Response(
             answer, headers={ANSWERED_HEADER: "local"}, media_type="text/event-stream"
         )
     else:
-        answer = completion(decided.calls, model=checked.model, created=created)
+        answer = completion(decided.calls, model=checked.model, created=created, text=decided.text)
         response = Response(answer, headers={ANSWERED_HEADER: "local"}, media_type=JSON)
     if answering.store is not None:
+        spoken_for: list[JSONValue] = [*names]
         answering.store.put(
             Exchange(
                 request_id=uuid.uuid4().hex,
@@ -94,7 +105,7 @@ def answer_locally(
                 status=200,
                 latency_ms=0.0,
                 secrets=secrets,
-                decision={"answered": "local", "tools": list(names), "rule": decided.reason},
+                decision={"answered": "local", "tools": spoken_for, "rule": decided.reason},
             )
         )
     return response

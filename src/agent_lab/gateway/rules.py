@@ -14,6 +14,13 @@ calls. A request is forwarded untouched unless every rule holds:
   function (then the decision must call it); ``none`` is forwarded;
 * plain code decided it all (``Decision.local``);
 * with ``parallel_tool_calls: false``, at most one call.
+
+A follow-up (``follow_up``, then ``reply_verdict``) is the turn after the
+gateway's own calls: the request ends with the results of every call of its
+last assistant message, each call one the gateway made (its id says so,
+``is_local_call``), ``tool_choice`` absent or ``auto`` (a forced call is no
+words), the same envelope rules; it is answered with the words each called
+event declares for its result (``EventDefinition.reply``), or forwarded.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.agents.decide import decide
 from agent_lab.errors import AgentLabError
+from agent_lab.integrations.seam import reply_locally
 from agent_lab.logs._openai import checked_messages, checked_tools, offered_names
 from agent_lab.logs.record import LogError
 
@@ -34,7 +42,16 @@ if TYPE_CHECKING:
     from agent_lab.gateway.wire import LocalCall
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["UNDERSTOOD", "Gate", "Verdict", "gate", "verdict"]
+__all__ = [
+    "UNDERSTOOD",
+    "FollowUp",
+    "Gate",
+    "Verdict",
+    "follow_up",
+    "gate",
+    "reply_verdict",
+    "verdict",
+]
 
 UNDERSTOOD = frozenset(
     {
@@ -86,7 +103,11 @@ class Verdict:
     """What the gateway may answer locally: the calls, or why the request goes upstream."""
 
     calls: tuple[LocalCall, ...] = ()
-    """Empty: forward."""
+    """Empty (and no ``text``): forward."""
+    text: str | None = None
+    """The words that end a follow-up turn (``reply_verdict``)."""
+    tools: tuple[str, ...] = ()
+    """The tools the answer speaks for: the calls', or those whose results ``text`` says."""
     reason: str
     """``covered``, or the rule that forwards it (a fixed word, never the client's text)."""
     decision: Decision | None = None
@@ -197,4 +218,50 @@ def verdict(checked: Gate, *, plugins: PluginSet | None, read: Reading, now: str
         return Verdict(reason="not_the_forced_tool", decision=decision)
     if checked.single and len(calls) > 1:
         return Verdict(reason="parallel_tool_calls", decision=decision)
-    return Verdict(calls=calls, reason="covered", decision=decision)
+    names = tuple(name for name, _ in calls)
+    return Verdict(calls=calls, tools=names, reason="covered", decision=decision)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FollowUp:
+    """A request that ends with tool results, and passed the rules the request alone decides."""
+
+    messages: tuple[JSONObject, ...]
+    tools: tuple[JSONObject, ...]
+    model: str
+    stream: bool
+    include_usage: bool
+
+
+def follow_up(body: JSONValue) -> FollowUp | None:
+    """The request as a ``FollowUp``, or ``None`` when it is none the gateway may answer."""
+    if not isinstance(body, dict) or _envelope(body) is not None:
+        return None
+    if body.get("tool_choice") not in (None, "auto"):
+        return None
+    try:
+        messages = checked_messages(body.get("messages"), "request")
+        tools = checked_tools(body.get("tools"), "request")
+    except LogError:
+        return None
+    if not tools or not messages or messages[-1].get("role") != "tool":
+        return None
+    model = body.get("model")
+    options = body.get("stream_options")
+    return FollowUp(
+        messages=messages,
+        tools=tools,
+        model=model if isinstance(model, str) else "",
+        stream=body.get("stream") is True,
+        include_usage=isinstance(options, dict) and options.get("include_usage") is True,
+    )
+
+
+def reply_verdict(checked: FollowUp, *, plugins: PluginSet | None) -> Verdict:
+    """The declared replies' words for the results of the gateway's own calls, or forward."""
+    answer = reply_locally(checked.messages, checked.tools, plugins=plugins)
+    if answer is None or answer.text is None:
+        return Verdict(reason="no_reply")
+    decision = answer.decision
+    said = [call.event for call in decision.calls] or [decision.event or ""]
+    return Verdict(text=answer.text, tools=tuple(said), reason="local_reply", decision=decision)

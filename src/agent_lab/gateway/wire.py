@@ -5,8 +5,8 @@ Shapes as the reference API sends them (the ``openai`` SDK's
 ``{"error": {"message", "type", "param", "code"}}``; a streamed answer is
 ``chat.completion.chunk`` events, the role first, then each call's
 ``tool_calls`` delta (``index``, ``id``, ``type``, ``function.name``, then
-``function.arguments``), then a chunk with ``finish_reason``, then
-``data: [DONE]``.
+``function.arguments``) or the words' ``content`` delta, then a chunk with
+``finish_reason``, then ``data: [DONE]``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import uuid
 from typing import TYPE_CHECKING
+
+from agent_lab.integrations.seam import LOCAL_CALL_PREFIX
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,7 +46,8 @@ def error_body(message: str, *, type: str, code: str | None = None) -> bytes:
 def _tool_calls(calls: Sequence[LocalCall]) -> list[JSONValue]:
     return [
         {
-            "id": f"call_{uuid.uuid4().hex[:24]}",
+            # The seam's prefix: the turn after these calls can tell they were the gateway's.
+            "id": f"{LOCAL_CALL_PREFIX}{uuid.uuid4().hex[:24]}",
             "type": "function",
             "function": {"name": name, "arguments": arguments},
         }
@@ -56,8 +59,13 @@ def _zero_usage() -> JSONObject:
     return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 
 
-def completion(calls: Sequence[LocalCall], *, model: str, created: int) -> bytes:
-    """A ``chat.completion`` whose message holds the calls, with zero usage (no model asked)."""
+def completion(
+    calls: Sequence[LocalCall], *, model: str, created: int, text: str | None = None
+) -> bytes:
+    """A ``chat.completion`` whose message holds the calls (or ``text``), zero usage (no model)."""
+    message: JSONObject = {"role": "assistant", "content": text, "refusal": None}
+    if calls:
+        message["tool_calls"] = _tool_calls(calls)
     body: JSONObject = {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
@@ -66,14 +74,9 @@ def completion(calls: Sequence[LocalCall], *, model: str, created: int) -> bytes
         "choices": [
             {
                 "index": 0,
-                "message": {
-                    "role": "assistant",
-                    "content": None,
-                    "refusal": None,
-                    "tool_calls": _tool_calls(calls),
-                },
+                "message": message,
                 "logprobs": None,
-                "finish_reason": "tool_calls",
+                "finish_reason": "tool_calls" if calls else "stop",
             }
         ],
         "usage": _zero_usage(),
@@ -82,9 +85,14 @@ def completion(calls: Sequence[LocalCall], *, model: str, created: int) -> bytes
 
 
 def stream_chunks(
-    calls: Sequence[LocalCall], *, model: str, created: int, include_usage: bool
+    calls: Sequence[LocalCall],
+    *,
+    model: str,
+    created: int,
+    include_usage: bool,
+    text: str | None = None,
 ) -> bytes:
-    """The whole SSE stream of a local answer, ``data: [DONE]`` last."""
+    """The whole SSE stream of a local answer (its calls, or ``text``), ``data: [DONE]`` last."""
     ident = f"chatcmpl-{uuid.uuid4().hex}"
     deltas: list[tuple[JSONObject, str | None]] = [
         ({"role": "assistant", "content": None, "refusal": None}, None)
@@ -102,7 +110,9 @@ def stream_chunks(
         deltas.append(({"tool_calls": [start]}, None))
         piece: JSONObject = {"index": index, "function": {"arguments": function["arguments"]}}
         deltas.append(({"tool_calls": [piece]}, None))
-    deltas.append(({}, "tool_calls"))
+    if text is not None:
+        deltas.append(({"content": text}, None))
+    deltas.append(({}, "tool_calls" if calls else "stop"))
     events: list[JSONObject] = []
     for delta, finish in deltas:
         chunk: JSONObject = {

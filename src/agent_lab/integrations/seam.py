@@ -165,6 +165,7 @@ def reply_locally(
         llm_calls=0,
         usage=Usage.zero(),
         message=text,
+        said=text,
         calls=tuple(calls) if len(calls) > 1 else (),
     )
     return LocalAnswer(calls=(), decision=decision, text=text)
