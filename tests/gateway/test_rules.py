@@ -19,9 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 
-from agent_lab.gateway import GatewaySettings, Mode
-from tests.gateway.conftest import COVERED, TOOLS, user
+from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
+from agent_lab.application.events.models import Status
+from agent_lab.gateway import GatewaySettings, Mode, rules
+from agent_lab.gateway.rules import Gate, gate, verdict
+from agent_lab.usage import Usage
+from tests.gateway.conftest import COVERED, SDK, TOOLS, user
 from tests.gateway.running import Served, serving
 from tests.openai_server import OpenAIServer, content
 
@@ -186,6 +191,80 @@ def test_parallel_tool_calls_false_gets_at_most_one_call(gateway: Served) -> Non
     response = post(gateway, changed(parallel_tool_calls=False))
     assert response.headers["x-agent-lab-answered"] == "local"
     assert len(response.json()["choices"][0]["message"]["tool_calls"]) == 1
+
+
+def two_calls(*_: object, **__: object) -> Decision:
+    """A decision of two calls, both plain code's (``llm_calls == 0``).
+
+    Plain code alone decides one call per message today (several come only from
+    a model's tool choice, which the gateway never asks for): this stands in for
+    ``decide`` so that the rule about several calls is exercised all the same.
+    """
+    calls = (
+        DispatchedCall(event="get_weather", status=Status.SUCCESS, arguments={"city": "Paris"}),
+        DispatchedCall(event="set_timer", status=Status.SUCCESS, arguments={"minutes": 5}),
+    )
+    return Decision(
+        status=Status.SUCCESS,
+        reason="several_calls",
+        event="get_weather",
+        arguments={"city": "Paris"},
+        routed_by=Routing.LEXICAL,
+        llm_calls=0,
+        usage=Usage.zero(),
+        calls=calls,
+    )
+
+
+@pytest.fixture
+def decides_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules, "decide", two_calls)
+
+
+BOTH = [("get_weather", {"city": "Paris"}), ("set_timer", {"minutes": 5})]
+
+
+@pytest.mark.usefixtures("decides_two_calls")
+@pytest.mark.parametrize(
+    ("parallel", "reason", "calls"),
+    [(False, "parallel_tool_calls", []), (True, "covered", BOTH), (None, "covered", BOTH)],
+    ids=["false", "true", "absent"],
+)
+def test_a_decision_of_several_calls_meets_parallel_tool_calls(
+    parallel: bool | None, reason: str, calls: list[tuple[str, Any]]
+) -> None:
+    """``parallel_tool_calls: false`` and two calls: no calls, the rule's word; else both."""
+    checked = gate(changed(parallel_tool_calls=parallel))
+    assert isinstance(checked, Gate)
+    decided = verdict(checked, plugins=None, read="last", now=None)
+    assert decided.reason == reason
+    assert [(name, json.loads(arguments)) for name, arguments in decided.calls] == calls
+
+
+@pytest.mark.usefixtures("decides_two_calls")
+def test_several_calls_with_parallel_tool_calls_false_are_forwarded(
+    gateway: Served, upstream: OpenAIServer, sdk: SDK
+) -> None:
+    """The SDK's request: forwarded when it allows one call; answered with both otherwise."""
+    client = sdk(gateway.url)
+    single = client.chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS, parallel_tool_calls=False
+    )
+    assert "x-agent-lab-answered" not in single.headers
+    assert single.parse().choices[0].message.content == "from upstream"
+    assert [r.body["parallel_tool_calls"] for r in upstream.requests] == [False]
+    for allowed in (True, openai.omit):
+        raw = client.chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS, parallel_tool_calls=allowed
+        )
+        assert raw.headers["x-agent-lab-answered"] == "local"
+        made = raw.parse().choices[0].message.tool_calls or []
+        assert [
+            (call.function.name, json.loads(call.function.arguments))
+            for call in made
+            if call.type == "function"
+        ] == BOTH
+    assert len(upstream.requests) == 1
 
 
 @pytest.mark.parametrize(

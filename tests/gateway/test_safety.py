@@ -1,5 +1,6 @@
-"""Safe by default: the body cap, the bound on requests in flight, the gateway's own key,
-and a client's key that shows nowhere (store, logs, metrics, spans)."""
+"""Safe by default: the body caps (a request's, an upstream answer's), the bound on requests
+in flight, the gateway's own key, and a client's key that shows nowhere (store, logs, metrics,
+spans)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import openai
 
 from agent_lab.gateway import GatewaySettings, Mode
+from agent_lab.gateway.exchange import Exchange
 from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, user
 from tests.gateway.running import serving
 from tests.openai_server import Behavior, OpenAIServer, content, status, tool_calls
@@ -127,3 +130,86 @@ def test_a_clients_key_shows_nowhere_even_when_the_upstream_echoes_it(
     ]
     assert leaks == []
     assert "[redacted]" in seen["store"]  # the echo was there, and was redacted
+
+
+CAP = 4096
+"""A small cap on an upstream's body, so that a test's answer is over it at once."""
+
+
+def capped(upstream: OpenAIServer, tmp_path: Path) -> GatewaySettings:
+    return GatewaySettings(
+        upstream=upstream.url, db=str(tmp_path / "gateway.sqlite"), max_upstream_body_bytes=CAP
+    )
+
+
+def stored_lines(store: Path) -> list[tuple[int, dict[str, Any]]]:
+    with sqlite3.connect(store) as connection:
+        rows = connection.execute("SELECT status, line FROM exchanges ORDER BY rowid").fetchall()
+    return [(int(status), json.loads(line)) for status, line in rows]
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+def test_an_upstream_answer_over_the_cap_is_a_502_and_the_gateway_keeps_serving(
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path, declared: bool
+) -> None:
+    """Said too long, or read past the cap: 502 in the API's shape, counted, stored as failed."""
+    upstream.play(Behavior(kind="huge", size=1 << 30, declare_length=declared))
+    upstream.default = content("fine")
+    settings = capped(upstream, tmp_path)
+    with serving(settings) as served:
+        client = sdk(served.url, KEY)
+        started = time.monotonic()
+        with pytest.raises(openai.APIStatusError) as caught:
+            client.chat.completions.create(model="m", messages=user(COVERED), tools=TOOLS)
+        took = time.monotonic() - started
+        after = client.chat.completions.create(model="m", messages=user("hello"))
+        metrics = httpx.get(f"{served.root}/metrics", timeout=5).text
+        served.flush()
+    assert caught.value.status_code == 502
+    error = cast("dict[str, object]", caught.value.body)  # the SDK unwraps {"error": ...}
+    assert set(error) == {"message", "type", "param", "code"}
+    assert (error["type"], error["code"]) == ("upstream_error", "upstream_too_large")
+    assert str(CAP) in str(error["message"])
+    assert took < 5.0  # a GiB was offered; the gateway read no more than the cap of it
+    assert after.choices[0].message.content == "fine"
+    assert 'agent_lab_gateway_upstream_failures_total{reason="upstream_too_large"} 1.0' in metrics
+    (failed, failed_line), (ok, _) = stored_lines(tmp_path / "gateway.sqlite")
+    assert (failed, failed_line["error"], "response" in failed_line) == (
+        502,
+        "upstream_too_large",
+        False,
+    )
+    assert ok == 200
+
+
+def test_a_streamed_answer_over_the_cap_passes_through_whole_and_its_stored_copy_is_cut(
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client's stream is the upstream's; the store is handed no more than the cap of it,
+    and the row says it was cut (a failed exchange, as ``agent-lab shadow`` reads it)."""
+    said = "word " * 2000
+    upstream.default = content(said)
+    with serving(capped(upstream, tmp_path)) as served:
+        store = served.gateway.store
+        assert store is not None
+        handed: list[Exchange] = []
+        put = store.put
+
+        def recorded(exchange: Exchange) -> None:
+            handed.append(exchange)
+            put(exchange)
+
+        monkeypatch.setattr(store, "put", recorded)
+        client = sdk(served.url, KEY)
+        chunks = list(
+            client.chat.completions.create(
+                model="m", messages=user(COVERED), tools=TOOLS, stream=True
+            )
+        )
+        served.flush()
+    heard = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert heard == said
+    ((exchange,),) = [handed]
+    assert len(exchange.response) <= CAP  # whole pieces as they came: perhaps none
+    ((status, line),) = stored_lines(tmp_path / "gateway.sqlite")
+    assert (status, line["error"], "response" in line) == (200, "too_large_to_store", False)

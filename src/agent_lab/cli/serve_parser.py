@@ -86,6 +86,13 @@ def _serving_options(serve: argparse.ArgumentParser) -> None:
         help="refuse larger request bodies with 413 (default 8 MiB)",
     )
     serve.add_argument(
+        "--max-upstream-body-bytes",
+        type=checks.positive_count,
+        default=64 << 20,
+        help="answer 502 for a larger non-streamed upstream answer, read no further "
+        "(default 64 MiB)",
+    )
+    serve.add_argument(
         "--upstream-timeout",
         type=checks.positive_seconds,
         default=600.0,

@@ -60,6 +60,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
             api_key_env=options.api_key_env,
             upstream_key_env=options.upstream_key_env,
             max_body_bytes=options.max_body_bytes,
+            max_upstream_body_bytes=options.max_upstream_body_bytes,
             upstream_timeout=options.upstream_timeout,
             max_in_flight=options.max_in_flight,
         )

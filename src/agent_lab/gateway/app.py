@@ -87,6 +87,7 @@ class Gateway:
             timeout=settings.upstream_timeout,
             connect_timeout=settings.connect_timeout,
             connections=settings.max_in_flight,
+            max_body_bytes=settings.max_upstream_body_bytes,
         )
         self.trust = Trust(
             settings.enforce,

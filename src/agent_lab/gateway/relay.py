@@ -3,9 +3,15 @@
 The client gets the upstream's answer unchanged, status and body, except
 that an answer that is no answer becomes the API's error object with the
 right status: a 2xx chat completion that is not JSON (502), an error status
-whose body is not the API's error object (the same status, wrapped), a
-stream cut off mid-way (an ``error`` event, as the API sends, which the
-``openai`` SDK raises). Then the exchange goes to the store.
+whose body is not the API's error object (the same status, wrapped), a body
+over ``max_upstream_body_bytes`` (502, read no further), a stream cut off
+mid-way (an ``error`` event, as the API sends, which the ``openai`` SDK
+raises). Then the exchange goes to the store.
+
+A streamed answer is relayed piece by piece, whatever its length (the
+deadline bounds it); only the copy kept for the store is bounded, to
+``_MAX_KEPT`` or the body cap if smaller, and a copy cut short is stored as
+a failed exchange (``too_large_to_store``).
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ __all__ = ["JSON", "Answered", "error_response", "failure_response", "relay"]
 
 JSON = "application/json"
 _MAX_KEPT = 16 << 20
-"""A streamed answer is kept for the store up to this size; past it, it is relayed, not stored."""
+"""A streamed answer is kept for the store up to this size (or the body cap, if smaller); past
+it, the rest is relayed, not kept."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,11 +132,12 @@ async def _relayed(
 ) -> AsyncIterator[bytes]:
     kept: list[bytes] = []
     size = 0
+    keep = min(_MAX_KEPT, reply.limit)
     error: str | None = None
     try:
         async for piece in reply.pieces():
             size += len(piece)
-            if size <= _MAX_KEPT:
+            if size <= keep:
                 kept.append(piece)
             yield piece
     except UpstreamFailure as failure:
@@ -138,7 +146,7 @@ async def _relayed(
         event = json.loads(error_body(failure.message, type="upstream_error", code=failure.code))
         yield f"data: {json.dumps(event)}\n\n".encode()
     finally:
-        if size > _MAX_KEPT:
+        if size > keep:
             error = error or "too_large_to_store"
         # A client that left mid-stream ends here too: what came is stored as it came.
         finished(Answered(status=reply.status, body=b"".join(kept), error=error, streamed=True))

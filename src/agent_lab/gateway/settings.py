@@ -52,6 +52,9 @@ class GatewaySettings:
     upstream_key_env: str | None = None
     """The variable holding the upstream's key, sent in place of the gateway's own."""
     max_body_bytes: int = 8 << 20
+    max_upstream_body_bytes: int = 64 << 20
+    """The largest non-streamed upstream answer read; a larger one is a 502 (a streamed one
+    passes through, and the store keeps no more of it than this)."""
     upstream_timeout: float = 600.0
     """Seconds a forwarded request may take, whole (the openai SDK's own default)."""
     connect_timeout: float = 10.0
@@ -69,7 +72,7 @@ class GatewaySettings:
             raise ArgumentError(f"the upstream must be an http(s) URL, not {self.upstream!r}")
         if self.min_agreement is not None and not 0.0 <= self.min_agreement <= 1.0:
             raise ArgumentError("min_agreement must be between 0 and 1")
-        for name in ("max_body_bytes", "max_in_flight", "store_queue"):
+        for name in ("max_body_bytes", "max_upstream_body_bytes", "max_in_flight", "store_queue"):
             if getattr(self, name) < 1:
                 raise ArgumentError(f"{name} must be at least 1")
         for name in ("upstream_timeout", "connect_timeout", "trust_refresh_seconds"):

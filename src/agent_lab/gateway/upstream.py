@@ -4,8 +4,10 @@ The client is aiohttp's, already a dependency (the ``openai`` SDK's
 ``aiohttp`` transport, chosen for many concurrent requests: docs/performance.md).
 Every forwarded request has one deadline, ``upstream_timeout`` after it was
 sent: a server that never answers, answers slowly or trickles its body a
-byte at a time is cut off at the same moment. Bodies come back uncompressed
-(``Accept-Encoding: identity``), so that what is relayed is what is stored.
+byte at a time is cut off at the same moment. A body read whole has a cap,
+``max_body_bytes``: a broken or hostile upstream cannot fill the gateway's
+memory. Bodies come back uncompressed (``Accept-Encoding: identity``), so
+that what is relayed is what is stored.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class UpstreamReply:
     headers: dict[str, str]
     response: aiohttp.ClientResponse
     deadline: float
+    limit: int
+    """The most bytes of the body ``body`` reads."""
 
     @property
     def streamed(self) -> bool:
@@ -69,20 +73,40 @@ class UpstreamReply:
         return self.headers.get("content-type", "").startswith("text/event-stream")
 
     async def body(self) -> bytes:
-        """The whole body, by the deadline.
+        """The whole body, by the deadline, if it is no larger than ``limit``.
 
         Raises:
-            UpstreamFailure: The deadline passed, or the connection broke.
+            UpstreamFailure: The deadline passed, the connection broke, or the body
+                is (or says it is) larger than ``limit``.
         """
         try:
+            declared = self.response.content_length
+            if declared is not None and declared > self.limit:
+                raise self._too_large()
+            pieces: list[bytes] = []
+            size = 0
             async with asyncio.timeout_at(self.deadline):
-                return await self.response.read()
+                async for piece in self.response.content.iter_any():
+                    size += len(piece)
+                    if size > self.limit:
+                        raise self._too_large()
+                    pieces.append(piece)
+            return b"".join(pieces)
         except TimeoutError as err:
             raise _timed_out() from err
         except aiohttp.ClientError as err:
             raise _broken() from err
         finally:
             self.response.release()
+
+    def _too_large(self) -> UpstreamFailure:
+        # The rest is never read: the connection is closed, not returned to the pool.
+        self.response.close()
+        return UpstreamFailure(
+            502,
+            "upstream_too_large",
+            f"the upstream's answer is larger than the gateway reads ({self.limit} bytes)",
+        )
 
     async def pieces(self) -> AsyncIterator[bytes]:
         """The body as it comes, by the deadline.
@@ -114,10 +138,17 @@ class Upstream:
     """A pooled client for one upstream base URL."""
 
     def __init__(
-        self, base_url: str, *, timeout: float, connect_timeout: float, connections: int
+        self,
+        base_url: str,
+        *,
+        timeout: float,
+        connect_timeout: float,
+        connections: int,
+        max_body_bytes: int,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._timeout = timeout
+        self._max_body_bytes = max_body_bytes
         self._client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=connect_timeout)
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
@@ -168,4 +199,4 @@ class Upstream:
             for name, value in response.headers.items()
             if name.lower() not in HOP_BY_HOP
         }
-        return UpstreamReply(response.status, relayed, response, deadline)
+        return UpstreamReply(response.status, relayed, response, deadline, self._max_body_bytes)
