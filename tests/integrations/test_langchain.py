@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("langchain", reason="the langchain extra is not installed")
 
 import asyncio
+import dataclasses
 import io
 import json
 from collections.abc import Sequence
@@ -25,14 +26,18 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, ToolException, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from agent_lab.agents.plugins import PluginSet
+from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
 from agent_lab.demo import plugins as demo
+from agent_lab.demo.events import timer
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
-from agent_lab.integrations.seam import is_local_call
+from agent_lab.integrations.seam import LOCAL_CALL_PREFIX, is_local_call
+from agent_lab.strict_json import JSONValue
 
 SYSTEM = "You set timers."
 timers: list[int] = []
@@ -87,8 +92,10 @@ def fake(*replies: AIMessage) -> ToolCallingFake:
     return ToolCallingFake(messages=iter(replies))
 
 
-def agent(model: DeterministicFirstChatModel, tools: list[BaseTool] | None = None) -> Any:
-    return create_agent(model, tools or [set_timer], system_prompt=SYSTEM)  # pyright: ignore[reportUnknownVariableType]
+def agent(
+    model: DeterministicFirstChatModel, tools: list[BaseTool] | None = None, **options: Any
+) -> Any:
+    return create_agent(model, tools or [set_timer], system_prompt=SYSTEM, **options)
 
 
 def ask(text: str) -> dict[str, Any]:
@@ -277,6 +284,245 @@ def test_an_async_stream_answers_locally_and_streams_the_wrapped_model_otherwise
     assert is_local_call(cast("AIMessageChunk", chunk).tool_call_chunks[0]["id"])
     assert [c.content for c in asked] == ["How", " ", "long?"]
     assert len(wrapped.requests) == 1
+
+
+# Declared replies: the turn after the local call, said with no model --------------------------
+
+
+@tool("set_timer")
+def set_timer_json(duration_seconds: int, label: str | None = None) -> dict[str, Any]:
+    """Start a countdown timer.
+
+    Args:
+        duration_seconds: How long, in seconds.
+        label: What the timer is for.
+    """
+    timers.append(duration_seconds)
+    return {"seconds": duration_seconds, "label": label}
+
+
+def replying(reply: Reply) -> PluginSet:
+    """The demo's set_timer (its resolver, its route), its result said by ``reply``."""
+    return PluginSet(
+        "timers", (dataclasses.replace(timer.EVENT, reply=reply),), routes=(timer.ROUTE,)
+    )
+
+
+def reasons(messages: list[BaseMessage]) -> list[str]:
+    """The reason of each local answer among the messages, from its ``response_metadata``."""
+    return [
+        m.response_metadata["agent_lab"]["ledger"]["reason"]
+        for m in messages
+        if isinstance(m, AIMessage) and "agent_lab" in m.response_metadata
+    ]
+
+
+ZERO = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+
+
+def test_a_declared_reply_ends_the_turn_with_no_wrapped_model_call() -> None:
+    """The agent runs the local call, then the event's template says the result: no request."""
+    wrapped = fake()
+    model = DeterministicFirstChatModel(wrapped, replying("Timer set for {seconds} s"))
+
+    out = agent(model, [set_timer_json]).invoke(ask("start a 3 minute timer"))
+
+    assert timers == [180]
+    assert wrapped.requests == []
+    said = out["messages"][-1]
+    assert isinstance(said, AIMessage)
+    assert (said.content, said.tool_calls) == ("Timer set for 180 s", [])
+    assert said.usage_metadata == ZERO
+    assert said.response_metadata["agent_lab"]["reason"] == "local_reply"
+    assert reasons(out["messages"]) == ["completed", "local_reply"]
+
+
+def started(result: JSONValue) -> str:
+    return f"Started: {result}"
+
+
+def test_a_reply_function_says_the_result() -> None:
+    """A function of the result (here the tool's text) works as a template does."""
+    wrapped = fake()
+
+    out = agent(DeterministicFirstChatModel(wrapped, replying(started))).invoke(
+        ask("start a 3 minute timer")
+    )
+
+    assert out["messages"][-1].content == "Started: timer set for 180 s"
+    assert wrapped.requests == []
+
+
+def test_a_reply_that_does_not_fit_the_result_leaves_the_words_to_the_wrapped_model() -> None:
+    """A template naming a key the result lacks is no reply: the model is asked, once."""
+    words = AIMessage(content="Your 3 minute timer is running.", id="reply-1")
+    wrapped = fake(words)
+    model = DeterministicFirstChatModel(wrapped, replying("Set for {minutes} min"))
+
+    out = agent(model, [set_timer_json]).invoke(ask("start a 3 minute timer"))
+
+    assert timers == [180]
+    assert len(wrapped.requests) == 1
+    last = out["messages"][-1]
+    assert (last.id, last.content) == ("reply-1", "Your 3 minute timer is running.")
+    assert reasons(out["messages"]) == ["completed"]
+
+
+def test_an_async_run_ends_with_the_reply_too() -> None:
+    """``ainvoke``: the same turn, the same words, no request."""
+    wrapped = fake()
+    graph = agent(
+        DeterministicFirstChatModel(wrapped, replying("Timer set for {seconds} s")),
+        [set_timer_json],
+    )
+
+    out = asyncio.run(graph.ainvoke(ask("start a 3 minute timer")))
+
+    assert out["messages"][-1].content == "Timer set for 180 s"
+    assert wrapped.requests == []
+
+
+@pytest.mark.parametrize("awaited", [False, True], ids=["stream", "astream"])
+def test_a_streamed_run_ends_with_the_reply_and_asks_no_model(awaited: bool) -> None:
+    """``stream_mode="messages"``: our call as one chunk, then the reply's words as one."""
+    wrapped = fake()
+    graph = agent(
+        DeterministicFirstChatModel(wrapped, replying("Timer set for {seconds} s")),
+        [set_timer_json],
+    )
+
+    async def astreamed() -> list[Any]:
+        return [
+            m async for m, _ in graph.astream(ask("start a 3 minute timer"), stream_mode="messages")
+        ]
+
+    if awaited:
+        streamed = asyncio.run(astreamed())
+    else:
+        streamed = [
+            m for m, _ in graph.stream(ask("start a 3 minute timer"), stream_mode="messages")
+        ]
+
+    chunks = [m for m in streamed if isinstance(m, AIMessageChunk)]
+    assert [c.content for c in chunks] == ["", "Timer set for 180 s"]
+    assert chunks[-1].tool_call_chunks == []
+    assert chunks[-1].usage_metadata == ZERO
+    assert chunks[-1].response_metadata["agent_lab"]["reason"] == "local_reply"
+    assert (timers, wrapped.requests) == ([180], [])
+
+
+@tool("set_timer")
+def broken_timer(duration_seconds: int, label: str | None = None) -> str:
+    """Start a countdown timer.
+
+    Args:
+        duration_seconds: How long, in seconds.
+        label: What the timer is for.
+    """
+    raise ToolException("timers are broken")
+
+
+broken_timer.handle_tool_error = True
+
+
+def test_a_tool_that_failed_is_the_wrapped_models_to_explain() -> None:
+    """A tool's error (``status="error"``) is never replied to, whatever the reply says."""
+    wrapped = fake(AIMessage(content="The timer could not be set.", id="reply-1"))
+    model = DeterministicFirstChatModel(wrapped, replying(started))
+
+    out = agent(model, [broken_timer]).invoke(ask("start a 3 minute timer"))
+
+    assert cast("ToolMessage", out["messages"][-2]).status == "error"
+    assert out["messages"][-1].id == "reply-1"
+    assert len(wrapped.requests) == 1
+
+
+class Started(BaseModel):
+    seconds: int
+
+
+def test_with_structured_output_the_reply_is_not_the_response() -> None:
+    """``response_format``: the call is local, the structured response the wrapped model's."""
+    answer = AIMessage(
+        content="",
+        tool_calls=[{"name": "Started", "args": {"seconds": 180}, "id": "call_model"}],
+    )
+    wrapped = fake(answer)
+    model = DeterministicFirstChatModel(wrapped, replying("Timer set for {seconds} s"))
+    graph = agent(model, [set_timer_json], response_format=Started)
+
+    out = graph.invoke(ask("start a 3 minute timer"))
+
+    assert out["structured_response"] == Started(seconds=180)
+    assert timers == [180]
+    assert len(wrapped.requests) == 1
+
+
+def after_a_local_call() -> list[BaseMessage]:
+    """A conversation that ends with the result of a call the wrapper made."""
+    call_id = LOCAL_CALL_PREFIX + "0001"
+    return [
+        HumanMessage("start a 3 minute timer"),
+        AIMessage(
+            content="",
+            tool_calls=[{"name": "set_timer", "args": {"duration_seconds": 180}, "id": call_id}],
+        ),
+        ToolMessage('{"seconds": 180, "label": null}', tool_call_id=call_id),
+    ]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"tool_choice": "any"},
+        {"tool_choice": "required"},
+        {"response_format": {"type": "json_schema", "json_schema": {"name": "Started"}}},
+    ],
+    ids=["tool_choice any", "tool_choice required", "response_format"],
+)
+def test_a_binding_that_demands_a_call_or_an_output_leaves_the_turn_to_the_model(
+    options: dict[str, Any],
+) -> None:
+    """Words would break a demanded call or a structured output: the wrapped model answers."""
+    wrapped = fake(AIMessage(content="Running.", id="reply-1"))
+    model = DeterministicFirstChatModel(wrapped, replying("Timer set for {seconds} s"))
+
+    message = model.bind_tools([set_timer_json], **options).invoke(after_a_local_call())
+
+    assert message.id == "reply-1"
+    assert len(wrapped.requests) == 1
+
+
+def test_a_reply_is_decided_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """invoke decides the reply, and the _generate its LangChain run goes through reuses it."""
+    import agent_lab.integrations.langchain as wrapper
+
+    decided: list[object] = []
+    real = wrapper.reply_locally
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        decided.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wrapper, "reply_locally", counting)
+    model = DeterministicFirstChatModel(fake(), replying("Timer set for {seconds} s"))
+
+    message = model.bind_tools([set_timer_json]).invoke(after_a_local_call())
+
+    assert (message.content, len(decided)) == ("Timer set for 180 s", 1)
+
+
+def test_shadow_mode_never_replies_locally() -> None:
+    """A shadow makes no call of its own, so no reply either: the model says every result."""
+    wrapped = fake(model_call(180), model_words("Running."))
+    model = DeterministicFirstChatModel(wrapped, replying("Timer set for {seconds} s"), shadow=True)
+
+    out = agent(model, [set_timer_json]).invoke(ask("start a 3 minute timer"))
+
+    assert out["messages"][-1].content == "Running."
+    assert len(wrapped.requests) == 2
+    figures: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))
+    assert (figures["calls"], figures["covered"], figures["follow_ups"]) == (1, 1, 1)
 
 
 # Shadow mode --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("agents", reason="the openai-agents extra is not installed")
 
 import asyncio
+import dataclasses
 import io
 import json
 from collections.abc import Iterator
@@ -15,12 +16,17 @@ from typing import Any
 
 from agents.models.chatcmpl_converter import Converter
 from agents.stream_events import RawResponsesStreamEvent
-from openai.types.responses import ResponseTextDeltaEvent
+from openai.types.responses import ResponseOutputMessage, ResponseTextDeltaEvent
+from pydantic import BaseModel
 
+from agent_lab.agents.plugins import PluginSet
+from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
 from agent_lab.demo import plugins as demo
+from agent_lab.demo.events import timer
 from agent_lab.integrations.openai_agents import DeterministicFirstModel
 from agent_lab.integrations.seam import is_local_call
+from agent_lab.strict_json import JSONValue
 from agents import (
     Agent,
     ModelSettings,
@@ -59,9 +65,8 @@ def kept_spans() -> Iterator[KeptSpans]:
 
 
 def agent(model: DeterministicFirstModel, **options: Any) -> Agent[None]:
-    return Agent(
-        name="timers", instructions=INSTRUCTIONS, tools=[set_timer], model=model, **options
-    )
+    options.setdefault("tools", [set_timer])
+    return Agent(name="timers", instructions=INSTRUCTIONS, model=model, **options)
 
 
 def test_a_complete_request_runs_the_tool_with_no_wrapped_model_call() -> None:
@@ -216,6 +221,140 @@ def test_a_server_managed_conversation_goes_to_the_model() -> None:
     assert timers == []
 
 
+# Declared replies: the turn after the local call, said with no model --------------------------
+
+
+@function_tool(name_override="set_timer")
+def set_timer_json(duration_seconds: int, label: str | None = None) -> str:
+    """Start a countdown timer.
+
+    Args:
+        duration_seconds: How long, in seconds.
+        label: What the timer is for.
+    """
+    timers.append((duration_seconds, label))
+    return json.dumps({"seconds": duration_seconds, "label": label})
+
+
+def replying(reply: Reply) -> PluginSet:
+    """The demo's set_timer (its resolver, its route), its result said by ``reply``."""
+    return PluginSet(
+        "timers", (dataclasses.replace(timer.EVENT, reply=reply),), routes=(timer.ROUTE,)
+    )
+
+
+def decision_reasons(kept: KeptSpans) -> list[str]:
+    return [
+        s.span_data.export()["data"]["ledger"]["reason"]
+        for s in kept.spans
+        if s.span_data.type == "custom"
+    ]
+
+
+def test_a_declared_reply_ends_the_turn_with_no_wrapped_model_call(kept_spans: KeptSpans) -> None:
+    """The SDK runs the local call, then the event's template says the result: no request."""
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, replying("Timer set for {seconds} s"))
+
+    result = asyncio.run(Runner.run(agent(model, tools=[set_timer_json]), "start a 3 minute timer"))
+
+    assert timers == [(180, None)]
+    assert result.final_output == "Timer set for 180 s"
+    assert wrapped.requests == []
+    assert result.context_wrapper.usage.requests == 0
+    assert result.context_wrapper.usage.total_tokens == 0
+    [said_item] = result.raw_responses[-1].output
+    assert isinstance(said_item, ResponseOutputMessage)
+    assert said_item.role == "assistant"
+    assert decision_reasons(kept_spans) == ["completed", "local_reply"]
+
+
+def started(result: JSONValue) -> str:
+    return f"Started: {result}"
+
+
+def test_a_reply_function_says_the_result() -> None:
+    """A function of the result (here the tool's text) works as a template does."""
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, replying(started))
+
+    result = asyncio.run(Runner.run(agent(model), "start a 3 minute timer"))
+
+    assert result.final_output == "Started: timer set for 180 s"
+    assert wrapped.requests == []
+
+
+def test_a_reply_that_does_not_fit_the_result_leaves_the_words_to_the_wrapped_model() -> None:
+    """A template naming a key the result lacks is no reply: the model is asked, once."""
+    words = said("Your 3 minute timer is running.")
+    wrapped = ScriptedModel([words])
+    model = DeterministicFirstModel(wrapped, replying("Set for {minutes} min"))
+
+    result = asyncio.run(Runner.run(agent(model, tools=[set_timer_json]), "start a 3 minute timer"))
+
+    assert timers == [(180, None)]
+    assert len(wrapped.requests) == 1
+    assert result.raw_responses[-1] is words
+    assert result.final_output == "Your 3 minute timer is running."
+
+
+def test_a_streamed_run_ends_with_the_reply_and_asks_no_model(kept_spans: KeptSpans) -> None:
+    """``run_streamed``: the call, then the reply's words as a text delta, no request."""
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, replying("Timer set for {seconds} s"))
+
+    result, events = stream(agent(model, tools=[set_timer_json]), "start a 3 minute timer")
+
+    assert result.final_output == "Timer set for 180 s"
+    assert (timers, wrapped.requests) == ([(180, None)], [])
+    deltas = [
+        e.data.delta
+        for e in events
+        if isinstance(e, RawResponsesStreamEvent) and isinstance(e.data, ResponseTextDeltaEvent)
+    ]
+    assert deltas == ["Timer set for 180 s"]
+    assert result.context_wrapper.usage.requests == 0
+    assert decision_reasons(kept_spans) == ["completed", "local_reply"]
+
+
+class Started(BaseModel):
+    seconds: int
+
+
+def test_with_a_structured_output_type_the_reply_is_not_the_output() -> None:
+    """The call is local, but the run's output (a ``Started``) is the wrapped model's to give."""
+    wrapped = ScriptedModel([said('{"seconds": 180}')])
+    model = DeterministicFirstModel(wrapped, replying("Timer set for {seconds} s"))
+
+    result = asyncio.run(
+        Runner.run(
+            agent(model, tools=[set_timer_json], output_type=Started), "start a 3 minute timer"
+        )
+    )
+
+    assert result.final_output == Started(seconds=180)
+    assert timers == [(180, None)]
+    assert len(wrapped.requests) == 1
+
+
+def test_a_tool_choice_that_requires_a_call_leaves_the_turn_to_the_wrapped_model() -> None:
+    """``tool_choice="required"`` kept after the call: words would break it, the model answers."""
+    wrapped = ScriptedModel([said("Running.")])
+    model = DeterministicFirstModel(wrapped, replying("Timer set for {seconds} s"))
+    forced = agent(
+        model,
+        tools=[set_timer_json],
+        model_settings=ModelSettings(tool_choice="required"),
+        reset_tool_choice=False,
+    )
+
+    result = asyncio.run(Runner.run(forced, "start a 3 minute timer"))
+
+    assert result.final_output == "Running."
+    assert timers == [(180, None)]
+    assert len(wrapped.requests) == 1
+
+
 # Shadow mode --------------------------------------------------------------------------------
 
 SPEC = json.loads(json.dumps(Converter.tool_to_openai(set_timer)))
@@ -368,3 +507,18 @@ def test_with_agent_lab_tracing_a_local_answer_is_an_execute_tool_span_with_its_
     assert attributes["agent_lab.status"] == "success"
     assert attributes["agent_lab.llm_calls"] == 0
     assert attributes["agent_lab.fallback.called"] is False
+
+
+def test_shadow_mode_never_replies_locally() -> None:
+    """A shadow makes no call of its own, so no reply either: the model says every result."""
+    wrapped = ScriptedModel(
+        [called("set_timer", '{"duration_seconds": 180}'), said("Your timer is running.")]
+    )
+    model = DeterministicFirstModel(wrapped, replying("Timer set for {seconds} s"), shadow=True)
+
+    result = asyncio.run(Runner.run(agent(model, tools=[set_timer_json]), "start a 3 minute timer"))
+
+    assert result.final_output == "Your timer is running."
+    assert len(wrapped.requests) == 2
+    figures: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))
+    assert (figures["calls"], figures["covered"], figures["follow_ups"]) == (1, 1, 1)

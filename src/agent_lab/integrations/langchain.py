@@ -4,12 +4,17 @@
 ``bind_tools`` binds the tools to the wrapped model, as that model formats
 them, and keeps them as OpenAI tool specs
 (``convert_to_openai_tool``). Each call turns the messages into Chat
-Completions messages and asks ``answer_locally``: when plain code completes
-the call, the answer is an ``AIMessage`` with ``tool_calls`` and zero usage,
-its ledger in ``response_metadata["agent_lab"]``; otherwise the call goes to
-the wrapped model as it came (``invoke``, ``stream`` and their async forms,
-with the caller's config), so its answer, its callbacks and its usage are its
-own.
+Completions messages and asks the integrations' seam:
+
+* the user's turn, when plain code completes the call (``answer_locally``):
+  an ``AIMessage`` with ``tool_calls`` and zero usage, its ledger in
+  ``response_metadata["agent_lab"]``;
+* the turn after the results of those calls, when each tool's event declares
+  a ``reply`` that can say its result (``reply_locally``) and words may end
+  the turn: an ``AIMessage`` of those words, zero usage, the same ledger;
+* otherwise the call goes to the wrapped model as it came (``invoke``,
+  ``stream`` and their async forms, with the caller's config), so its
+  answer, its callbacks and its usage are its own.
 
 Install with ``pip install 'agent-lab[langchain]'``.
 """
@@ -33,6 +38,7 @@ from langchain_core.messages import (
     BaseMessage,
     ToolCall,
     ToolCallChunk,
+    ToolMessage,
     convert_to_openai_messages,
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -43,7 +49,7 @@ from typing_extensions import override
 
 from agent_lab.agents.turn import Reading  # noqa: TC001 -- a field pydantic checks
 from agent_lab.integrations._shadow import ModelAnswer, ShadowLog, answered_call
-from agent_lab.integrations.seam import LocalAnswer, answer_locally
+from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally
 from agent_lab.lab.shadow.figures import ShadowFigures
 from agent_lab.providers.pricing import PriceTable  # noqa: TC001 -- a field pydantic checks
 
@@ -58,6 +64,10 @@ LOCAL_MODEL = "agent-lab"
 """``response_metadata["model_name"]`` of a local answer: plain code, not a model."""
 _FREE_CHOICES = (None, "auto", "any", "required")
 """``tool_choice`` values a local call obeys (``none``, ``True``, one tool named: the model's)."""
+_WORDS_CHOICES = (None, "auto")
+"""``tool_choice`` values a reply in words obeys (``any``, ``required``: a call is due)."""
+_OUTPUT_OPTIONS = frozenset({"response_format", "ls_structured_output_format"})
+"""``bind_tools`` options that ask for structured output: the model's to give, never a reply."""
 
 
 def _zero() -> UsageMetadata:
@@ -77,13 +87,13 @@ def _identity(messages: Sequence[BaseMessage]) -> tuple[int, ...]:
 
 
 class DeterministicFirstChatModel(BaseChatModel):
-    """A LangChain chat model that answers locally when plain code completes the tool call.
+    """A LangChain chat model that answers what plain code completes: a call, a declared reply.
 
     Args:
         wrapped: The chat model asked whenever plain code cannot complete a call;
             it must support ``bind_tools``.
-        plugins: Your own resolvers and routes for the tools they name (the
-            others get the schema-driven resolver).
+        plugins: Your own resolvers, routes and replies for the tools they name
+            (the others get the schema-driven resolver).
         read: What of the conversation the resolvers read: the last user
             message, or every user message so far (``"user_turns"``).
         shadow: Never answer locally: always ask the wrapped model, and count
@@ -106,6 +116,9 @@ class DeterministicFirstChatModel(BaseChatModel):
     """Whether ``tool_choice`` lets plain code answer (``none`` or one tool named do not)."""
     at_most_one: bool = False
     """``parallel_tool_calls=False`` was bound: an answer of several calls is the model's."""
+    says: bool = True
+    """Words may end the turn: ``tool_choice`` demands no call and no structured output is
+    bound (``create_agent``'s ``response_format``), so a declared reply may answer."""
     _log: ShadowLog | None = PrivateAttr(default=None)
     # A plugin set is a dataclass of callables: kept as it is given, never validated as data.
     _plugins: PluginSet | None = PrivateAttr(default=None)
@@ -168,6 +181,7 @@ class DeterministicFirstChatModel(BaseChatModel):
                 "bound": bound,
                 "free": functions and tool_choice in _FREE_CHOICES,
                 "at_most_one": kwargs.get("parallel_tool_calls") is False,
+                "says": tool_choice in _WORDS_CHOICES and not _OUTPUT_OPTIONS & kwargs.keys(),
             }
         )
 
@@ -351,6 +365,12 @@ class DeterministicFirstChatModel(BaseChatModel):
         decided = _DECIDED.get()
         if decided is not None and decided[0] == _identity(messages):
             return decided[1]
+        results = _results(messages)
+        if results:
+            # The turn after calls: said by their replies, if every tool succeeded and words may.
+            if not self.says or any(result.status != "success" for result in results):
+                return None
+            return reply_locally(self._chat(messages), self.tool_specs, plugins=self.plugins)
         return answer_locally(
             self._chat(messages),
             self.tool_specs,
@@ -404,11 +424,29 @@ def _nested(
     return RunnableConfig(callbacks=manager)
 
 
+def _results(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
+    """The tool results the messages end with (none when they end otherwise)."""
+    results: list[ToolMessage] = []
+    for message in reversed(messages):
+        if not isinstance(message, ToolMessage):
+            break
+        results.append(message)
+    return results
+
+
 def _ledger(answer: LocalAnswer) -> dict[str, Any]:
-    return {"model_name": LOCAL_MODEL, "agent_lab": {"ledger": answer.decision.ledger.as_json()}}
+    decision = answer.decision
+    return {
+        "model_name": LOCAL_MODEL,
+        "agent_lab": {"reason": str(decision.reason), "ledger": decision.ledger.as_json()},
+    }
 
 
 def _message(answer: LocalAnswer) -> AIMessage:
+    if answer.text is not None:
+        return AIMessage(
+            content=answer.text, usage_metadata=_zero(), response_metadata=_ledger(answer)
+        )
     calls = [
         ToolCall(name=call.name, args=dict(call.arguments), id=call.id, type="tool_call")
         for call in answer.calls
@@ -419,6 +457,13 @@ def _message(answer: LocalAnswer) -> AIMessage:
 
 
 def _chunk(answer: LocalAnswer) -> AIMessageChunk:
+    if answer.text is not None:
+        return AIMessageChunk(
+            content=answer.text,
+            usage_metadata=_zero(),
+            response_metadata=_ledger(answer),
+            chunk_position="last",
+        )
     pieces = [
         ToolCallChunk(
             name=call.name,

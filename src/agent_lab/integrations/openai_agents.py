@@ -3,10 +3,16 @@
 ``DeterministicFirstModel`` wraps the ``Model`` an agent already has. Each
 turn it turns the SDK's input items and tools into Chat Completions messages
 and tool specs (with the SDK's own converter, as its Chat Completions model
-does) and asks ``answer_locally``: when plain code completes the call, the
-turn is answered with function-call items and zero usage, and the wrapped
-model is not asked; otherwise the wrapped model gets the turn unchanged, so
-the SDK's retries, output types, streaming and tracing are its own.
+does) and asks the integrations' seam:
+
+* the user's turn, when plain code completes the call (``answer_locally``):
+  function-call items and zero usage, and the wrapped model is not asked;
+* the turn after the results of those calls, when each tool's event declares
+  a ``reply`` that can say its result (``reply_locally``) and the output is
+  plain text: an assistant message of those words, zero usage, and the run
+  ends with no model either;
+* otherwise the wrapped model gets the turn unchanged, so the SDK's retries,
+  output types, streaming and tracing are its own.
 
 Install with ``pip install 'agent-lab[openai-agents]'``.
 """
@@ -25,6 +31,8 @@ from agents.usage import Usage
 from openai.types.responses import (
     Response,
     ResponseCompletedEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
     ResponseCreatedEvent,
     ResponseFunctionCallArgumentsDeltaEvent,
     ResponseFunctionToolCall,
@@ -32,11 +40,13 @@ from openai.types.responses import (
     ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
     ResponseOutputText,
+    ResponseTextDeltaEvent,
+    ResponseTextDoneEvent,
 )
 from typing_extensions import override
 
 from agent_lab.integrations._shadow import ModelAnswer, ShadowLog, answered_call
-from agent_lab.integrations.seam import answer_locally
+from agent_lab.integrations.seam import answer_locally, reply_locally
 from agent_lab.lab.shadow.figures import ShadowFigures
 
 if TYPE_CHECKING:
@@ -62,28 +72,38 @@ __all__ = ["LOCAL_MODEL", "DeterministicFirstModel"]
 LOCAL_MODEL = "agent-lab"
 """The model a local answer names in a streamed ``Response``: plain code, not a model."""
 _SPAN = "agent_lab.decision"
+_ITEM_ID = "__fake_id__"
+"""The id of a local answer's items, as the SDK's own Chat Completions model fills it in
+(``agents.models.fake_id.FAKE_RESPONSES_ID``): no Responses API made them."""
 
 
 class _ChatRequest:
     """The turn as Chat Completions would send it: messages, tool specs, one call or several."""
 
-    __slots__ = ("at_most_one", "messages", "tools")
+    __slots__ = ("at_most_one", "messages", "says", "tools")
 
     def __init__(
-        self, messages: list[JSONObject], tools: list[JSONObject], *, at_most_one: bool
+        self,
+        messages: list[JSONObject],
+        tools: list[JSONObject],
+        *,
+        at_most_one: bool,
+        says: bool,
     ) -> None:
         self.messages = messages
         self.tools = tools
         self.at_most_one = at_most_one
+        self.says = says
+        """Words may end the turn: ``tool_choice`` does not demand a call, the output is text."""
 
 
 class DeterministicFirstModel(Model):
-    """An Agents SDK ``Model`` that answers locally when plain code completes the tool call.
+    """An Agents SDK ``Model`` that answers what plain code completes: a call, a declared reply.
 
     Args:
         wrapped: The model asked whenever plain code cannot complete a call.
-        plugins: Your own resolvers and routes for the tools they name (the
-            others get the schema-driven resolver).
+        plugins: Your own resolvers, routes and replies for the tools they name
+            (the others get the schema-driven resolver).
         read: What of the conversation the resolvers read: the last user
             message, or every user message so far (``"user_turns"``).
         shadow: Never answer locally: always ask the wrapped model, and count
@@ -138,7 +158,9 @@ class DeterministicFirstModel(Model):
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
         """The local answer when plain code completes the turn, else the wrapped model's."""
-        request = _chat_request(system_instructions, input, model_settings, tools, handoffs)
+        request = _chat_request(
+            system_instructions, input, model_settings, tools, handoffs, output_schema=output_schema
+        )
         served = previous_response_id is not None or conversation_id is not None
         answer = self._local(request, tracing) if not served else None
         if answer is not None:
@@ -174,7 +196,9 @@ class DeterministicFirstModel(Model):
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
         """The local answer as the events of one streamed response, else the wrapped stream."""
-        request = _chat_request(system_instructions, input, model_settings, tools, handoffs)
+        request = _chat_request(
+            system_instructions, input, model_settings, tools, handoffs, output_schema=output_schema
+        )
         served = previous_response_id is not None or conversation_id is not None
         answer = self._local(request, tracing) if not served else None
         if answer is not None:
@@ -222,17 +246,27 @@ class DeterministicFirstModel(Model):
     def _local(self, request: _ChatRequest | None, tracing: ModelTracing) -> LocalAnswer | None:
         if request is None or self.shadow:
             return None
-        answer = answer_locally(
-            request.messages,
-            request.tools,
-            plugins=self.plugins,
-            read=self.read,
-            at_most_one=request.at_most_one,
-        )
+        if request.messages and request.messages[-1].get("role") == "tool":
+            # Tool results end the input: the turn after calls, said by their replies or not.
+            if not request.says:
+                return None
+            answer = reply_locally(request.messages, request.tools, plugins=self.plugins)
+        else:
+            answer = answer_locally(
+                request.messages,
+                request.tools,
+                plugins=self.plugins,
+                read=self.read,
+                at_most_one=request.at_most_one,
+            )
         if answer is None:
             return None
         ledger = answer.decision.ledger.as_json()
-        data: dict[str, object] = {"ledger": ledger, "calls": [call.name for call in answer.calls]}
+        data: dict[str, object] = {
+            "reason": str(answer.decision.reason),
+            "ledger": ledger,
+            "calls": [call.name for call in answer.calls],
+        }
         # The SDK's own trace holds the decision where the model's generation span would be.
         with custom_span(_SPAN, data=data, disabled=tracing.is_disabled()):
             self._otel(answer)
@@ -283,11 +317,14 @@ def _chat_request(
     settings: ModelSettings,
     tools: list[Tool],
     handoffs: list[Handoff],
+    *,
+    output_schema: AgentOutputSchemaBase | None,
 ) -> _ChatRequest | None:
     """The turn in Chat Completions form, or ``None`` when it is the model's whatever it says.
 
     ``None``: a tool Chat Completions cannot carry (hosted tools), input the
     converter refuses, or ``tool_choice`` set to ``none`` or to one tool by name.
+    A function call's output is a ``tool`` message answering its ``call_id``.
     """
     if settings.tool_choice not in (None, "auto", "required"):
         return None
@@ -306,10 +343,26 @@ def _chat_request(
         chat,
         [cast("JSONObject", dict(spec)) for spec in specs],
         at_most_one=settings.parallel_tool_calls is False,
+        # A structured output type is the model's to give: a reply in words would not be it.
+        says=settings.tool_choice in (None, "auto")
+        and (output_schema is None or output_schema.is_plain_text()),
+    )
+
+
+def _said(text: str) -> ResponseOutputMessage:
+    """The assistant message a model's answer in words is."""
+    return ResponseOutputMessage(
+        id=_ITEM_ID,
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
     )
 
 
 def _items(answer: LocalAnswer) -> list[TResponseOutputItem]:
+    if answer.text is not None:
+        return [_said(answer.text)]
     return [
         ResponseFunctionToolCall(
             type="function_call",
@@ -323,10 +376,10 @@ def _items(answer: LocalAnswer) -> list[TResponseOutputItem]:
 
 
 def _local_events(answer: LocalAnswer, settings: ModelSettings) -> list[TResponseStreamEvent]:
-    """The events a streamed response of these function calls is made of, usage left out."""
+    """The events a streamed response of these items is made of, usage left out."""
     items = _items(answer)
     response = Response(
-        id="__fake_id__",
+        id=_ITEM_ID,
         created_at=0,
         model=LOCAL_MODEL,
         object="response",
@@ -339,30 +392,11 @@ def _local_events(answer: LocalAnswer, settings: ModelSettings) -> list[TRespons
         ResponseCreatedEvent(response=response, type="response.created", sequence_number=0)
     ]
     for index, item in enumerate(items):
-        assert isinstance(item, ResponseFunctionToolCall)
-        events += [
-            ResponseOutputItemAddedEvent(
-                item=item,
-                output_index=index,
-                type="response.output_item.added",
-                sequence_number=len(events),
-            ),
-            ResponseFunctionCallArgumentsDeltaEvent(
-                delta=item.arguments,
-                item_id=item.call_id,
-                output_index=index,
-                type="response.function_call_arguments.delta",
-                sequence_number=len(events) + 1,
-            ),
-        ]
-        events.append(
-            ResponseOutputItemDoneEvent(
-                item=item,
-                output_index=index,
-                type="response.output_item.done",
-                sequence_number=len(events),
-            )
-        )
+        if isinstance(item, ResponseOutputMessage):
+            events += _message_events(item, index, len(events))
+        else:
+            assert isinstance(item, ResponseFunctionToolCall)
+            events += _call_events(item, index, len(events))
     finished = response.model_copy(update={"output": items, "status": "completed"})
     events.append(
         ResponseCompletedEvent(
@@ -370,3 +404,85 @@ def _local_events(answer: LocalAnswer, settings: ModelSettings) -> list[TRespons
         )
     )
     return events
+
+
+def _call_events(
+    item: ResponseFunctionToolCall, index: int, first: int
+) -> list[TResponseStreamEvent]:
+    """A function call streamed: added, its arguments in one delta, done."""
+    return [
+        ResponseOutputItemAddedEvent(
+            item=item, output_index=index, type="response.output_item.added", sequence_number=first
+        ),
+        ResponseFunctionCallArgumentsDeltaEvent(
+            delta=item.arguments,
+            item_id=item.call_id,
+            output_index=index,
+            type="response.function_call_arguments.delta",
+            sequence_number=first + 1,
+        ),
+        ResponseOutputItemDoneEvent(
+            item=item,
+            output_index=index,
+            type="response.output_item.done",
+            sequence_number=first + 2,
+        ),
+    ]
+
+
+def _message_events(
+    item: ResponseOutputMessage, index: int, first: int
+) -> list[TResponseStreamEvent]:
+    """An assistant message streamed as a model streams its words: its text in one delta."""
+    [part] = item.content
+    assert isinstance(part, ResponseOutputText)
+    opened = item.model_copy(update={"content": [], "status": "in_progress"})
+    empty = part.model_copy(update={"text": ""})
+    return [
+        ResponseOutputItemAddedEvent(
+            item=opened,
+            output_index=index,
+            type="response.output_item.added",
+            sequence_number=first,
+        ),
+        ResponseContentPartAddedEvent(
+            content_index=0,
+            item_id=item.id,
+            output_index=index,
+            part=empty,
+            type="response.content_part.added",
+            sequence_number=first + 1,
+        ),
+        ResponseTextDeltaEvent(
+            content_index=0,
+            delta=part.text,
+            item_id=item.id,
+            logprobs=[],
+            output_index=index,
+            type="response.output_text.delta",
+            sequence_number=first + 2,
+        ),
+        ResponseTextDoneEvent(
+            content_index=0,
+            item_id=item.id,
+            logprobs=[],
+            output_index=index,
+            text=part.text,
+            type="response.output_text.done",
+            sequence_number=first + 3,
+        ),
+        ResponseContentPartDoneEvent(
+            content_index=0,
+            item_id=item.id,
+            output_index=index,
+            part=part,
+            type="response.content_part.done",
+            sequence_number=first + 4,
+        ),
+        ResponseOutputItemDoneEvent(
+            item=item,
+            output_index=index,
+            type="response.output_item.done",
+            sequence_number=first + 5,
+        ),
+    ]
