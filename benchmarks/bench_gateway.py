@@ -14,9 +14,11 @@ gateway's, not the client's:
   64 clients that never pause saturate one gateway process: its figure at 64
   is queueing at the gateway's ceiling (the requests/s it shows), not the
   cost of a hop. So concurrency 64 is measured a second time against an
-  upstream that answers in 100 ms (a third of the fastest model the lab
-  assumes), where 64 requests in flight are 640 requests/s: what a model's
-  traffic looks like to the gateway;
+  upstream that answers in 100 ms on average (uniform over 50-150 ms; a
+  third of the fastest model the lab assumes), where 64 requests in flight
+  are about 640 requests/s: what a model's traffic looks like to the
+  gateway. The upstream says each draw in a header, and the client takes it
+  off that request's latency, directly or through the gateway alike;
 * locally answered requests per second (enforce, the tool trusted), with one
   worker and with two;
 * the gateway's resident memory every 20,000 of 100,000 local answers.
@@ -35,6 +37,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -99,10 +102,19 @@ def upstream_server(port: int, delay_ms: float) -> None:
     """The fake upstream: the same answer to every POST, nothing parsed, after ``delay_ms``."""
     from aiohttp import web
 
+    draw = random.Random(7)
+
     async def answer(request: web.Request) -> web.Response:
         await request.read()
         if delay_ms:
-            await asyncio.sleep(delay_ms / 1000)
+            # Uniform over [delay/2, 3*delay/2]: one fixed delay would keep the 64 requests in
+            # flight phase-locked, answered in one burst each round, which no model's traffic is.
+            waited = delay_ms * draw.uniform(0.5, 1.5)
+            await asyncio.sleep(waited / 1000)
+            # Said to the client (the gateway relays it), which takes it off the latency:
+            # the draw's spread would otherwise drown a millisecond in noise.
+            headers = {DELAY_HEADER: str(round(waited * 1e6))}
+            return web.Response(body=ANSWER, content_type="application/json", headers=headers)
         return web.Response(body=ANSWER, content_type="application/json")
 
     app = web.Application()
@@ -151,8 +163,12 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
+DELAY_HEADER = "x-bench-delay-ns"
 PACED_MS = 100.0
-"""The paced upstream's answer time: a third of the fastest model the lab assumes (0.3 s)."""
+"""The paced upstream's mean answer time (uniform over 50-150 ms): a third of the fastest
+model the lab assumes (0.3 s)."""
+
+DELAY_MARK = DELAY_HEADER.encode() + b":"
 
 REQUEST = (
     b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -173,7 +189,11 @@ async def one_connection(port: int, count: int, latencies: list[int], local: lis
             at = lower.index(b"content-length:") + 15
             length = int(lower[at : lower.index(b"\r\n", at)])
             await reader.readexactly(length)
-            latencies.append(time.perf_counter_ns() - started)
+            elapsed = time.perf_counter_ns() - started
+            if DELAY_MARK in lower:
+                at = lower.index(DELAY_MARK) + len(DELAY_MARK)
+                elapsed -= int(lower[at : lower.index(b"\r\n", at)])
+            latencies.append(elapsed)
             if not head.startswith(b"HTTP/1.1 200"):
                 raise RuntimeError(head.decode(errors="replace"))
             local.append(b"x-agent-lab-answered: local" in lower)
@@ -317,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
                 paced,
                 str(Path(folder) / "paced.sqlite"),
                 ((64, 6400 // scale),),
-                paced=f", upstream answering in {PACED_MS:.0f} ms",
+                paced=f", upstream answering in {PACED_MS / 2:.0f}-{PACED_MS * 1.5:.0f} ms",
             ):
                 print(line, flush=True)
             for workers in (1, 2):

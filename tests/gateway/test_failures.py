@@ -77,7 +77,9 @@ def test_an_upstream_failure_is_the_api_error_with_its_status_quickly(
     started = time.monotonic()
     with pytest.raises(openai.APIStatusError) as caught:
         ask(gateway)
-    assert time.monotonic() - started < seconds + 1.0
+    # Slack for a loaded machine (a run took 2.03 s against the 1 s timeout), yet under the
+    # slow upstream's 5 s: the gateway's timeout, not the upstream, ended it.
+    assert time.monotonic() - started < seconds + 2.5
     assert caught.value.status_code == code
     body = cast("dict[str, object]", caught.value.body)
     assert {"message", "type"} <= set(body)  # the SDK unwraps {"error": ...}
