@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.cli import checks, commands, loading
 from agent_lab.cli.gate_parser import add_gate
+from agent_lab.cli.learn_parser import add_learn
 from agent_lab.cli.routing_parser import add_routing
 from agent_lab.cli.serve_parser import add_serve
 from agent_lab.cli.shadow_parser import add_import, add_shadow
@@ -417,4 +418,5 @@ def _plugins(add_parser: AddParser) -> None:
 
     add_routing(add_parser)
     add_shadow(add_parser)
+    add_learn(add_parser)
     add_serve(add_parser)

@@ -70,6 +70,9 @@ def add_shadow(add_parser: AddParser) -> None:
         action="store_true",
         help="keep message text and argument values out of every output",
     )
+    shadow.add_argument(
+        "--rules", help="a rules file agent-lab learn wrote: the schema-driven resolver applies it"
+    )
     shadow.add_argument("--html", help="also write an HTML page of the figures")
     shadow.add_argument(
         "--json",

@@ -37,11 +37,17 @@ def settings_of(options: argparse.Namespace, *, workers: int = 1) -> ShadowSetti
     """How to read and replay the logs, from the options every log command shares."""
     from agent_lab.lab.shadow.run import ShadowSettings  # noqa: PLC0415
 
+    rules = getattr(options, "rules", None)
+    if rules is not None:
+        from agent_lab.resolvers.learned import load_rules  # noqa: PLC0415
+
+        rules = load_rules(rules)
     return ShadowSettings(
         format=None if options.format is None else LogFormat(options.format),
         on_error="skip" if options.skip_bad_lines else "fail",
         read=options.read,
         workers=workers,
+        rules=rules,
     )
 
 

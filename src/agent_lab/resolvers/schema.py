@@ -28,7 +28,9 @@ fallback; so a value is taken only when there is exactly one reading:
 What makes a value doubtful is shared across kinds (``resolvers.doubts``).
 
 Plugins give hints per property with the ``x-agent-lab`` keyword (an
-annotation, ignored by validation): ``{"kind": "date"}``, ``{"format":
+annotation, ignored by validation): ``{"learned": ...}``, the rules
+``agent-lab learn`` kept (``resolvers.learned``: aliases, then a constant,
+only where the reading above found nothing), ``{"kind": "date"}``, ``{"format":
 "string"}`` to render numbers and booleans as SGD-style canonical strings,
 ``{"format": "float"}`` to render whole numbers as floats (``5.0``), where the
 source's truth is typed that way (BFCL's ``float``).
@@ -37,6 +39,7 @@ source's truth is typed that way (BFCL's ``float``).
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -138,6 +141,10 @@ class _Property:
     """The event's other enum properties that share values with this one."""
     distinct: frozenset[str] = frozenset()
     """Stems of its name's words that no rival's name has."""
+    aliases: tuple[tuple[re.Pattern[str], JSONValue], ...] = ()
+    """Learned phrases and the value each stands for (``resolvers.learned``)."""
+    constant: tuple[JSONValue, ...] = ()
+    """The learned constant, when there is one: the value when the words say nothing of it."""
 
 
 def _members(prop: _Property) -> list[str | int]:
@@ -179,6 +186,25 @@ def _with_rivals(properties: list[_Property]) -> list[_Property]:
     return done
 
 
+def _learned(
+    hint: Mapping[str, Any],
+) -> tuple[tuple[tuple[re.Pattern[str], JSONValue], ...], tuple[JSONValue, ...]]:
+    """The learned aliases and constant of a property's hint (``RuleBook.annotate`` wrote them)."""
+    learned = hint.get("learned")
+    if not isinstance(learned, Mapping):
+        return (), ()
+    rules = cast("Mapping[str, Any]", learned)
+    aliases: list[tuple[re.Pattern[str], JSONValue]] = []
+    for item in cast("list[Any]", rules.get("aliases") or []):
+        if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
+            phrase, value = cast("list[Any]", item)
+            if isinstance(phrase, str) and phrase.strip():
+                pattern = re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
+                aliases.append((pattern, cast("JSONValue", value)))
+    constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
+    return tuple(aliases), constant
+
+
 class SchemaResolver:
     """Resolves an event's arguments from its JSON Schema alone (see the module docstring).
 
@@ -201,6 +227,7 @@ class SchemaResolver:
             hint = cast("dict[str, Any]", prop.get(HINT) or {})
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
             values = cast("list[Any]", prop.get("enum") or [])
+            aliases, constant = _learned(hint)
             properties_read.append(
                 _Property(
                     name,
@@ -211,6 +238,8 @@ class SchemaResolver:
                     own_words=frozenset(own_words(name, str(prop.get("description", "")))),
                     value_words=frozenset(stems([w for v in values for w in WORD.findall(str(v))])),
                     named=frozenset(stems(nouns(name))),
+                    aliases=aliases,
+                    constant=constant,
                 )
             )
         self.properties = _with_rivals(properties_read)
@@ -238,6 +267,7 @@ class SchemaResolver:
             value = self._from_text(prop, text, now, numbers, left[prop.kind])
             if value is not None:
                 found[prop.name] = value
+        self._apply_learned(found, text)
         missing = tuple(name for name in self.required if name not in found)
         # An optional value the text states but this resolver cannot read
         # ("four seats" for passengers, "a small car") would be silently
@@ -251,6 +281,26 @@ class SchemaResolver:
         # complete=False, not "missing": the fallback is asked for every absent
         # property, and one the user did not state after all may stay absent.
         return Resolution(found, missing=missing, complete=False if unexplained else None)
+
+    def _apply_learned(self, found: JSONObject, text: str) -> None:
+        """Learned rules, where the schema's own reading found nothing: aliases, then constants."""
+        lowered = text.lower()
+        for prop in self.properties:
+            if prop.name in found:
+                continue
+            if prop.aliases:
+                named = {
+                    json.dumps(value, sort_keys=True): value
+                    for pattern, value in prop.aliases
+                    if pattern.search(lowered)
+                }
+                if len(named) == 1:  # two phrases naming two values: no reading
+                    found[prop.name] = next(iter(named.values()))
+                    continue
+                if named:
+                    continue
+            if prop.constant and not _evidence(prop, text):
+                found[prop.name] = prop.constant[0]
 
     @staticmethod
     def _render(prop: _Property, value: JSONValue) -> JSONValue:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.turn import Reading
     from agent_lab.lab.workload import Case
     from agent_lab.logs.record import LoggedRequest
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["Cause", "Kind", "Replayed", "replay"]
@@ -93,12 +94,17 @@ class Replayed:
 
 
 def replay(
-    request: LoggedRequest, *, plugins: PluginSet | None = None, read: Reading = "last"
+    request: LoggedRequest,
+    *,
+    plugins: PluginSet | None = None,
+    read: Reading = "last",
+    rules: RuleBook | None = None,
 ) -> Replayed | SkippedLine:
     """Decide ``request``'s last user turn with plain code only, and compare with the log.
 
     ``plugins`` supplies the user's own resolvers and routes for the tools it
-    names; the other tools get the schema-driven resolver. Tools a registry
+    names; the other tools get the schema-driven resolver, with ``rules``
+    (``agent-lab learn``'s) written into their schemas when given. Tools a registry
     refuses (a broken schema) make the request a ``SkippedLine`` (``bad_tools``).
     """
     usage = request.usage
@@ -119,9 +125,8 @@ def replay(
     if case is None:
         return dataclasses.replace(logged, kind=Kind.FOLLOW_UP)
     try:
-        decision = decide(
-            request.messages, request.tools, plugins=plugins, context=case.context, read=read
-        )
+        tools = request.tools if rules is None else rules.annotate(request.tools)
+        decision = decide(request.messages, tools, plugins=plugins, context=case.context, read=read)
     except AgentLabError as err:
         # A tool spec without a name, or a schema the registry refuses.
         return SkippedLine(

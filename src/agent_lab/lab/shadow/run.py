@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.turn import Reading
     from agent_lab.logs.record import LogFormat
     from agent_lab.providers.pricing import PriceTable
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["CHUNK", "ShadowSettings", "shadow"]
 
@@ -44,6 +45,8 @@ class ShadowSettings:
     on_error: Literal["fail", "skip"] = "fail"
     read: Reading = "last"
     workers: int = 1
+    rules: RuleBook | None = None
+    """Learned rules (``agent-lab learn``) the schema-driven resolver applies."""
 
 
 def shadow(
@@ -80,7 +83,7 @@ def _replay_into(
         if isinstance(item, SkippedLine):
             figures.add(item)
             continue
-        replayed = replay(item, plugins=plugins, read=settings.read)
+        replayed = replay(item, plugins=plugins, read=settings.read, rules=settings.rules)
         if isinstance(replayed, SkippedLine) and settings.on_error == "fail":
             raise LogError(replayed)
         figures.add(replayed)

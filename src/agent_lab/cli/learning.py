@@ -1,0 +1,112 @@
+"""``agent-lab learn``: rules mined from logs, admitted on held-out calls, written for review."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.output import write_whole
+from agent_lab.errors import UsageError
+from agent_lab.logs.record import LogFormat, LoggedRequest
+
+if TYPE_CHECKING:
+    import argparse
+
+    from agent_lab.cli.loading import Streams
+    from agent_lab.lab.learn.learning import Learned
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["learn_command"]
+
+
+def learn_command(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab learn LOGS... --out rules.json``, or ``--explain rules.json``."""
+    from agent_lab.lab.learn.tables import rules_table  # noqa: PLC0415
+    from agent_lab.resolvers.learned import load_rules  # noqa: PLC0415
+
+    if options.explain is not None:
+        if options.logs:
+            raise UsageError("--explain prints a rules file: give it no logs")
+        book = load_rules(options.explain)
+        if options.json:
+            print(json.dumps(book.as_json(), indent=2, ensure_ascii=False), file=streams.out)
+        else:
+            streams.console.print(rules_table(book))
+        return 0
+    if not options.logs:
+        raise UsageError("name the log files to learn from (or --explain RULES)")
+    if options.out is None:
+        raise UsageError("--out: where to write the rules file")
+    out = Path(options.out)
+    check_output_file(out, "--out")
+    learned = _learned(options)
+    write_whole(out, "--out", lambda target: target.write_text(learned.rules.dumps()))
+    if options.json:
+        print(json.dumps(_document(learned), indent=2, ensure_ascii=False), file=streams.out)
+        return 0
+    from agent_lab.lab.learn.tables import gain_lines, gain_table  # noqa: PLC0415
+
+    for line in gain_lines(learned):
+        streams.console.print(line, highlight=False)
+    if learned.rules.rules:
+        streams.console.print(gain_table(learned))
+    streams.console.print(
+        f"Rules: {out} (review: agent-lab learn --explain {out})", highlight=False
+    )
+    return 0
+
+
+def _learned(options: argparse.Namespace) -> Learned:
+    from agent_lab.lab.learn.learning import LearnSettings, digest, learn  # noqa: PLC0415
+    from agent_lab.logs.reader import read_logs  # noqa: PLC0415
+
+    paths = [Path(name) for name in options.logs]
+    for path in paths:
+        if not path.is_file():
+            raise UsageError(f"{path}: no such log file")
+    requests = [
+        item
+        for item in read_logs(
+            paths,
+            format=None if options.format is None else LogFormat(options.format),
+            on_error="skip" if options.skip_bad_lines else "fail",
+        )
+        if isinstance(item, LoggedRequest)
+    ]
+    settings = LearnSettings(
+        holdout=options.holdout,
+        min_precision=options.min_precision,
+        min_support=options.min_support,
+        seed=options.seed,
+        read=options.read,
+    )
+    source: JSONObject = {
+        "logs": [path.name for path in paths],
+        "sha256": digest([str(path) for path in paths]),
+        "requests": len(requests),
+        "read": options.read,
+    }
+    return learn(requests, settings, source=source)
+
+
+def _document(learned: Learned) -> JSONObject:
+    from agent_lab.lab.shadow.figures import rate  # noqa: PLC0415
+
+    before, after = learned.gain.before, learned.gain.after
+    return {
+        "rules": learned.rules.as_json(),
+        "held_out": {
+            "calls": before.calls,
+            "covered_before": rate(before.covered, before.calls),
+            "covered_after": rate(after.covered, after.calls),
+            "agreement_before": rate(before.agreed, before.covered),
+            "agreement_after": rate(after.agreed, after.covered),
+            "saved_requests": after.saved_requests - before.saved_requests,
+        },
+        "refused": {
+            reason: sum(1 for r in learned.verdicts.refused if r.reason == reason)
+            for reason in sorted({r.reason for r in learned.verdicts.refused})
+        },
+    }

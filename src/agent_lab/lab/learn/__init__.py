@@ -1,0 +1,1 @@
+"""Rules for the resolvers, learned from logs: mined on one part, admitted on another."""

@@ -1,0 +1,105 @@
+"""Logged calls as learning examples: the user's words, the call, and what plain code read alone.
+
+Each logged request that ends with the user's turn and one tool call is an
+example: the tool, its arguments, the words (as ``agent-lab shadow`` reads
+them), and the arguments the schema-driven resolver reads from those words
+with no rule, so that a rule is mined and judged only where it would fire.
+Requests are grouped by conversation (their first two messages), so that a
+split never puts one conversation on both sides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.agents.tool_specs import tool_name
+from agent_lab.application.events.models import Event
+from agent_lab.lab.shadow.cases import case_of
+from agent_lab.resolvers.schema import SchemaResolver, kind_of
+
+if TYPE_CHECKING:
+    from agent_lab.agents.turn import Reading
+    from agent_lab.logs.record import LoggedRequest
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["Example", "conversation_of", "examples_of", "held_out"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Example:
+    """One logged call and the words it answered."""
+
+    conversation: str
+    tool: str
+    text: str
+    arguments: JSONObject
+    """What the model called the tool with."""
+    read: JSONObject
+    """What the schema-driven resolver reads from ``text`` alone, with no rule."""
+    kinds: Mapping[str, str]
+    """Each parameter's kind (``resolvers.schema.kind_of``)."""
+
+
+def conversation_of(request: LoggedRequest) -> str:
+    """The conversation a request belongs to: a digest of its first two messages."""
+    opening = json.dumps(list(request.messages[:2]), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(opening.encode()).hexdigest()[:16]
+
+
+def held_out(conversation: str, *, share: float, seed: int) -> bool:
+    """Whether a conversation is in the held-out part: a stable draw from its digest."""
+    digest = hashlib.sha256(f"{seed}:{conversation}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+
+def _schema(request: LoggedRequest, name: str) -> Mapping[str, Any] | None:
+    for tool in request.tools:
+        if tool_name(tool) != name:
+            continue
+        function = tool.get("function")
+        holder = cast("Mapping[str, Any]", function if isinstance(function, Mapping) else tool)
+        parameters = holder.get("parameters")
+        return cast("Mapping[str, Any]", parameters) if isinstance(parameters, Mapping) else None
+    return None
+
+
+def examples_of(requests: Iterable[LoggedRequest], *, read: Reading = "last") -> list[Example]:
+    """The examples the requests hold: one per request with one call after a user turn."""
+    resolvers: dict[str, tuple[SchemaResolver, dict[str, str]]] = {}
+    found: list[Example] = []
+    for request in requests:
+        if len(request.calls) != 1:
+            continue
+        case = case_of(request, read=read)
+        if case is None:
+            continue
+        call = request.calls[0]
+        schema = _schema(request, call.name)
+        if schema is None:
+            continue
+        key = json.dumps(schema, sort_keys=True)
+        if key not in resolvers:
+            properties = cast("Mapping[str, Any]", schema.get("properties") or {})
+            kinds = {
+                name: kind_of(cast("Mapping[str, Any]", sub))
+                for name, sub in properties.items()
+                if isinstance(sub, Mapping)
+            }
+            resolvers[key] = (SchemaResolver(schema), kinds)
+        resolver, kinds = resolvers[key]
+        resolution = resolver(Event(call.name, text=case.text, context=dict(case.context)))
+        found.append(
+            Example(
+                conversation=conversation_of(request),
+                tool=call.name,
+                text=case.text,
+                arguments=call.arguments,
+                read=cast("JSONObject", dict(resolution.arguments)),
+                kinds=kinds,
+            )
+        )
+    return found

@@ -1,0 +1,127 @@
+"""Admission by held-out evidence: a candidate is kept only where held-out calls prove it.
+
+Each candidate is measured on held-out examples of its tool where it would
+fire: where the resolver left its parameter unread and (an alias) the words
+hold its phrase or (a constant) the words show no other alias firing. It is
+right when the logged call gave the parameter its value, wrong otherwise
+(another value, or none: a rule must not add what the model left out).
+
+A single phrase rarely recurs often enough to bound its own precision at
+99%, so the Wilson lower bound is taken over the candidates of one tool's
+parameter and kind together; a group is admitted when that bound clears
+``min_precision`` over at least ``min_support`` held-out firings, and within
+it a candidate is kept only when it fired held-out at least once and was
+never wrong. Nothing is kept on training fit alone. A rule fires only where
+the resolver read nothing, so no rule changes a value it already reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.lab.stats.intervals import wilson
+from agent_lab.resolvers.learned import Evidence, LearnedRule
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent_lab.lab.learn.examples import Example
+    from agent_lab.lab.learn.mine import Candidate
+
+__all__ = ["Refusal", "Verdicts", "admit"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refusal:
+    """A candidate the gate refused, and why."""
+
+    candidate: Candidate
+    right: int
+    wrong: int
+    reason: str
+    """``never_fired``, ``wrong_held_out`` or ``group_below_bound``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdicts:
+    """What the gate kept and refused."""
+
+    kept: tuple[LearnedRule, ...]
+    refused: tuple[Refusal, ...]
+
+
+def _fires(candidate: Candidate, example: Example, pattern: re.Pattern[str] | None) -> bool:
+    if example.tool != candidate.tool or candidate.parameter in example.read:
+        return False
+    if candidate.parameter not in example.kinds:
+        return False
+    return pattern is None or pattern.search(example.text.lower()) is not None
+
+
+def admit(
+    candidates: Sequence[Candidate],
+    held: Sequence[Example],
+    *,
+    min_precision: float = 0.99,
+    min_support: int = 20,
+) -> Verdicts:
+    """Measure every candidate on the held-out examples, and keep what the bound admits."""
+    by_tool: defaultdict[str, list[Example]] = defaultdict(list)
+    for example in held:
+        by_tool[example.tool].append(example)
+    scored: list[tuple[Candidate, int, int]] = []
+    for candidate in candidates:
+        pattern = (
+            None
+            if candidate.phrase is None
+            else re.compile(rf"(?<!\w){re.escape(candidate.phrase)}(?!\w)")
+        )
+        right = wrong = 0
+        for example in by_tool[candidate.tool]:
+            if not _fires(candidate, example, pattern):
+                continue
+            if example.arguments.get(candidate.parameter) == candidate.value:
+                right += 1
+            else:
+                wrong += 1
+        scored.append((candidate, right, wrong))
+    groups: defaultdict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for candidate, right, wrong in scored:
+        pooled = groups[candidate.tool, candidate.parameter, candidate.kind]
+        pooled[0] += right
+        pooled[1] += wrong
+    kept: list[LearnedRule] = []
+    refused: list[Refusal] = []
+    for candidate, right, wrong in scored:
+        group_right, group_wrong = groups[candidate.tool, candidate.parameter, candidate.kind]
+        fired = group_right + group_wrong
+        low = wilson(group_right, fired)[0] if fired else 0.0
+        if right + wrong == 0:
+            reason = "never_fired"
+        elif wrong:
+            reason = "wrong_held_out"
+        elif fired < min_support or low < min_precision:
+            reason = "group_below_bound"
+        else:
+            kept.append(
+                LearnedRule(
+                    kind=candidate.kind,
+                    tool=candidate.tool,
+                    parameter=candidate.parameter,
+                    value=candidate.value,
+                    phrase=candidate.phrase,
+                    evidence=Evidence(
+                        support=candidate.support,
+                        right=right,
+                        wrong=wrong,
+                        low=low,
+                        examples=candidate.examples,
+                    ),
+                )
+            )
+            continue
+        refused.append(Refusal(candidate=candidate, right=right, wrong=wrong, reason=reason))
+    return Verdicts(kept=tuple(kept), refused=tuple(refused))

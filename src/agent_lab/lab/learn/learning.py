@@ -1,0 +1,136 @@
+"""``agent-lab learn``: split logs by conversation, mine on one part, admit and measure on another.
+
+The held-out part serves twice, as the issue asks and as no training fit
+can: the gate admits rules on it, and the gain is measured on it, by
+replaying each held-out request as ``agent-lab shadow`` does, without the
+rules and then with them (coverage and agreement, each with its Wilson
+interval, overall and per tool). Because the same part admits and measures,
+the gain on it is an optimistic estimate: measure a rules file on logs it
+never saw (``agent-lab shadow --rules``) before trusting it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
+from agent_lab.lab.learn.gate import Verdicts, admit
+from agent_lab.lab.learn.mine import mine
+from agent_lab.lab.shadow.figures import Tally
+from agent_lab.lab.shadow.replay import Replayed, replay
+from agent_lab.resolvers.learned import RuleBook
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent_lab.agents.turn import Reading
+    from agent_lab.logs.record import LoggedRequest
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["LearnSettings", "Learned", "learn"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LearnSettings:
+    """How to split, mine and admit."""
+
+    holdout: float = 0.3
+    """The share of conversations held out."""
+    min_precision: float = 0.99
+    """The Wilson lower bound a rule's group must clear on held-out calls."""
+    min_support: int = 20
+    """Held-out firings a group needs before its bound counts."""
+    min_training: int = 3
+    """Training examples a candidate needs."""
+    seed: int = 0
+    read: Reading = "last"
+
+
+@dataclass(slots=True)
+class Gain:
+    """Held-out figures without the rules and with them, overall and per tool."""
+
+    before: Tally = field(default_factory=Tally)
+    after: Tally = field(default_factory=Tally)
+    by_tool: dict[str, tuple[Tally, Tally]] = field(default_factory=dict[str, tuple[Tally, Tally]])
+
+    def add(self, without: Replayed, with_rules: Replayed) -> None:
+        self.before.add(without, None)
+        self.after.add(with_rules, None)
+        if without.tool is not None:
+            pair = self.by_tool.setdefault(without.tool, (Tally(), Tally()))
+            pair[0].add(without, None)
+            pair[1].add(with_rules, None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Learned:
+    """What ``learn`` kept, refused, and gained on the held-out part."""
+
+    rules: RuleBook
+    verdicts: Verdicts
+    gain: Gain
+    training: int
+    """Training examples (logged calls) the candidates were mined from."""
+    held: int
+    """Held-out examples the gate measured them on."""
+
+
+def learn(
+    requests: Sequence[LoggedRequest], settings: LearnSettings, *, source: JSONObject
+) -> Learned:
+    """Learn rules from ``requests`` (see the module docstring); ``source`` names the logs."""
+    examples = examples_of(requests, read=settings.read)
+    train = [
+        e
+        for e in examples
+        if not held_out(e.conversation, share=settings.holdout, seed=settings.seed)
+    ]
+    held = [
+        e for e in examples if held_out(e.conversation, share=settings.holdout, seed=settings.seed)
+    ]
+    candidates = mine(train, min_support=settings.min_training)
+    verdicts = admit(
+        candidates, held, min_precision=settings.min_precision, min_support=settings.min_support
+    )
+    book = RuleBook(
+        rules=verdicts.kept,
+        source={
+            **source,
+            "split": {
+                "by": "conversation",
+                "holdout": settings.holdout,
+                "seed": settings.seed,
+                "training_calls": len(train),
+                "held_out_calls": len(held),
+            },
+            "gate": {
+                "min_precision": settings.min_precision,
+                "min_support": settings.min_support,
+                "min_training": settings.min_training,
+                "candidates": len(candidates),
+                "kept": len(verdicts.kept),
+            },
+        },
+    )
+    gain = Gain()
+    for request in requests:
+        if not held_out(conversation_of(request), share=settings.holdout, seed=settings.seed):
+            continue
+        without = replay(request, read=settings.read)
+        with_rules = replay(request, read=settings.read, rules=book)
+        if isinstance(without, Replayed) and isinstance(with_rules, Replayed):
+            gain.add(without, with_rules)
+    return Learned(rules=book, verdicts=verdicts, gain=gain, training=len(train), held=len(held))
+
+
+def digest(paths: Sequence[str]) -> str:
+    """The SHA-256 of the logs' bytes, in order: the version of the logs a rules file came from."""
+    hashed = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:  # noqa: PTH123
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                hashed.update(block)
+    return hashed.hexdigest()

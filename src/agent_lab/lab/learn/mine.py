@@ -1,0 +1,184 @@
+"""Candidate rules mined from training examples: aliases and constants, with their support.
+
+* An ``alias`` candidate is a phrase of one to three words of the user's
+  text that, for one tool's parameter the resolver left unread, went with
+  one value in at least ``min_support`` training examples and with that
+  value in at least ``min_share`` of the examples of that tool whose words
+  hold it; only for a parameter the training calls give several values (one
+  value whatever the words say is a constant's, not a phrase's). A value
+  whose own spelling is in the words is the resolver's to read, not an
+  alias's; dates and times depend on the day a conversation
+  took place, so they get no alias.
+* A ``constant`` candidate is the value a tool's calls gave a parameter the
+  resolver left unread, and the words did not spell, in at least
+  ``min_share`` of its training examples (at least ``min_support`` of them).
+
+Nothing here is admitted: ``gate`` measures each candidate on held-out
+examples.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.resolvers.enums import variants
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent_lab.lab.learn.examples import Example
+    from agent_lab.strict_json import JSONValue
+
+__all__ = ["Candidate", "mine", "phrases", "spelled_in"]
+
+# Words too common to stand for anything alone: a phrase of nothing else is no alias.
+STOPWORDS = frozenset(
+    [
+        "a", "an", "the", "i", "me", "my", "we", "our", "you", "your", "it", "its", "is", "are",
+        "was", "be", "to", "of", "in", "on", "at", "for", "from", "with", "by", "and", "or", "but",
+        "not", "no", "yes", "please", "can", "could", "would", "will", "want", "like", "need",
+        "find", "get", "some", "any", "this", "that", "there", "here", "what", "which", "when",
+        "where", "how", "do", "does", "did", "have", "has", "had", "am", "so", "just", "also",
+        "too", "thanks", "thank", "ok", "okay", "sure",
+    ]
+)  # fmt: skip
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NO_ALIAS = frozenset({"date", "time", "boolean"})
+_LONGEST = 3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidate:
+    """A rule not yet admitted."""
+
+    kind: str
+    tool: str
+    parameter: str
+    value: JSONValue
+    phrase: str | None
+    support: int
+    examples: tuple[str, ...]
+
+
+def phrases(text: str) -> set[str]:
+    """Every run of one to three words of the text, lower case; none of stopwords alone."""
+    words = _TOKEN.findall(text.lower())
+    found: set[str] = set()
+    for size in range(1, _LONGEST + 1):
+        for start in range(len(words) - size + 1):
+            run = words[start : start + size]
+            if all(word in STOPWORDS for word in run):
+                continue
+            found.add(" ".join(run))
+    return found
+
+
+def spelled_in(value: JSONValue, text: str) -> bool:
+    """Whether the text spells the value itself (any of its ``variants``)."""
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        return False
+    lowered = text.lower()
+    return any(
+        re.search(rf"(?<!\w){re.escape(v)}(?!\w)", lowered) for v in variants(value) if v.strip()
+    )
+
+
+def _key(value: JSONValue) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def mine(
+    examples: Sequence[Example], *, min_support: int = 3, min_share: float = 0.9
+) -> list[Candidate]:
+    """The candidate aliases and constants the training examples show."""
+    return [
+        *_aliases(examples, min_support=min_support, min_share=min_share),
+        *_constants(examples, min_support=min_support, min_share=min_share),
+    ]
+
+
+def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float) -> list[Candidate]:
+    together: defaultdict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
+    seen: Counter[tuple[str, str, str]] = Counter()
+    values: dict[str, JSONValue] = {}
+    shown: defaultdict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for example in examples:
+        said = phrases(example.text)
+        for parameter, kind in example.kinds.items():
+            if kind in _NO_ALIAS or parameter in example.read:
+                continue
+            value = example.arguments.get(parameter)
+            for phrase in said:
+                seen[example.tool, parameter, phrase] += 1
+            if value is None or isinstance(value, bool | dict | list):
+                continue
+            if spelled_in(value, example.text):
+                continue
+            key = _key(value)
+            values[key] = value
+            for phrase in said:
+                together[example.tool, parameter, phrase][key] += 1
+                examples_shown = shown[example.tool, parameter, phrase, key]
+                if len(examples_shown) < 3:
+                    examples_shown.append(example.text)
+    several: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
+    for (tool, parameter, _), counts in together.items():
+        several[tool, parameter].update(counts)
+    found: list[Candidate] = []
+    for (tool, parameter, phrase), counts in together.items():
+        key, support = counts.most_common(1)[0]
+        if support < min_support or support < min_share * seen[tool, parameter, phrase]:
+            continue
+        if len(several[tool, parameter]) < 2:
+            continue
+        found.append(
+            Candidate(
+                kind="alias",
+                tool=tool,
+                parameter=parameter,
+                value=values[key],
+                phrase=phrase,
+                support=support,
+                examples=tuple(shown[tool, parameter, phrase, key]),
+            )
+        )
+    return found
+
+
+def _constants(
+    examples: Sequence[Example], *, min_support: int, min_share: float
+) -> list[Candidate]:
+    given: defaultdict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    unread: Counter[tuple[str, str]] = Counter()
+    values: dict[str, JSONValue] = {}
+    for example in examples:
+        for parameter in example.kinds:
+            if parameter in example.read:
+                continue
+            unread[example.tool, parameter] += 1
+            value = example.arguments.get(parameter)
+            if value is None or isinstance(value, dict | list) or spelled_in(value, example.text):
+                continue  # the words said it: no constant's doing
+            values[_key(value)] = value
+            given[example.tool, parameter][_key(value)] += 1
+    found: list[Candidate] = []
+    for (tool, parameter), counts in given.items():
+        key, support = counts.most_common(1)[0]
+        if support < min_support or support < min_share * unread[tool, parameter]:
+            continue
+        found.append(
+            Candidate(
+                kind="constant",
+                tool=tool,
+                parameter=parameter,
+                value=values[key],
+                phrase=None,
+                support=support,
+                examples=(),
+            )
+        )
+    return found

@@ -1,0 +1,238 @@
+"""Rules learned from logs (``agent-lab learn``): plain data, applied by the schema-driven resolver.
+
+A rules file is JSON a person can review: each rule names its tool, its
+parameter, its kind, the value it gives, and its evidence (training support,
+held-out right and wrong, the Wilson lower bound, examples). Two kinds:
+
+* ``alias``: a phrase of the user's words that stands for a value the tool
+  received ("the big apple" -> "New York"); it fills the parameter when the
+  resolver read nothing for it and the words hold the phrase (on word
+  boundaries, any case), and no other alias of that parameter names another
+  value;
+* ``constant``: the value a tool's calls give a parameter when the words say
+  nothing of it; it fills the parameter when the words hold no sign of it.
+
+``RuleBook.annotate`` writes a tool's rules into its parameters'
+``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them; so
+every caller of ``decide`` applies rules by annotating the tools it offers,
+with no code. A rule whose value the parameter's schema rejects is never
+written: it cannot fire.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import jsonschema_rs
+
+from agent_lab.errors import InputFileError, MissingInputError
+from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = ["FORMAT", "RULE_KINDS", "Evidence", "LearnedRule", "RuleBook", "load_rules"]
+
+FORMAT = "agent-lab.rules/1"
+"""The rules file's ``format``: a reader refuses any other."""
+RULE_KINDS = ("alias", "constant")
+HINT = "x-agent-lab"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """Why a rule is kept: how often training showed it, and how it did on held-out requests."""
+
+    support: int
+    """Training requests that showed it."""
+    right: int
+    """Held-out requests where it would fire and the logged call agrees."""
+    wrong: int
+    """Held-out requests where it would fire and the logged call disagrees."""
+    low: float
+    """The Wilson 95% lower bound of the held-out precision it was admitted on."""
+    examples: tuple[str, ...] = ()
+    """A few of the training words it was mined from."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LearnedRule:
+    """One rule: a value for a tool's parameter, and when it applies."""
+
+    kind: str
+    tool: str
+    parameter: str
+    value: JSONValue
+    phrase: str | None = None
+    """The words that stand for ``value`` (``alias``); ``None`` for a ``constant``."""
+    evidence: Evidence
+
+    def as_json(self) -> JSONObject:
+        """The rule as the rules file holds it."""
+        evidence: JSONObject = {
+            "support": self.evidence.support,
+            "heldout_right": self.evidence.right,
+            "heldout_wrong": self.evidence.wrong,
+            "heldout_low": round(self.evidence.low, 6),
+            "examples": list(self.evidence.examples),
+        }
+        rule: JSONObject = {"kind": self.kind, "tool": self.tool, "parameter": self.parameter}
+        if self.phrase is not None:
+            rule["phrase"] = self.phrase
+        rule["value"] = self.value
+        rule["evidence"] = evidence
+        return rule
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleBook:
+    """Learned rules and their provenance: what logs, which settings, which gate."""
+
+    rules: tuple[LearnedRule, ...]
+    source: JSONObject = field(default_factory=dict[str, JSONValue])
+    """Provenance: the logs' names and digest, the split, the settings, the counts."""
+
+    def as_json(self) -> JSONObject:
+        """The rules file's content."""
+        return {
+            "format": FORMAT,
+            "source": self.source,
+            "rules": [rule.as_json() for rule in self.rules],
+        }
+
+    def dumps(self) -> str:
+        """The rules file's text: indented JSON, for review and diffs."""
+        return json.dumps(self.as_json(), indent=2, ensure_ascii=False) + "\n"
+
+    def annotate(self, tools: Sequence[Mapping[str, Any]]) -> tuple[JSONObject, ...]:
+        """The tools with their rules in their parameters' hints; tools without rules as given.
+
+        A tool spec is copied only when it has a rule; a rule whose parameter is
+        not in the schema, or whose value the parameter's schema rejects, is left out.
+        """
+        by_tool: dict[str, list[LearnedRule]] = {}
+        for rule in self.rules:
+            by_tool.setdefault(rule.tool, []).append(rule)
+        annotated: list[JSONObject] = []
+        for tool in tools:
+            name = _tool_name(tool)
+            rules = by_tool.get(name or "")
+            if not rules:
+                annotated.append(cast("JSONObject", tool))
+                continue
+            annotated.append(_annotated(tool, rules))
+        return tuple(annotated)
+
+
+def _tool_name(tool: Mapping[str, Any]) -> str | None:
+    function: object = tool.get("function")
+    source = cast("Mapping[str, Any]", function if isinstance(function, Mapping) else tool)
+    name = source.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
+    copied = cast("JSONObject", copy.deepcopy(dict(tool)))
+    function = copied.get("function")
+    holder = cast("JSONObject", function) if isinstance(function, dict) else copied
+    parameters = holder.get("parameters")
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    if not isinstance(properties, dict):
+        return copied
+    for rule in rules:
+        prop = properties.get(rule.parameter)
+        if not isinstance(prop, dict) or not _accepts(prop, rule.value):
+            continue
+        hint = prop.setdefault(HINT, {})
+        if not isinstance(hint, dict):
+            continue
+        learned = hint.setdefault("learned", {})
+        if not isinstance(learned, dict):
+            continue
+        if rule.kind == "alias" and rule.phrase:
+            aliases = learned.setdefault("aliases", [])
+            if isinstance(aliases, list):
+                aliases.append([rule.phrase, rule.value])
+        elif rule.kind == "constant":
+            learned["constant"] = rule.value
+    return copied
+
+
+def _accepts(schema: JSONObject, value: JSONValue) -> bool:
+    """Whether the parameter's schema takes the value (a rule never fires where it would not)."""
+    plain = {k: v for k, v in schema.items() if k != HINT}
+    try:
+        return bool(jsonschema_rs.validator_for(plain).is_valid(value))
+    except (ValueError, jsonschema_rs.ValidationError):
+        return False
+
+
+def load_rules(path: str | Path) -> RuleBook:
+    """Read a rules file ``agent-lab learn`` wrote.
+
+    Raises:
+        MissingInputError: No such file.
+        InputFileError: Not a rules file: not JSON, another ``format``, or a rule
+            without its tool, parameter, kind or value.
+    """
+    where = Path(path)
+    try:
+        text = where.read_text(encoding="utf-8")
+    except FileNotFoundError as err:
+        raise MissingInputError(f"{where}: no such rules file") from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(str(where), f"cannot be read ({err})") from err
+    try:
+        parsed: object = json.loads(text)
+    except ValueError as err:
+        raise InputFileError(str(where), f"not JSON ({err})") from err
+    data = cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else {}
+    if data.get("format") != FORMAT:
+        raise InputFileError(str(where), f"not a rules file (its format is not {FORMAT!r})")
+    items: object = data.get("rules")
+    if not isinstance(items, list):
+        raise InputFileError(str(where), "its rules are not a list")
+    rules = [_rule(item, where, index) for index, item in enumerate(cast("list[object]", items))]
+    source: object = data.get("source")
+    return RuleBook(
+        rules=tuple(rules), source=cast("JSONObject", source) if isinstance(source, dict) else {}
+    )
+
+
+def _rule(item: object, where: Path, index: int) -> LearnedRule:
+    if not isinstance(item, dict):
+        raise InputFileError(str(where), f"rule {index} is not an object")
+    rule = cast("dict[str, Any]", item)
+    kind, tool, parameter = rule.get("kind"), rule.get("tool"), rule.get("parameter")
+    if kind not in RULE_KINDS:
+        raise InputFileError(str(where), f"rule {index}'s kind is none of {list(RULE_KINDS)}")
+    if not isinstance(tool, str) or not isinstance(parameter, str) or "value" not in rule:
+        raise InputFileError(str(where), f"rule {index} lacks its tool, parameter or value")
+    phrase = rule.get("phrase")
+    if kind == "alias" and not (isinstance(phrase, str) and phrase.strip()):
+        raise InputFileError(str(where), f"rule {index} is an alias without its phrase")
+    evidence = rule.get("evidence")
+    facts = cast("dict[str, Any]", evidence) if isinstance(evidence, dict) else {}
+    examples = facts.get("examples")
+    return LearnedRule(
+        kind=str(kind),
+        tool=tool,
+        parameter=parameter,
+        value=cast("JSONValue", rule["value"]),
+        phrase=phrase if isinstance(phrase, str) else None,
+        evidence=Evidence(
+            support=_count(facts.get("support")),
+            right=_count(facts.get("heldout_right")),
+            wrong=_count(facts.get("heldout_wrong")),
+            low=float(facts.get("heldout_low") or 0.0),
+            examples=tuple(map(str, cast("list[object]", examples)))
+            if isinstance(examples, list)
+            else (),
+        ),
+    )
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
