@@ -151,6 +151,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.providers.redaction",
             "agent_lab.otel",
             "agent_lab.integrations.seam",  # the one seam: whose calls, whose replies
+            "agent_lab.resolvers.learned",  # the rules a deployment applies
         )
     return True
 

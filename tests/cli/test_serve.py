@@ -36,6 +36,7 @@ def serve(*argv: str) -> tuple[int, str]:
             ["--upstream", "http://127.0.0.1:9/v1", "--max-upstream-body-bytes", "0"],
             "max-upstream-body-bytes",
         ),
+        (["--upstream", "http://127.0.0.1:9/v1", "--rules", "no-such-rules.json"], "rules"),
     ],
     ids=[
         "not-http",
@@ -45,6 +46,7 @@ def serve(*argv: str) -> tuple[int, str]:
         "no-workers",
         "agreement",
         "no-upstream-body",
+        "no-rules-file",
     ],
 )
 def test_a_bad_option_is_one_line_and_exit_2(

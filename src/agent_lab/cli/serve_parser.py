@@ -38,6 +38,9 @@ def add_serve(add_parser: AddParser) -> None:
         "--plugins", help="MODULE:ATTRIBUTE or a folder: your own resolvers for your tools"
     )
     serve.add_argument(
+        "--rules", help="a rules file agent-lab learn wrote: the schema-driven resolver applies it"
+    )
+    serve.add_argument(
         "--db",
         default="gateway.sqlite",
         help="the store: every finished request and its decision (default gateway.sqlite); "

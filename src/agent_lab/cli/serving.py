@@ -54,6 +54,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
             mode=Mode(options.mode),
             db=None if options.no_store else options.db,
             plugins=options.plugins,
+            rules=_rules(options.rules),
             read=options.read,
             enforce=tuple(options.enforce or ()),
             min_agreement=options.min_agreement,
@@ -66,6 +67,15 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
         )
     except ArgumentError as err:
         raise UsageError(str(err)) from err
+
+
+def _rules(path: str | None) -> str | None:
+    """The rules file, read once here so that a bad one is one line before any worker starts."""
+    if path is not None:
+        from agent_lab.resolvers.learned import load_rules  # noqa: PLC0415
+
+        load_rules(path)
+    return path
 
 
 def _key(name: str | None, option: str) -> str | None:

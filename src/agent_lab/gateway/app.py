@@ -31,6 +31,7 @@ from agent_lab.gateway.settings import Mode
 from agent_lab.gateway.store import ExchangeStore
 from agent_lab.gateway.trust import Trust
 from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
+from agent_lab.resolvers.learned import load_rules
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Callable
@@ -80,6 +81,7 @@ class Gateway:
         self.settings = settings
         self.load_plugins = load_plugins
         self.plugins = load_plugins()
+        self.rules = None if settings.rules is None else load_rules(settings.rules)
         self.key, self.upstream_key = keys
         self.metrics = GatewayMetrics()
         self.upstream = Upstream(
@@ -122,6 +124,7 @@ class Gateway:
                 read=self.settings.read,
                 capacity=self.settings.store_queue,
                 make_spans=self._make_spans,
+                rules=self.rules,
             )
             self.metrics.watch(self.store)
         self.trust.start(self.settings.trust_refresh_seconds)
@@ -219,7 +222,11 @@ class Gateway:
             return body
         if self.settings.mode is Mode.ENFORCE:
             answering = Answering(
-                plugins=self.plugins, read=self.settings.read, trust=self.trust, store=self.store
+                plugins=self.plugins,
+                read=self.settings.read,
+                trust=self.trust,
+                store=self.store,
+                rules=self.rules,
             )
             local = answer_locally(answering, body, at=at, secrets=self.secrets(request))
             if local is not None:

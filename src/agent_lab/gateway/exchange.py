@@ -25,6 +25,7 @@ from agent_lab.strict_json import loads
 if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["Exchange", "Row", "assembled", "row_of"]
@@ -162,7 +163,11 @@ def _line(exchange: Exchange) -> JSONObject:
 
 
 def _decision(
-    line: JSONObject, where: str, plugins: PluginSet | None, read: Reading
+    line: JSONObject,
+    where: str,
+    plugins: PluginSet | None,
+    read: Reading,
+    rules: RuleBook | None,
 ) -> JSONObject | None:
     checked = gate(line.get("request"))
     rule = checked if isinstance(checked, str) else None
@@ -170,7 +175,7 @@ def _decision(
         request = pair_request(line, where)
     except LogError as err:
         return {"skipped": str(err.skipped.reason), "rule": rule}
-    replayed = replay(request, plugins=plugins, read=read)
+    replayed = replay(request, plugins=plugins, read=read, rules=rules)
     if isinstance(replayed, SkippedLine):
         return {"skipped": str(replayed.reason), "rule": rule}
     assert isinstance(replayed, Replayed)
@@ -179,7 +184,13 @@ def _decision(
     return {**fields, "rule": rule}
 
 
-def row_of(exchange: Exchange, *, plugins: PluginSet | None, read: Reading) -> Row:
+def row_of(
+    exchange: Exchange,
+    *,
+    plugins: PluginSet | None,
+    read: Reading,
+    rules: RuleBook | None = None,
+) -> Row:
     """The stored row: the line (redacted) and, for an upstream answer, the decision beside it."""
     line = _line(exchange)
     redactor = Redactor(exchange.secrets)
@@ -188,7 +199,7 @@ def row_of(exchange: Exchange, *, plugins: PluginSet | None, read: Reading) -> R
         assert isinstance(redacted, dict)
         line = redacted
     decision = (
-        _decision(line, exchange.request_id, plugins, read)
+        _decision(line, exchange.request_id, plugins, read, rules)
         if exchange.origin == "upstream"
         else exchange.decision
     )

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.turn import Reading
     from agent_lab.gateway.store import ExchangeStore
     from agent_lab.gateway.trust import Trust
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["Answering", "answer_locally"]
@@ -52,6 +53,7 @@ class Answering:
     read: Reading
     trust: Trust
     store: ExchangeStore | None
+    rules: RuleBook | None = None
 
 
 def answer_locally(
@@ -67,7 +69,13 @@ def answer_locally(
         return None
     try:
         if isinstance(checked, Gate):
-            decided = verdict(checked, plugins=answering.plugins, read=answering.read, now=at)
+            decided = verdict(
+                checked,
+                plugins=answering.plugins,
+                read=answering.read,
+                now=at,
+                rules=answering.rules,
+            )
         else:
             decided = reply_verdict(checked, plugins=answering.plugins)
     except Exception:  # noqa: BLE001  (a user's resolver may raise anything: the model's turn)

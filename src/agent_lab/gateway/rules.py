@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
     from agent_lab.gateway.wire import LocalCall
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
@@ -199,13 +200,22 @@ def _calls(decision: Decision) -> tuple[LocalCall, ...] | None:
     return ((decision.event, json.dumps(decision.arguments, ensure_ascii=False)),)
 
 
-def verdict(checked: Gate, *, plugins: PluginSet | None, read: Reading, now: str | None) -> Verdict:
-    """Decide the request with plain code (``decide``) and apply the rules about its calls."""
+def verdict(
+    checked: Gate,
+    *,
+    plugins: PluginSet | None,
+    read: Reading,
+    now: str | None,
+    rules: RuleBook | None = None,
+) -> Verdict:
+    """Decide the request with plain code (``decide``) and apply the rules about its calls.
+
+    ``rules`` (``agent-lab learn``'s) are written into the offered tools' schemas first.
+    """
     context = {"now": now} if now else None
+    tools = checked.tools if rules is None else rules.annotate(checked.tools)
     try:
-        decision = decide(
-            checked.messages, checked.tools, plugins=plugins, context=context, read=read
-        )
+        decision = decide(checked.messages, tools, plugins=plugins, context=context, read=read)
     except AgentLabError:
         # A schema the registry refuses: the upstream's to judge.
         return Verdict(reason="bad_tools")

@@ -40,6 +40,8 @@ class GatewaySettings:
     """The store's file; ``None`` stores nothing."""
     plugins: str | None = None
     """A plugin reference (``MODULE:ATTRIBUTE`` or a folder): your resolvers for your tools."""
+    rules: str | None = None
+    """A rules file ``agent-lab learn`` wrote: the schema-driven resolver applies it."""
     read: Reading = "last"
     enforce: tuple[str, ...] = ()
     """Tools trusted to be answered locally in ``enforce`` mode, whatever the store says."""

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["ExchangeStore", "open_store"]
 
@@ -95,6 +96,7 @@ class ExchangeStore:
         read: What of a conversation the resolvers read.
         capacity: Exchanges that may wait for the writer; past it a batch is dropped, counted.
         make_spans: Called once in the writer: what makes each row's span, or ``None``.
+        rules: Learned rules the decision beside each request applies.
     """
 
     def __init__(
@@ -105,6 +107,7 @@ class ExchangeStore:
         read: Reading,
         capacity: int,
         make_spans: Callable[[], Callable[[Row], None] | None] | None = None,
+        rules: RuleBook | None = None,
     ) -> None:
         context = _context()
         # Unbounded as a queue; bounded by ``capacity`` exchanges waiting (``_flush``).
@@ -121,6 +124,7 @@ class ExchangeStore:
             read=read,
             make_spans=make_spans,
             parent=os.getpid(),
+            rules=rules,
         )
         self._process = context.Process(
             target=_writer,
@@ -186,6 +190,7 @@ class _Plan:
     read: Reading
     make_spans: Callable[[], Callable[[Row], None] | None] | None
     parent: int
+    rules: RuleBook | None = None
 
 
 def _writer(
@@ -201,6 +206,7 @@ def _writer(
         None if plan.path is None else open_store(plan.path),
         plugins=plan.load_plugins(),
         read=plan.read,
+        rules=plan.rules,
         on_row=None if plan.make_spans is None else plan.make_spans(),
         written=written,
         dropped=dropped,
@@ -251,9 +257,11 @@ class _Writer:
         on_row: Callable[[Row], None] | None,
         written: Synchronized[int],
         dropped: Synchronized[int],
+        rules: RuleBook | None = None,
     ) -> None:
         self._connection = connection
         self._plugins = plugins
+        self._rules = rules
         self._read: Reading = read
         self._on_row = on_row
         self._written = written
@@ -268,7 +276,9 @@ class _Writer:
         rows: list[Row] = []
         for exchange in batch:
             try:
-                rows.append(row_of(exchange, plugins=self._plugins, read=self._read))
+                rows.append(
+                    row_of(exchange, plugins=self._plugins, read=self._read, rules=self._rules)
+                )
             except Exception:  # noqa: BLE001  (a user's plugin may raise anything)
                 _LOG.exception("a finished request could not be made a row; not stored")
                 self._count(self._dropped, 1)
