@@ -122,18 +122,33 @@ def test_report_only_rebuilds_the_summary_from_the_stores_alone(tmp_path: Path) 
 
 
 def test_the_frameworks_table_has_a_row_per_setup_and_the_wrapper_saves_requests() -> None:
-    """frameworks_demo.py on a few demo cases: every row, and fewer requests with the wrapper."""
-    pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
+    """frameworks_demo.py on a few demo cases: every row, and fewer requests with each wrapper."""
+    for module in ("pydantic_ai", "agents", "langchain"):
+        pytest.importorskip(module, reason=f"{module} (an extra) is not installed")
     done = script(REPO_ROOT / "benchmarks" / "frameworks_demo.py", "--limit", "24", "--json")
     rows = {row["setup"]: row for row in json.loads(done.stdout)}
-    alone = rows["Pydantic AI, model alone"]
-    wrapped = rows["Pydantic AI + deterministic-first"]
-    replied = rows["Pydantic AI + deterministic-first + replies"]
+    run = rows["agent-lab run, deterministic-first"]
     assert rows["agent-lab run, llm-always"]["llm_calls_per_request"] == 1.0
-    assert alone["llm_calls_per_request"] == 1.0
-    assert wrapped["llm_calls_per_request"] < alone["llm_calls_per_request"]
-    assert replied["llm_calls_per_turn"] < wrapped["llm_calls_per_turn"]
-    assert (
-        wrapped["answered_locally"]
-        == rows["agent-lab run, deterministic-first"]["answered_locally"]
-    )
+    frameworks = ("Pydantic AI", "OpenAI Agents SDK", "LangChain")
+    assert list(rows) == [
+        "agent-lab run, deterministic-first",
+        "agent-lab run, llm-always",
+        *(
+            f"{name}{setup}"
+            for name in frameworks
+            for setup in (
+                ", model alone",
+                " + deterministic-first",
+                " + deterministic-first + replies",
+            )
+        ),
+    ]
+    for name in frameworks:
+        alone = rows[f"{name}, model alone"]
+        wrapped = rows[f"{name} + deterministic-first"]
+        replied = rows[f"{name} + deterministic-first + replies"]
+        assert alone["llm_calls_per_request"] == 1.0
+        assert alone["llm_calls_per_turn"] > alone["llm_calls_per_request"]
+        assert wrapped["llm_calls_per_request"] < alone["llm_calls_per_request"]
+        assert replied["llm_calls_per_turn"] < wrapped["llm_calls_per_turn"]
+        assert wrapped["answered_locally"] == run["answered_locally"]

@@ -1,9 +1,10 @@
-"""``benchmarks/frameworks_demo_fw.py``: the demo through each framework's loop, against a run."""
+"""``benchmarks/frameworks_demo.py``: the demo through each framework's loop, against a run."""
 
 from __future__ import annotations
 
 import pytest
 
+pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
 pytest.importorskip("agents", reason="the openai-agents extra is not installed")
 pytest.importorskip("langchain", reason="the langchain extra is not installed")
 
@@ -14,14 +15,14 @@ import sys
 from agent_lab.lab.workload import load_workload
 from tests.conftest import REPO_ROOT
 
-SCRIPT = REPO_ROOT / "benchmarks" / "frameworks_demo_fw.py"
+SCRIPT = REPO_ROOT / "benchmarks" / "frameworks_demo.py"
 
 
 @pytest.mark.slow
 def test_each_framework_asks_the_model_as_often_as_agent_lab_run_but_on_invalid_arguments() -> None:
     """Every 8th demo case: a wrapped framework makes the run's LLM calls for the user's turn,
-    except where the run answers invalid arguments in plain words (a framework needs its model
-    for that reply)."""
+    except where the run answers invalid arguments with no model (a wrapper leaves that turn
+    to the model): one request more for each such case, and no other case differs."""
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--every", "8", "--json"],
         capture_output=True,
@@ -30,14 +31,21 @@ def test_each_framework_asks_the_model_as_often_as_agent_lab_run_but_on_invalid_
         timeout=600,
         cwd=REPO_ROOT,
     )
-    rows = json.loads(done.stdout)
-    cases = load_workload("demo").cases[::8]
+    rows = {row["setup"]: row for row in json.loads(done.stdout)}
+    cases = len(load_workload("demo").cases[::8])
+    run = rows["agent-lab run, deterministic-first"]
 
-    assert [row["framework"] for row in rows] == ["openai-agents", "langchain"]
-    for row in rows:
-        assert row["requests"] == len(cases)
-        assert row["answered_locally"] > len(cases) // 2
-        assert row["differs"]
-        assert {d["tags"][0] for d in row["differs"]} == {"invalid"}
-        assert all((d["run"], d["framework"]) == (0, 1) for d in row["differs"])
-        assert row["loop_calls_per_request"] > row["decision_calls_per_request"]
+    for name in ("Pydantic AI", "OpenAI Agents SDK", "LangChain"):
+        for setup in (" + deterministic-first", " + deterministic-first + replies"):
+            row = rows[name + setup]
+            assert row["cases"] == cases
+            assert row["answered_locally"] == run["answered_locally"]
+            assert list(row["differs_from_run"]) == ["invalid_arguments"]
+            more = row["differs_from_run"]["invalid_arguments"] / cases
+            assert row["llm_calls_per_request"] == pytest.approx(
+                run["llm_calls_per_request"] + more, abs=0.002
+            )
+        wrapped = rows[f"{name} + deterministic-first"]
+        replied = rows[f"{name} + deterministic-first + replies"]
+        assert wrapped["llm_calls_per_turn"] > replied["llm_calls_per_turn"]
+        assert replied["llm_calls_per_turn"] > replied["llm_calls_per_request"]

@@ -38,6 +38,7 @@ from agent_lab.demo.events import timer
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
 from agent_lab.integrations.seam import LOCAL_CALL_PREFIX, is_local_call
 from agent_lab.strict_json import JSONValue
+from tests.integrations.booking import ASKING, QUESTION, booking_plugins
 
 SYSTEM = "You set timers."
 timers: list[int] = []
@@ -702,3 +703,113 @@ def test_a_turn_answered_locally_is_decided_once(monkeypatch: pytest.MonkeyPatch
     assert isinstance(message, AIMessage)
     assert [c["name"] for c in message.tool_calls] == ["set_timer"]
     assert len(decided) == 1
+
+
+# A parameter only the user can supply ------------------------------------------------------
+
+booked: list[int] = []
+
+
+@tool
+def book_table(party_size: int, time: str | None = None) -> str:
+    """Book a table at the restaurant.
+
+    Args:
+        party_size: How many people.
+        time: When.
+    """
+    booked.append(party_size)
+    return f"booked for {party_size}"
+
+
+def test_a_missing_user_only_value_is_asked_of_the_user_with_no_wrapped_model_call() -> None:
+    """The party size is the user's to say: the agent ends with the question, no request made."""
+    booked.clear()
+    wrapped = fake()
+    model = DeterministicFirstChatModel(wrapped, booking_plugins())
+
+    out = agent(model, [book_table]).invoke(ask(ASKING))
+
+    _, asked = out["messages"]
+    assert isinstance(asked, AIMessage)
+    assert (asked.content, asked.tool_calls) == (QUESTION, [])
+    assert asked.usage_metadata == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    assert asked.response_metadata["agent_lab"]["reason"] == "user_only_missing"
+    assert asked.response_metadata["agent_lab"]["ledger"]["reason"] == "user_only_missing"
+    assert (wrapped.requests, booked) == ([], [])
+
+
+def test_async_and_streamed_runs_ask_for_a_user_only_value_with_no_wrapped_model_call() -> None:
+    """``ainvoke`` and ``stream_mode="messages"``: the same question, no request."""
+    wrapped = fake()
+    graph = agent(DeterministicFirstChatModel(wrapped, booking_plugins()), [book_table])
+
+    out = asyncio.run(graph.ainvoke(ask(ASKING)))
+    chunks = [
+        message
+        for message, _ in graph.stream(ask(ASKING), stream_mode="messages")
+        if isinstance(message, AIMessageChunk)
+    ]
+
+    assert out["messages"][-1].content == QUESTION
+    assert "".join(str(chunk.content) for chunk in chunks) == QUESTION
+    assert wrapped.requests == []
+
+
+class Booking(BaseModel):
+    party_size: int
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"tool_choice": "any"},
+        {"tool_choice": "required"},
+        {"response_format": {"type": "json_schema", "json_schema": {"name": "Booking"}}},
+    ],
+    ids=["tool_choice any", "tool_choice required", "response_format"],
+)
+def test_a_binding_that_demands_a_call_or_an_output_leaves_the_question_to_the_model(
+    options: dict[str, Any],
+) -> None:
+    """Words would break a demanded call or a structured output: the wrapped model answers."""
+    wrapped = fake(AIMessage(content="For how many?", id="reply-1"))
+    model = DeterministicFirstChatModel(wrapped, booking_plugins())
+
+    asked = model.bind_tools([book_table]).invoke([HumanMessage(ASKING)])
+    message = model.bind_tools([book_table], **options).invoke([HumanMessage(ASKING)])
+
+    assert asked.content == QUESTION  # bound plainly, words may end the turn: no model
+    assert message.id == "reply-1"
+    assert len(wrapped.requests) == 1
+
+
+def test_with_structured_output_a_missing_user_only_value_is_the_models_turn() -> None:
+    """``create_agent(response_format=...)``: the ``Booking`` is the wrapped model's to give."""
+    answer = AIMessage(
+        content="", tool_calls=[{"name": "Booking", "args": {"party_size": 2}, "id": "call_1"}]
+    )
+    wrapped = fake(answer)
+    model = DeterministicFirstChatModel(wrapped, booking_plugins())
+
+    asked = agent(model, [book_table]).invoke(ask(ASKING))
+    out = agent(model, [book_table], response_format=Booking).invoke(ask(ASKING))
+
+    assert asked["messages"][-1].content == QUESTION  # no response_format: no model
+    assert out["structured_response"] == Booking(party_size=2)
+    assert len(wrapped.requests) == 1
+
+
+def test_shadow_mode_leaves_the_question_to_the_wrapped_model() -> None:
+    """A shadow never answers: the model asks, and the figures count the request."""
+    wrapped = fake(AIMessage(content="For how many?", id="reply-1"))
+    model = DeterministicFirstChatModel(wrapped, booking_plugins(), shadow=True)
+    enforcing = DeterministicFirstChatModel(wrapped, booking_plugins())
+
+    asked = agent(enforcing, [book_table]).invoke(ask(ASKING))
+    out = agent(model, [book_table]).invoke(ask(ASKING))
+
+    assert asked["messages"][-1].content == QUESTION
+    assert out["messages"][-1].content == "For how many?"
+    assert len(wrapped.requests) == 1
+    assert model.figures.requests == 1

@@ -37,6 +37,7 @@ from agents import (
     trace,
 )
 from tests.integrations.agents_doubles import KeptSpans, ScriptedModel, called, said
+from tests.integrations.booking import ASKING, QUESTION, booking_plugins
 
 INSTRUCTIONS = "You set timers."
 timers: list[tuple[int, str | None]] = []
@@ -522,3 +523,104 @@ def test_shadow_mode_never_replies_locally() -> None:
     assert len(wrapped.requests) == 2
     figures: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))
     assert (figures["calls"], figures["covered"], figures["follow_ups"]) == (1, 1, 1)
+
+
+# A parameter only the user can supply ------------------------------------------------------
+
+booked: list[int] = []
+
+
+@function_tool
+def book_table(party_size: int, time: str | None = None) -> str:
+    """Book a table at the restaurant.
+
+    Args:
+        party_size: How many people.
+        time: When.
+    """
+    booked.append(party_size)
+    return f"booked for {party_size}"
+
+
+def booking(model: DeterministicFirstModel, **options: Any) -> Agent[Any]:
+    booked.clear()
+    return Agent(name="booking", model=model, tools=[book_table], **options)
+
+
+def test_a_missing_user_only_value_is_asked_of_the_user_with_no_wrapped_model_call(
+    kept_spans: KeptSpans,
+) -> None:
+    """The party size is the user's to say: the run ends with the question, no request made."""
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, booking_plugins())
+
+    result = asyncio.run(Runner.run(booking(model), ASKING))
+
+    assert result.final_output == QUESTION
+    assert (wrapped.requests, booked) == ([], [])
+    assert result.context_wrapper.usage.requests == 0
+    assert result.context_wrapper.usage.total_tokens == 0
+    [item] = result.raw_responses[-1].output
+    assert isinstance(item, ResponseOutputMessage)
+    assert decision_reasons(kept_spans) == ["user_only_missing"]
+
+
+def test_a_streamed_run_asks_for_a_user_only_value_with_no_wrapped_model_call() -> None:
+    """``run_streamed``: the question arrives as a text delta; no request."""
+    wrapped = ScriptedModel([])
+
+    result, events = stream(booking(DeterministicFirstModel(wrapped, booking_plugins())), ASKING)
+
+    assert (result.final_output, wrapped.requests) == (QUESTION, [])
+    deltas = [
+        e.data.delta
+        for e in events
+        if isinstance(e, RawResponsesStreamEvent) and isinstance(e.data, ResponseTextDeltaEvent)
+    ]
+    assert deltas == [QUESTION]
+
+
+class Booking(BaseModel):
+    party_size: int
+
+
+def test_with_a_structured_output_type_a_missing_user_only_value_is_the_models_turn() -> None:
+    """A question in words would not be the ``Booking`` the run must end with."""
+    wrapped = ScriptedModel([said('{"party_size": 2}')])
+    model = DeterministicFirstModel(wrapped, booking_plugins())
+
+    asked = asyncio.run(Runner.run(booking(model), ASKING))
+    result = asyncio.run(Runner.run(booking(model, output_type=Booking), ASKING))
+
+    assert asked.final_output == QUESTION  # the same words, with text for output: no model
+    assert result.final_output == Booking(party_size=2)
+    assert len(wrapped.requests) == 1
+
+
+def test_a_tool_choice_that_requires_a_call_leaves_the_question_to_the_wrapped_model() -> None:
+    """``tool_choice="required"``: a call is due, so the model answers the turn."""
+    wrapped = ScriptedModel([called("book_table", '{"party_size": 2}'), said("Booked.")])
+    model = DeterministicFirstModel(wrapped, booking_plugins())
+    free = booking(model, model_settings=ModelSettings(tool_choice="auto"))
+
+    asked = asyncio.run(Runner.run(free, ASKING))
+    forced = booking(model, model_settings=ModelSettings(tool_choice="required"))
+    result = asyncio.run(Runner.run(forced, ASKING))
+
+    assert asked.final_output == QUESTION  # "auto": words may end the turn, no model
+    assert (result.final_output, booked) == ("Booked.", [2])
+    assert len(wrapped.requests) == 2
+
+
+def test_shadow_mode_leaves_the_question_to_the_wrapped_model() -> None:
+    """A shadow never answers: the model asks, and the figures count the request."""
+    wrapped = ScriptedModel([said("For how many?")])
+    model = DeterministicFirstModel(wrapped, booking_plugins(), shadow=True)
+    enforcing = DeterministicFirstModel(wrapped, booking_plugins())
+
+    asked = asyncio.run(Runner.run(booking(enforcing), ASKING))
+    result = asyncio.run(Runner.run(booking(model), ASKING))
+
+    assert asked.final_output == QUESTION
+    assert (result.final_output, len(wrapped.requests)) == ("For how many?", 1)
+    assert model.figures.requests == 1

@@ -25,9 +25,12 @@ from pydantic_ai.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    UserPromptPart,
 )
+from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
+from pydantic_ai.tools import ToolDefinition
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.application.events.models import Event, EventDefinition
@@ -38,6 +41,7 @@ from agent_lab.integrations.seam import is_local_call
 from agent_lab.otel.tracing import Tracing
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import JSONValue
+from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
 
 TIMER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -444,3 +448,100 @@ def test_the_resolvers_read_the_context_given() -> None:
     )
     run_agent(timer_agent(model, ran), "set a timer, the usual")
     assert ran == [4]
+
+
+# A parameter only the user can supply ------------------------------------------------------
+
+
+def booking_agent(model: DeterministicFirstModel, booked: list[int], **options: Any) -> Agent[Any]:
+    agent: Agent[Any] = Agent(model, **options)
+
+    @agent.tool_plain
+    def book_table(party_size: int, time: str | None = None) -> str:
+        """Book a table at the restaurant."""
+        booked.append(party_size)
+        return f"booked for {party_size}"
+
+    return agent
+
+
+def test_a_missing_user_only_value_is_asked_of_the_user_with_no_model_call() -> None:
+    """The party size is the user's to say: the run ends with the question, no request made."""
+    counted = Counted()
+    booked: list[int] = []
+    model = DeterministicFirstModel(FunctionModel(counted.answer), booking_plugins())
+
+    result = run_agent(booking_agent(model, booked), ASKING)
+
+    assert result.output == QUESTION
+    assert (counted.asked, booked) == ([], [])
+    asked = result.all_messages()[-1]
+    assert isinstance(asked, ModelResponse)
+    assert asked.parts == [TextPart(QUESTION)]
+    assert (asked.usage.input_tokens, asked.usage.output_tokens) == (0, 0)
+    assert asked.provider_details is not None
+    details = asked.provider_details[LEDGER_KEY]
+    assert (details["reason"], details["llm_calls"]) == ("user_only_missing", 0)
+    assert details["ledger"]["reason"] == "user_only_missing"
+
+
+def test_run_stream_asks_for_a_user_only_value_with_no_model_call() -> None:
+    """Streaming: the question is the stream's text, and the model is never asked."""
+    counted = Counted()
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer, stream_function=counted.stream), booking_plugins()
+    )
+    agent = booking_agent(model, [])
+
+    async def streamed() -> str:
+        async with agent.run_stream(ASKING) as result:
+            return await result.get_output()
+
+    assert (asyncio.run(streamed()), counted.asked) == (QUESTION, [])
+
+
+class Booking(BaseModel):
+    party_size: int
+
+
+def test_with_structured_output_a_missing_user_only_value_is_the_models_turn() -> None:
+    """A question in words would not be the ``Booking`` the run must end with: the model answers."""
+    counted = Counted(ModelResponse(parts=[ToolCallPart("final_result", {"party_size": 2})]))
+    model = DeterministicFirstModel(FunctionModel(counted.answer), booking_plugins())
+
+    asked = run_agent(booking_agent(model, []), ASKING)
+    result = run_agent(booking_agent(model, [], output_type=Booking), ASKING)
+
+    assert asked.output == QUESTION  # the same words, with text for output: no model
+    assert result.output == Booking(party_size=2)
+    assert len(counted.asked) == 1
+
+
+def test_a_tool_choice_that_demands_a_call_leaves_the_question_to_the_model() -> None:
+    """``tool_choice="required"`` (set per step, as Pydantic AI allows): words would break it."""
+    counted = Counted(ModelResponse(parts=[ToolCallPart("book_table", {"party_size": 2})]))
+    model = DeterministicFirstModel(FunctionModel(counted.answer), booking_plugins())
+    tool = ToolDefinition(name="book_table", parameters_json_schema=BOOK_SCHEMA)
+    parameters = ModelRequestParameters(function_tools=[tool], allow_text_output=True)
+    request = ModelRequest(parts=[UserPromptPart(ASKING)])
+
+    free = asyncio.run(model.request([request], None, parameters))
+    forced = asyncio.run(model.request([request], {"tool_choice": "required"}, parameters))
+
+    assert free.parts == [TextPart(QUESTION)]
+    assert isinstance(forced.parts[0], ToolCallPart)
+    assert len(counted.asked) == 1
+
+
+def test_shadow_mode_leaves_the_question_to_the_model() -> None:
+    """A shadow never answers: the model asks, and the figures count the request."""
+    counted = Counted(ModelResponse(parts=[TextPart("For how many?")]))
+    model = DeterministicFirstModel(FunctionModel(counted.answer), booking_plugins(), shadow=True)
+    enforcing = DeterministicFirstModel(FunctionModel(counted.answer), booking_plugins())
+
+    asked = run_agent(booking_agent(enforcing, []), ASKING)
+    result = run_agent(booking_agent(model, []), ASKING)
+
+    assert asked.output == QUESTION
+    assert (result.output, len(counted.asked)) == ("For how many?", 1)
+    assert model.figures.requests == 1

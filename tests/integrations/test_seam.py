@@ -1,21 +1,25 @@
-"""The seam every wrapper asks: a local reply after the wrapper's own calls, or none."""
+"""The seam every wrapper asks: a local call, a question for the user, a local reply, or none."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.application.events.models import EventDefinition
+from agent_lab.application.tools import USER_ONLY_NOTE, openai_tool
 from agent_lab.errors import DefinitionError
 from agent_lab.integrations.seam import (
     LOCAL_CALL_PREFIX,
     REPLY_REASON,
     answer_locally,
+    question,
     reply_locally,
 )
 from agent_lab.strict_json import JSONValue
+from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -156,3 +160,103 @@ def test_answer_locally_keeps_its_calls_and_no_text() -> None:
     assert answer is not None
     assert answer.text is None
     assert answer.calls[0].id.startswith(LOCAL_CALL_PREFIX)
+
+
+# A parameter only the user can supply ------------------------------------------------------
+
+BOOK_TOOLS = [{"type": "function", "function": {"name": "book_table", "parameters": BOOK_SCHEMA}}]
+
+
+def test_a_missing_user_only_value_is_asked_of_the_user_with_no_model() -> None:
+    """``ask``: the answer is a question naming it, no call, the decision's reason and ledger."""
+    answer = answer_locally(
+        [{"role": "user", "content": ASKING}], BOOK_TOOLS, plugins=booking_plugins(), ask=True
+    )
+    assert answer is not None
+    assert (answer.text, answer.calls) == (QUESTION, ())
+    decision = answer.decision
+    assert (decision.reason, decision.llm_calls, decision.event) == (
+        "user_only_missing",
+        0,
+        "book_table",
+    )
+    assert decision.usage.requests == 0
+    assert decision.ledger.reason == "user_only_missing"
+
+
+def test_without_ask_a_missing_user_only_value_is_the_models_turn() -> None:
+    """Words may not end the turn (structured output, a call demanded): no answer."""
+    messages = [{"role": "user", "content": ASKING}]
+    assert answer_locally(messages, BOOK_TOOLS, plugins=booking_plugins()) is None
+
+
+def test_a_tool_spec_marking_the_value_user_only_is_enough() -> None:
+    """``"x-user-only": true`` in the offered schema, no plugins: asked the same way.
+
+    The tool a model is offered says "only the user can supply this"; the question does not.
+    """
+    definition = booking_plugins().definitions[0]
+    marked = {
+        **BOOK_SCHEMA,
+        "properties": {
+            **BOOK_SCHEMA["properties"],
+            "party_size": {**BOOK_SCHEMA["properties"]["party_size"], "x-user-only": True},
+        },
+    }
+    tool = openai_tool(
+        EventDefinition("book_table", parameters=marked, resolver=definition.resolver)
+    )
+    assert USER_ONLY_NOTE in json.dumps(tool)
+    answer = answer_locally([{"role": "user", "content": ASKING}], [dict(tool)], ask=True)
+    assert answer is not None
+    assert answer.text == QUESTION
+
+
+def test_missing_information_anyone_may_give_is_still_the_models() -> None:
+    """Nothing user-only is missing: the model may fill the gap, so it gets the turn."""
+    messages = [{"role": "user", "content": "set a timer"}]
+    assert answer_locally(messages, TOOLS, ask=True) is None
+
+
+QUESTIONS: list[tuple[list[str], dict[str, Any] | None, str]] = [
+    (["/party_size"], None, "Please tell me the party size."),
+    (
+        ["/party_size"],
+        {"properties": {"party_size": {"title": "Party Size"}}},
+        "Please tell me the party size.",
+    ),
+    (["/n"], {"properties": {"n": {"title": "Guests"}}}, "Please tell me the guests."),
+    (["/url"], {"properties": {"url": {"title": "URL"}}}, "Please tell me the URL."),
+    (
+        ["/amount_cents"],
+        {"properties": {"amount_cents": {"description": f"In cents. {USER_ONLY_NOTE}"}}},
+        "Please tell me the amount cents (in cents).",
+    ),
+    (
+        ["/n"],
+        {"properties": {"n": {"title": "x" * 61, "description": "y" * 61}}},
+        "Please tell me the n.",
+    ),
+    (["/a", "/b"], None, "Please tell me the a and the b."),
+    (["/a", "/b", "/c", "/a"], None, "Please tell me the a, the b and the c."),
+    (
+        ["/guest/first_name"],
+        {"properties": {"guest": {"properties": {"first_name": {"title": "Given name"}}}}},
+        "Please tell me the given name.",
+    ),
+    (["/guest/first_name"], {"properties": {}}, "Please tell me the guest first name."),
+    (
+        ["/guest/first_name"],
+        {"properties": {"guest": {"properties": {"first_name": {"title": "First Name"}}}}},
+        "Please tell me the guest first name.",
+    ),
+    ([], None, "Please tell me more."),
+]
+
+
+@pytest.mark.parametrize(("missing", "schema", "words"), QUESTIONS)
+def test_a_question_names_each_value_in_plain_words(
+    missing: list[str], schema: dict[str, Any] | None, words: str
+) -> None:
+    """A short title, else the key with spaces; a short description in brackets; in order, once."""
+    assert question(missing, schema) == words

@@ -9,6 +9,9 @@ Completions messages and asks the integrations' seam:
 * the user's turn, when plain code completes the call (``answer_locally``):
   an ``AIMessage`` with ``tool_calls`` and zero usage, its ledger in
   ``response_metadata["agent_lab"]``;
+* the user's turn, when a parameter only the user can supply is missing
+  and words may end the turn: an ``AIMessage`` asking for it, zero usage,
+  the same ledger (a model would have to ask the same, or guess);
 * the turn after the results of those calls, when each tool's event declares
   a ``reply`` that can say its result (``reply_locally``) and words may end
   the turn: an ``AIMessage`` of those words, zero usage, the same ledger;
@@ -377,6 +380,7 @@ class DeterministicFirstChatModel(BaseChatModel):
             plugins=self.plugins,
             read=self.read,
             at_most_one=self.at_most_one,
+            ask=self.says,
         )
 
     def _record(self, messages: Sequence[BaseMessage], message: BaseMessage) -> None:

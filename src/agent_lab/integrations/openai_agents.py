@@ -7,6 +7,9 @@ does) and asks the integrations' seam:
 
 * the user's turn, when plain code completes the call (``answer_locally``):
   function-call items and zero usage, and the wrapped model is not asked;
+* the user's turn, when a parameter only the user can supply is missing
+  and the output is plain text: an assistant message asking for it, zero
+  usage, and the run ends (a model would have to ask the same, or guess);
 * the turn after the results of those calls, when each tool's event declares
   a ``reply`` that can say its result (``reply_locally``) and the output is
   plain text: an assistant message of those words, zero usage, and the run
@@ -258,6 +261,7 @@ class DeterministicFirstModel(Model):
                 plugins=self.plugins,
                 read=self.read,
                 at_most_one=request.at_most_one,
+                ask=request.says,
             )
         if answer is None:
             return None

@@ -7,6 +7,9 @@ integrations' seam) whether plain code completes the turn:
 * the user's words name a tool and hold every required argument: the
   response is that tool call, made with no request (zero usage); the
   agent runs the tool as if the model had called it;
+* a parameter only the user can supply (``"x-user-only": true``) is
+  missing: the response is a question to the user naming it, and the run
+  ends (a model would have to ask the same, or make the value up);
 * the turn ends with the results of those calls and each tool's event
   declares a ``reply``: the response is that text, and the run ends;
 * anything else (missing information, a retry, output tools, words only):
@@ -69,6 +72,9 @@ decision: ``{"decided_locally": true, "reason", "llm_calls": 0, "ledger"}``."""
 
 _TEXT_OUTPUT = frozenset({"text", "tool"})
 """Output modes in which plain text is the run's output (``str``, or ``str`` among tool outputs)."""
+_WORDS_CHOICES = (None, "auto", "none")
+"""``tool_choice`` values under which words may end the turn (``required``, or tools named,
+demand a call)."""
 
 
 class DeterministicFirstModel(WrapperModel):
@@ -173,9 +179,15 @@ class DeterministicFirstModel(WrapperModel):
     ) -> ModelResponse | None:
         if not exchange.tools:
             return None
+        # Structured output is the model's to give, and a call demanded (tool_choice) the
+        # model's to make: a reply or a question in words would be neither.
+        says = (
+            parameters.allow_text_output
+            and parameters.output_mode in _TEXT_OUTPUT
+            and (settings or {}).get("tool_choice") in _WORDS_CHOICES
+        )
         if exchange.follow_up:
-            if not parameters.allow_text_output or parameters.output_mode not in _TEXT_OUTPUT:
-                # Structured output is the model's to give: a reply in words would not be it.
+            if not says:
                 return None
             answer = reply_locally(exchange.messages, exchange.tools, plugins=self.plugins)
         elif exchange.user_turn:
@@ -186,6 +198,7 @@ class DeterministicFirstModel(WrapperModel):
                 read=self.read,
                 at_most_one=(settings or {}).get("parallel_tool_calls") is False,
                 context=self.context,
+                ask=says,
             )
         else:
             return None

@@ -5,7 +5,10 @@ messages and its function tools into OpenAI tool specs, and asks
 ``answer_locally``. It gets back the tool calls plain code decided (with the
 decision and its ledger), or ``None``: then the wrapped model is asked,
 unchanged. The decision is ``agent_lab.decide``'s, the one function the
-agents, ``agent-lab shadow`` and ``agent-lab serve`` use.
+agents, ``agent-lab shadow`` and ``agent-lab serve`` use. When a parameter
+only the user can supply is missing and words may end the turn (``ask``),
+the answer is a question to the user instead, as the lab's agent asks:
+no model makes one up.
 
 When the conversation ends with the results of the wrapper's own calls,
 ``reply_locally`` says them with the events' declared replies
@@ -23,10 +26,11 @@ from typing import TYPE_CHECKING, cast
 from agent_lab.agents.decide import decide
 from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
 from agent_lab.agents.tool_specs import tool_name
-from agent_lab.application.events.models import Status
+from agent_lab.application.events.models import Reason, Status
 from agent_lab.application.events.reply import say
+from agent_lab.application.tools import USER_ONLY_NOTE
 from agent_lab.errors import StrictJSONError
-from agent_lab.strict_json import loads
+from agent_lab.strict_json import loads, pointer_tokens
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
@@ -43,6 +47,7 @@ __all__ = [
     "LocalCall",
     "answer_locally",
     "is_local_call",
+    "question",
     "reply_locally",
 ]
 
@@ -69,7 +74,8 @@ class LocalAnswer:
     calls: tuple[LocalCall, ...]
     decision: Decision
     text: str | None = None
-    """The words that end the turn (``reply_locally``); ``None`` when it is tool calls."""
+    """The words that end the turn: the events' replies (``reply_locally``), or a question
+    for what only the user can supply (``answer_locally(ask=True)``); ``None`` for calls."""
 
 
 def is_local_call(call_id: object) -> bool:
@@ -94,8 +100,16 @@ def answer_locally(
     read: Reading = "last",
     at_most_one: bool = False,
     context: Mapping[str, object] | None = None,
+    ask: bool = False,
 ) -> LocalAnswer | None:
-    """The tool calls plain code decides for the conversation's last user turn, or ``None``.
+    """The turn plain code answers for the conversation's last user message, or ``None``.
+
+    Its tool calls when plain code completes them. With ``ask`` (words may end the
+    turn: no structured output, no call demanded), a decision that ends
+    ``missing_information`` because a parameter only the user can supply is missing
+    (reason ``user_only_missing``) is answered too: with ``text``, a question
+    naming what is missing (``question``), no calls, and the decision with its
+    ledger; a model asked instead could only ask the same, or make the value up.
 
     ``None`` when the conversation does not end with the user's message, no tool
     is offered, or plain code cannot complete a call: the model is needed.
@@ -106,6 +120,8 @@ def answer_locally(
         return None
     decision = decide(messages, tools, plugins=plugins, read=read, context=context)
     if not decision.local:
+        if ask and decision.reason == Reason.USER_ONLY_MISSING and decision.llm_calls == 0:
+            return _asking(decision, tools, plugins)
         return None
     if decision.calls:
         if at_most_one and len(decision.calls) > 1:
@@ -116,6 +132,91 @@ def answer_locally(
     else:
         return None
     return LocalAnswer(calls=calls, decision=decision)
+
+
+def _asking(
+    decision: Decision, tools: Sequence[Mapping[str, object]], plugins: PluginSet | None
+) -> LocalAnswer | None:
+    missing = decision.result.missing if decision.result is not None else ()
+    if not missing or decision.event is None:
+        return None
+    schema = _schema_of(decision.event, tools, plugins)
+    return LocalAnswer(calls=(), decision=decision, text=question(missing, schema))
+
+
+_SHORT = 60
+"""The longest title or description a question quotes; a longer one is named by its key."""
+
+
+def question(missing: Sequence[str], schema: Mapping[str, object] | None = None) -> str:
+    """A question asking the user for the missing values, each named in plain words.
+
+    Each value (a JSON pointer) is named by its schema's ``title`` when there is a
+    short one, else by its key with underscores as spaces; a short ``description``
+    follows in brackets: ``Please tell me the party size (how many people) and the
+    date.`` Deterministic: the same pointers and schema, the same words.
+    """
+    names = [_named(pointer, schema) for pointer in dict.fromkeys(missing)]
+    if not names:
+        return "Please tell me more."
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"Please tell me {listed}."
+
+
+def _named(pointer: str, schema: Mapping[str, object] | None) -> str:
+    tokens = pointer_tokens(pointer)
+    words = " ".join(token.replace("_", " ") for token in tokens if not token.isdigit())
+    node = _property(schema, tokens)
+    title = node.get("title") if node is not None else None
+    # Pydantic titles every field after its name ("Party Size"): that says nothing more.
+    auto = {words.title(), tokens[-1].replace("_", " ").title() if tokens else ""}
+    if isinstance(title, str) and title.strip() and len(title) <= _SHORT and title not in auto:
+        words = _mid_sentence(title.strip())
+    described = node.get("description") if node is not None else None
+    if isinstance(described, str):
+        described = described.replace(USER_ONLY_NOTE, "").strip().rstrip(".").strip()
+        if described and len(described) <= _SHORT and described.lower() != words.lower():
+            return f"the {words} ({_mid_sentence(described)})"
+    return f"the {words or 'details'}"
+
+
+def _mid_sentence(text: str) -> str:
+    # "Guest name" in mid-sentence is "guest name"; an acronym such as "URL" stays as it is.
+    return text[0].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _property(
+    schema: Mapping[str, object] | None, tokens: list[str]
+) -> Mapping[str, object] | None:
+    """The subschema of the property a pointer names, following ``properties`` and ``items``."""
+    node = schema
+    for token in tokens:
+        if node is None:
+            return None
+        properties = node.get("properties")
+        child: object = None
+        if isinstance(properties, Mapping) and token in properties:
+            child = cast("Mapping[str, object]", properties)[token]
+        elif token.isdigit():
+            child = node.get("items")
+        node = cast("Mapping[str, object]", child) if isinstance(child, Mapping) else None
+    return node
+
+
+def _schema_of(
+    event: str, tools: Sequence[Mapping[str, object]], plugins: PluginSet | None
+) -> Mapping[str, object] | None:
+    """The parameters of the event decided: the plugin's own schema, else the offered tool's."""
+    for definition in plugins.definitions if plugins is not None else ():
+        if definition.name == event and isinstance(definition.parameters, Mapping):
+            return cast("Mapping[str, object]", definition.parameters)
+    for tool in tools:
+        if tool_name(tool) == event:
+            function = cast("Mapping[str, object]", tool["function"])
+            parameters = function.get("parameters")
+            if isinstance(parameters, Mapping):
+                return cast("Mapping[str, object]", parameters)
+    return None
 
 
 REPLY_REASON = "local_reply"
