@@ -137,7 +137,7 @@ async def lab_row(policy: str, cases: tuple[Case, ...]) -> Row:
             Outcome(
                 choosing=decision.llm_calls,
                 turn=decision.llm_calls,
-                local=decision.local,
+                local=decision.llm_calls == 0,
                 right=right(case, decision.event if done else None, decision.arguments),
                 reason=str(decision.reason),
             )
@@ -517,7 +517,7 @@ async def measure(cases: tuple[Case, ...]) -> list[Row]:
 
 def table(rows: list[Row]) -> str:
     lines = [
-        "| setup | LLM calls per request | LLM calls per turn | answered locally | calls right |",
+        "| setup | LLM calls per request | LLM calls per turn | no model asked | calls right |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:

@@ -16,6 +16,7 @@ from agent_lab.integrations.seam import (
     REPLY_REASON,
     answer_locally,
     question,
+    refusal,
     reply_locally,
 )
 from agent_lab.strict_json import JSONValue
@@ -260,3 +261,43 @@ def test_a_question_names_each_value_in_plain_words(
 ) -> None:
     """A short title, else the key with spaces; a short description in brackets; in order, once."""
     assert question(missing, schema) == words
+
+
+# A value the tool's schema rejects ---------------------------------------------------------
+
+BOUNDED: dict[str, Any] = {
+    "type": "object",
+    "properties": {"minutes": {"type": "integer", "minimum": 1, "maximum": 1440}},
+    "required": ["minutes"],
+}
+BOUNDED_TOOLS = [{"type": "function", "function": {"name": "set_timer", "parameters": BOUNDED}}]
+TOO_LONG = [{"role": "user", "content": "set a timer for 5000 minutes"}]
+
+
+def test_an_invalid_value_is_said_back_to_the_user_with_no_model() -> None:
+    """``ask``: the kernel's ``invalid_arguments`` (the user's mistake) ends the turn in words."""
+    answer = answer_locally(TOO_LONG, BOUNDED_TOOLS, ask=True)
+    assert answer is not None
+    assert answer.calls == ()
+    assert answer.text is not None
+    assert answer.text.startswith("That cannot be done as asked (minutes: ")
+    assert "1440" in answer.text
+    assert (str(answer.decision.status), answer.decision.llm_calls) == ("invalid_arguments", 0)
+
+
+def test_without_ask_an_invalid_value_is_the_models_turn() -> None:
+    assert answer_locally(TOO_LONG, BOUNDED_TOOLS) is None
+
+
+def test_a_refusal_names_each_value_and_none_for_no_issue() -> None:
+    from agent_lab.application.events.models import ValidationIssue
+
+    issues = [
+        ValidationIssue(pointer="/party_size", keyword="maximum", message="20 is the most"),
+        ValidationIssue(pointer="", keyword="required", message="'time' is required"),
+    ]
+    assert refusal(issues) == (
+        "That cannot be done as asked (party size: 20 is the most; "
+        "the request: 'time' is required)."
+    )
+    assert refusal([]) is None

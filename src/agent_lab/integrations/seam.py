@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, cast
 from agent_lab.agents.decide import decide
 from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
 from agent_lab.agents.tool_specs import tool_name
-from agent_lab.application.events.models import Reason, Status
+from agent_lab.application.events.models import Reason, Status, ValidationIssue
 from agent_lab.application.events.reply import say
 from agent_lab.application.tools import USER_ONLY_NOTE
 from agent_lab.errors import StrictJSONError
@@ -48,6 +48,7 @@ __all__ = [
     "answer_locally",
     "is_local_call",
     "question",
+    "refusal",
     "reply_locally",
 ]
 
@@ -105,11 +106,15 @@ def answer_locally(
     """The turn plain code answers for the conversation's last user message, or ``None``.
 
     Its tool calls when plain code completes them. With ``ask`` (words may end the
-    turn: no structured output, no call demanded), a decision that ends
+    turn: no structured output, no call demanded), two more decisions made with no
+    model are answered, with ``text``, no calls, and the decision with its ledger:
     ``missing_information`` because a parameter only the user can supply is missing
-    (reason ``user_only_missing``) is answered too: with ``text``, a question
-    naming what is missing (``question``), no calls, and the decision with its
-    ledger; a model asked instead could only ask the same, or make the value up.
+    (reason ``user_only_missing``): a question naming what is missing
+    (``question``), where a model could only ask the same or make the value up; and
+    ``invalid_arguments``: what the user asked breaks the tool's schema (a 48-hour
+    timer where 24 is the most), said back to them (``refusal``), where a model
+    would "repair" what the user said or run the tool with it, as the kernel
+    forbids.
 
     ``None`` when the conversation does not end with the user's message, no tool
     is offered, or plain code cannot complete a call: the model is needed.
@@ -120,8 +125,12 @@ def answer_locally(
         return None
     decision = decide(messages, tools, plugins=plugins, read=read, context=context)
     if not decision.local:
-        if ask and decision.reason == Reason.USER_ONLY_MISSING and decision.llm_calls == 0:
-            return _asking(decision, tools, plugins)
+        if ask and decision.llm_calls == 0:
+            if decision.reason == Reason.USER_ONLY_MISSING:
+                return _asking(decision, tools, plugins)
+            if decision.status is Status.INVALID_ARGUMENTS and decision.result is not None:
+                text = refusal(decision.result.errors)
+                return LocalAnswer(calls=(), decision=decision, text=text) if text else None
         return None
     if decision.calls:
         if at_most_one and len(decision.calls) > 1:
@@ -142,6 +151,15 @@ def _asking(
         return None
     schema = _schema_of(decision.event, tools, plugins)
     return LocalAnswer(calls=(), decision=decision, text=question(missing, schema))
+
+
+def refusal(issues: Sequence[ValidationIssue]) -> str | None:
+    """What is wrong with what the user asked, one clause per value; ``None`` for no issue."""
+    said = [
+        f"{issue.pointer.rsplit('/', 1)[-1].replace('_', ' ') or 'the request'}: {issue.message}"
+        for issue in issues
+    ]
+    return "That cannot be done as asked (" + "; ".join(said) + ")." if said else None
 
 
 _SHORT = 60
