@@ -315,3 +315,46 @@ def test_learn_says_what_is_wrong_with_its_options(tmp_path: Path) -> None:
     assert "no such log file" in err
     code, _, err = cli("shadow", str(tmp_path / "x.jsonl"), "--rules", str(tmp_path / "no.json"))
     assert code == 2
+
+
+SAN_JOSE = ("get the weather in San Jose in celsius", {"city": "San Jose", "unit": "celsius"})
+SANTA_CLARA = (
+    "get the weather in Santa Clara in celsius",
+    {"city": "Santa Clara", "unit": "celsius"},
+)
+
+
+def test_a_context_that_holds_held_out_is_kept_and_reads_names_it_never_saw(
+    tmp_path: Path,
+) -> None:
+    """The words before a name ("in"): kept, and they read a city no log held."""
+    requests = requests_of(logs(COUNT, train=SAN_JOSE, held=SAN_JOSE, other=SANTA_CLARA), tmp_path)
+    learned = learn(requests, SETTINGS, source={})
+    contexts = {r.phrase for r in learned.rules.rules if r.kind == "context"}
+    assert "in" in contexts
+    assert learned.gain.after.covered > learned.gain.before.covered == 0
+    (unseen,) = requests_of(
+        [
+            line(
+                1,
+                "get the weather in Palo Alto in celsius",
+                {"city": "Palo Alto", "unit": "celsius"},
+            )
+        ],
+        tmp_path,
+    )
+    replayed = replay(unseen, rules=learned.rules)
+    assert isinstance(replayed, Replayed)
+    assert replayed.produced == {"city": "Palo Alto", "unit": "celsius"}
+
+
+def test_the_gate_refuses_a_context_that_fits_training_but_fails_held_out(
+    tmp_path: Path,
+) -> None:
+    """Held out, the name after "in" is not the city the calls were made with."""
+    moved = ("get the weather in San Jose in celsius", {"city": "Cupertino", "unit": "celsius"})
+    requests = requests_of(logs(COUNT, train=SAN_JOSE, held=moved, other=SANTA_CLARA), tmp_path)
+    learned = learn(requests, SETTINGS, source={})
+    assert not [r for r in learned.rules.rules if r.kind == "context"]
+    reasons = {r.candidate.phrase: r.reason for r in learned.verdicts.refused}
+    assert reasons["in"] == "wrong_held_out"

@@ -10,7 +10,12 @@ held-out right and wrong, the Wilson lower bound, examples). Two kinds:
   boundaries, any case), and no other alias of that parameter names another
   value;
 * ``constant``: the value a tool's calls give a parameter when the words say
-  nothing of it; it fills the parameter when the words hold no sign of it.
+  nothing of it; it fills the parameter when the words hold no sign of it;
+* ``context``: the words that come before a free-form value ("a table at",
+  "events in"); it fills the parameter with the capitalised words that follow
+  them ("Sino", "San Jose"), when every such context the words hold names
+  the same value and the parameter's schema takes it. Its ``value`` is
+  ``null``: the words give it.
 
 ``RuleBook.annotate`` writes a tool's rules into its parameters'
 ``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them; so
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,12 +39,30 @@ import jsonschema_rs
 from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["FORMAT", "RULE_KINDS", "Evidence", "LearnedRule", "RuleBook", "load_rules"]
+__all__ = [
+    "FORMAT",
+    "RULE_KINDS",
+    "Evidence",
+    "LearnedRule",
+    "RuleBook",
+    "context_pattern",
+    "load_rules",
+]
 
 FORMAT = "agent-lab.rules/1"
 """The rules file's ``format``: a reader refuses any other."""
-RULE_KINDS = ("alias", "constant")
+RULE_KINDS = ("alias", "constant", "context")
 HINT = "x-agent-lab"
+
+
+# A run of capitalised words (a name: "San Jose", "Sino", "The Met"), linear in the text;
+# no full stop inside a word, so that a name ending a sentence is captured without it.
+_NAME = r"([A-Z0-9][\w'&-]*(?:\s+[A-Z0-9][\w'&-]*)*)"
+
+
+def context_pattern(words: str) -> re.Pattern[str]:
+    """The pattern of a ``context`` rule: its words (any case, whole), then a name it captures."""
+    return re.compile(rf"(?i:(?<!\w){re.escape(words)})\s+{_NAME}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +167,9 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
         return copied
     for rule in rules:
         prop = properties.get(rule.parameter)
-        if not isinstance(prop, dict) or not _accepts(prop, rule.value):
+        if not isinstance(prop, dict):
+            continue
+        if rule.kind != "context" and not _accepts(prop, rule.value):
             continue
         hint = prop.setdefault(HINT, {})
         if not isinstance(hint, dict):
@@ -155,6 +181,10 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
             aliases = learned.setdefault("aliases", [])
             if isinstance(aliases, list):
                 aliases.append([rule.phrase, rule.value])
+        elif rule.kind == "context" and rule.phrase:
+            contexts = learned.setdefault("contexts", [])
+            if isinstance(contexts, list):
+                contexts.append(rule.phrase)
         elif rule.kind == "constant":
             learned["constant"] = rule.value
     return copied
@@ -211,8 +241,8 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     if not isinstance(tool, str) or not isinstance(parameter, str) or "value" not in rule:
         raise InputFileError(str(where), f"rule {index} lacks its tool, parameter or value")
     phrase = rule.get("phrase")
-    if kind == "alias" and not (isinstance(phrase, str) and phrase.strip()):
-        raise InputFileError(str(where), f"rule {index} is an alias without its phrase")
+    if kind in ("alias", "context") and not (isinstance(phrase, str) and phrase.strip()):
+        raise InputFileError(str(where), f"rule {index} is an {kind} without its phrase")
     evidence = rule.get("evidence")
     facts = cast("dict[str, Any]", evidence) if isinstance(evidence, dict) else {}
     examples = facts.get("examples")

@@ -46,6 +46,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+import jsonschema_rs
+
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.resolvers.clock import stated_time
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
@@ -59,11 +61,18 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
+from agent_lab.resolvers.learned import context_pattern
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from agent_lab.strict_json import JSONObject, JSONValue
+
+    _Learned = tuple[
+        tuple[tuple[re.Pattern[str], JSONValue], ...],
+        tuple[JSONValue, ...],
+        tuple[re.Pattern[str], ...],
+    ]
 
 __all__ = ["KINDS", "SchemaResolver", "kind_of"]
 
@@ -145,6 +154,10 @@ class _Property:
     """Learned phrases and the value each stands for (``resolvers.learned``)."""
     constant: tuple[JSONValue, ...] = ()
     """The learned constant, when there is one: the value when the words say nothing of it."""
+    contexts: tuple[re.Pattern[str], ...] = ()
+    """Learned words before a free-form value, each capturing the name that follows."""
+    accepts: Any = None
+    """The property's own schema as a validator, for values the words give a rule."""
 
 
 def _members(prop: _Property) -> list[str | int]:
@@ -186,13 +199,19 @@ def _with_rivals(properties: list[_Property]) -> list[_Property]:
     return done
 
 
-def _learned(
-    hint: Mapping[str, Any],
-) -> tuple[tuple[tuple[re.Pattern[str], JSONValue], ...], tuple[JSONValue, ...]]:
-    """The learned aliases and constant of a property's hint (``RuleBook.annotate`` wrote them)."""
+def _validator(schema: Mapping[str, Any]) -> Any:
+    plain = {k: v for k, v in schema.items() if k != HINT}
+    try:
+        return jsonschema_rs.validator_for(plain)
+    except (ValueError, jsonschema_rs.ValidationError):
+        return None
+
+
+def _learned(hint: Mapping[str, Any]) -> _Learned:
+    """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
     learned = hint.get("learned")
     if not isinstance(learned, Mapping):
-        return (), ()
+        return (), (), ()
     rules = cast("Mapping[str, Any]", learned)
     aliases: list[tuple[re.Pattern[str], JSONValue]] = []
     for item in cast("list[Any]", rules.get("aliases") or []):
@@ -202,7 +221,12 @@ def _learned(
                 pattern = re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
                 aliases.append((pattern, cast("JSONValue", value)))
     constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
-    return tuple(aliases), constant
+    contexts = tuple(
+        context_pattern(words)
+        for words in cast("list[Any]", rules.get("contexts") or [])
+        if isinstance(words, str) and words.strip()
+    )
+    return tuple(aliases), constant, contexts
 
 
 class SchemaResolver:
@@ -227,7 +251,7 @@ class SchemaResolver:
             hint = cast("dict[str, Any]", prop.get(HINT) or {})
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
             values = cast("list[Any]", prop.get("enum") or [])
-            aliases, constant = _learned(hint)
+            aliases, constant, contexts = _learned(hint)
             properties_read.append(
                 _Property(
                     name,
@@ -240,6 +264,8 @@ class SchemaResolver:
                     named=frozenset(stems(nouns(name))),
                     aliases=aliases,
                     constant=constant,
+                    contexts=contexts,
+                    accepts=_validator(prop) if contexts else None,
                 )
             )
         self.properties = _with_rivals(properties_read)
@@ -298,6 +324,17 @@ class SchemaResolver:
                     found[prop.name] = next(iter(named.values()))
                     continue
                 if named:
+                    continue
+            if prop.contexts:
+                captured = {
+                    match.group(1) for pattern in prop.contexts for match in pattern.finditer(text)
+                }
+                if len(captured) == 1:
+                    (value,) = captured
+                    if prop.accepts is None or prop.accepts.is_valid(value):
+                        found[prop.name] = value
+                        continue
+                if captured:
                     continue
             if prop.constant and not _evidence(prop, text):
                 found[prop.name] = prop.constant[0]

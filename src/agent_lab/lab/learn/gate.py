@@ -22,8 +22,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_lab.lab.learn.mine import captured
 from agent_lab.lab.stats.intervals import wilson
-from agent_lab.resolvers.learned import Evidence, LearnedRule
+from agent_lab.resolvers.learned import Evidence, LearnedRule, context_pattern
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -74,12 +75,25 @@ def admit(
         by_tool[example.tool].append(example)
     scored: list[tuple[Candidate, int, int]] = []
     for candidate in candidates:
+        right = wrong = 0
+        if candidate.kind == "context" and candidate.phrase is not None:
+            capture = context_pattern(candidate.phrase)
+            for example in by_tool[candidate.tool]:
+                if not _fires(candidate, example, None):
+                    continue
+                names = captured(capture, example.text)
+                if names:
+                    logged = example.arguments.get(candidate.parameter)
+                    agreed = isinstance(logged, str) and names == {logged}
+                    right += agreed
+                    wrong += not agreed
+            scored.append((candidate, right, wrong))
+            continue
         pattern = (
             None
             if candidate.phrase is None
             else re.compile(rf"(?<!\w){re.escape(candidate.phrase)}(?!\w)")
         )
-        right = wrong = 0
         for example in by_tool[candidate.tool]:
             if not _fires(candidate, example, pattern):
                 continue

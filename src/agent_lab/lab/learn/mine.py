@@ -13,6 +13,13 @@
   resolver left unread, and the words did not spell, in at least
   ``min_share`` of its training examples (at least ``min_support`` of them).
 
+* A ``context`` candidate is the one or two words before a free-form value
+  the words spell with capitals ("a table at" Sino, "events in" San Jose),
+  whose pattern (``resolvers.learned.context_pattern``) captured exactly that
+  value in at least ``min_support`` training examples and captured the
+  logged value in at least ``min_share`` of the examples where it captured
+  anything.
+
 Nothing here is admitted: ``gate`` measures each candidate on held-out
 examples.
 """
@@ -26,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.enums import variants
+from agent_lab.resolvers.learned import context_pattern
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -98,7 +106,71 @@ def mine(
     return [
         *_aliases(examples, min_support=min_support, min_share=min_share),
         *_constants(examples, min_support=min_support, min_share=min_share),
+        *_contexts(examples, min_support=min_support, min_share=min_share),
     ]
+
+
+def captured(pattern: re.Pattern[str], text: str) -> set[str]:
+    """The names a context pattern captures in the text."""
+    return {match.group(1) for match in pattern.finditer(text)}
+
+
+def _before(value: str, text: str) -> list[str]:
+    """The one and two words before where the text spells ``value`` with its own capitals."""
+    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text)
+    if found is None:
+        return []
+    words = _TOKEN.findall(text[: found.start()].lower())
+    return [" ".join(words[-size:]) for size in (1, 2) if len(words) >= size]
+
+
+def _contexts(
+    examples: Sequence[Example], *, min_support: int, min_share: float
+) -> list[Candidate]:
+    proposed: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
+    for example in examples:
+        for parameter, kind in example.kinds.items():
+            value = example.arguments.get(parameter)
+            if kind != "free-form" or parameter in example.read or not isinstance(value, str):
+                continue
+            for words in _before(value, example.text):
+                if value in captured(context_pattern(words), example.text):
+                    proposed[example.tool, parameter].add(words)
+    found: list[Candidate] = []
+    for (tool, parameter), contexts in proposed.items():
+        mine_on = [
+            e
+            for e in examples
+            if e.tool == tool and parameter not in e.read and parameter in e.kinds
+        ]
+        for words in sorted(contexts):
+            pattern = context_pattern(words)
+            right = fired = 0
+            shown: list[str] = []
+            for example in mine_on:
+                names = captured(pattern, example.text)
+                if not names:
+                    continue
+                fired += 1
+                logged = example.arguments.get(parameter)
+                if isinstance(logged, str) and names == {logged}:
+                    right += 1
+                    if len(shown) < 3:
+                        shown.append(example.text)
+            if right < min_support or right < min_share * fired:
+                continue
+            found.append(
+                Candidate(
+                    kind="context",
+                    tool=tool,
+                    parameter=parameter,
+                    value=None,
+                    phrase=words,
+                    support=right,
+                    examples=tuple(shown),
+                )
+            )
+    return found
 
 
 def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float) -> list[Candidate]:
