@@ -51,14 +51,17 @@ from agent_lab.integrations._langchain_messages import (
     tool_results,
 )
 from agent_lab.integrations._shadow import ShadowLog
-from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally
+from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally, rule_book
 from agent_lab.lab.shadow.figures import ShadowFigures
 from agent_lab.providers.pricing import PriceTable  # noqa: TC001 -- a field pydantic checks
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from langchain_core.messages import AIMessage, AIMessageChunk
 
     from agent_lab.agents.plugins import PluginSet
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["LOCAL_MODEL", "DeterministicFirstChatModel"]
 
@@ -95,6 +98,9 @@ class DeterministicFirstChatModel(BaseChatModel):
         shadow: Never answer locally: always ask the wrapped model, and count
             what plain code would have done in ``figures``.
         prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
+        rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
+            once here: written into the tools' schemas before each decision (and
+            each shadow replay), so the schema-driven resolver applies them.
         **options: ``BaseChatModel``'s own fields (``callbacks``, ``tags``...).
     """
 
@@ -118,6 +124,7 @@ class DeterministicFirstChatModel(BaseChatModel):
     _log: ShadowLog | None = PrivateAttr(default=None)
     # A plugin set is a dataclass of callables: kept as it is given, never validated as data.
     _plugins: PluginSet | None = PrivateAttr(default=None)
+    _rules: RuleBook | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -127,6 +134,7 @@ class DeterministicFirstChatModel(BaseChatModel):
         read: Reading = "last",
         shadow: bool = False,
         prices: PriceTable | None = None,
+        rules: RuleBook | str | Path | None = None,
         **options: Any,
     ) -> None:
         # BaseChatModel's own signature names none of this class's fields.
@@ -138,8 +146,11 @@ class DeterministicFirstChatModel(BaseChatModel):
         }
         super().__init__(**fields, **options)
         self._plugins = plugins
+        self._rules = rule_book(rules)
         if shadow:
-            self._log = ShadowLog("langchain", plugins=plugins, read=read, prices=prices)
+            self._log = ShadowLog(
+                "langchain", plugins=plugins, read=read, prices=prices, rules=self._rules
+            )
 
     @property
     def figures(self) -> ShadowFigures:
@@ -153,6 +164,11 @@ class DeterministicFirstChatModel(BaseChatModel):
     def plugins(self) -> PluginSet | None:
         """Your own resolvers and routes, as given."""
         return self._plugins
+
+    @property
+    def rules(self) -> RuleBook | None:
+        """The learned rules applied, read from their file when a path was given."""
+        return self._rules
 
     @property
     @override
@@ -371,6 +387,7 @@ class DeterministicFirstChatModel(BaseChatModel):
             read=self.read,
             at_most_one=self.at_most_one,
             ask=self.says,
+            rules=self.rules,
         )
 
     def _record(self, messages: Sequence[BaseMessage], message: BaseMessage) -> None:

@@ -38,11 +38,12 @@ from typing_extensions import override
 from agent_lab.integrations._openai_agents_items import chat_request, local_items, model_answer
 from agent_lab.integrations._openai_agents_stream import LOCAL_MODEL, local_events
 from agent_lab.integrations._shadow import ShadowLog
-from agent_lab.integrations.seam import answer_locally, reply_locally
+from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
 from agent_lab.lab.shadow.figures import ShadowFigures
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
+    from pathlib import Path
 
     from agents.agent_output import AgentOutputSchemaBase
     from agents.handoffs import Handoff
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from agent_lab.integrations.seam import LocalAnswer
     from agent_lab.otel import Tracing
     from agent_lab.providers.pricing import PriceTable
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["LOCAL_MODEL", "DeterministicFirstModel"]
 
@@ -78,6 +80,9 @@ class DeterministicFirstModel(Model):
         tracing: agent-lab's OpenTelemetry spans (extra ``otel``): a local
             answer is also an ``execute_tool`` span carrying its ledger.
         prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
+        rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
+            once here: written into the tools' schemas before each decision (and
+            each shadow replay), so the schema-driven resolver applies them.
     """
 
     def __init__(
@@ -89,14 +94,16 @@ class DeterministicFirstModel(Model):
         shadow: bool = False,
         tracing: Tracing | None = None,
         prices: PriceTable | None = None,
+        rules: RuleBook | str | Path | None = None,
     ) -> None:
         self.wrapped = wrapped
         self.plugins = plugins
         self.read: Reading = read
         self.shadow = shadow
         self.tracing = tracing
+        self.rules = rule_book(rules)
         self._log = (
-            ShadowLog("openai-agents", plugins=plugins, read=read, prices=prices)
+            ShadowLog("openai-agents", plugins=plugins, read=read, prices=prices, rules=self.rules)
             if shadow
             else None
         )
@@ -226,6 +233,7 @@ class DeterministicFirstModel(Model):
                 read=self.read,
                 at_most_one=request.at_most_one,
                 ask=request.says,
+                rules=self.rules,
             )
         if answer is None:
             return None
