@@ -35,10 +35,12 @@ from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
 from agent_lab.demo import plugins as demo
 from agent_lab.demo.events import timer
+from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
 from agent_lab.integrations.seam import LOCAL_CALL_PREFIX, is_local_call
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, QUESTION, booking_plugins
+from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple, rules_file
 
 SYSTEM = "You set timers."
 timers: list[int] = []
@@ -813,3 +815,56 @@ def test_shadow_mode_leaves_the_question_to_the_wrapped_model() -> None:
     assert out["messages"][-1].content == "For how many?"
     assert len(wrapped.requests) == 1
     assert model.figures.requests == 1
+
+
+cities: list[str] = []
+
+
+@tool(return_direct=True)
+def get_weather(city: str) -> str:
+    """The weather forecast for a city.
+
+    Args:
+        city: The city.
+    """
+    cities.append(city)
+    return f"sunny in {city}"
+
+
+def weather_call() -> AIMessage:
+    return AIMessage(
+        content="", tool_calls=[{"name": "get_weather", "args": {"city": CITY}, "id": "call_1"}]
+    )
+
+
+@pytest.mark.parametrize("rules", [False, True], ids=["without", "with"])
+def test_learned_rules_complete_a_call_only_an_alias_reads(rules: bool) -> None:
+    """``rules=``: "the big apple" is New York, so the tool runs and the model is never asked."""
+    cities.clear()
+    wrapped = fake(weather_call())
+    model = DeterministicFirstChatModel(wrapped, rules=big_apple() if rules else None)
+
+    out = agent(model, [get_weather]).invoke(ask(WEATHER_TEXT))
+
+    assert cities == [CITY]
+    assert out["messages"][-1].content == "sunny in New York"
+    assert len(wrapped.requests) == (0 if rules else 1)
+
+
+def test_a_rules_file_is_read_once_when_the_model_is_made(tmp_path: Path) -> None:
+    """A path is read at construction (a bad file fails there), then applies as a RuleBook does."""
+    cities.clear()
+    path = rules_file(tmp_path)
+    wrapped = fake()
+    model = DeterministicFirstChatModel(wrapped, rules=path)
+    path.unlink()  # read once: the file is no longer needed
+
+    out = agent(model, [get_weather]).invoke(ask(WEATHER_TEXT))
+
+    assert (cities, out["messages"][-1].content) == ([CITY], "sunny in New York")
+    assert wrapped.requests == []
+    with pytest.raises(MissingInputError, match="no such rules file"):
+        DeterministicFirstChatModel(wrapped, rules=str(path))
+    path.write_text("{}", encoding="utf-8")
+    with pytest.raises(InputFileError, match="not a rules file"):
+        DeterministicFirstChatModel(wrapped, rules=path)

@@ -38,6 +38,7 @@ from agents import (
 )
 from tests.integrations.agents_doubles import KeptSpans, ScriptedModel, called, said
 from tests.integrations.booking import ASKING, QUESTION, booking_plugins
+from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
 
 INSTRUCTIONS = "You set timers."
 timers: list[tuple[int, str | None]] = []
@@ -624,3 +625,53 @@ def test_shadow_mode_leaves_the_question_to_the_wrapped_model() -> None:
     assert asked.final_output == QUESTION
     assert (result.final_output, len(wrapped.requests)) == ("For how many?", 1)
     assert model.figures.requests == 1
+
+
+@pytest.mark.parametrize("rules", [False, True], ids=["without", "with"])
+def test_learned_rules_complete_a_call_only_an_alias_reads(rules: bool) -> None:
+    """``rules=``: "the big apple" is New York, so the SDK runs the tool and asks no model."""
+    cities: list[str] = []
+
+    @function_tool
+    def get_weather(city: str) -> str:
+        """The weather forecast for a city.
+
+        Args:
+            city: The city.
+        """
+        cities.append(city)
+        return f"sunny in {city}"
+
+    wrapped = ScriptedModel([called("get_weather", json.dumps({"city": CITY}))])
+    model = DeterministicFirstModel(wrapped, rules=big_apple() if rules else None)
+    weather = agent(model, tools=[get_weather], tool_use_behavior="stop_on_first_tool")
+
+    result = asyncio.run(Runner.run(weather, WEATHER_TEXT))
+
+    assert cities == [CITY]
+    assert result.final_output == "sunny in New York"
+    assert len(wrapped.requests) == (0 if rules else 1)
+
+
+@pytest.mark.parametrize("rules", [False, True], ids=["without", "with"])
+def test_shadow_mode_counts_what_the_learned_rules_cover(rules: bool) -> None:
+    """A shadow replays each exchange with the rules, as ``agent-lab shadow --rules`` does."""
+
+    @function_tool
+    def get_weather(city: str) -> str:
+        """The weather forecast for a city.
+
+        Args:
+            city: The city.
+        """
+        return f"sunny in {city}"
+
+    wrapped = ScriptedModel([called("get_weather", json.dumps({"city": CITY}))])
+    model = DeterministicFirstModel(wrapped, shadow=True, rules=big_apple() if rules else None)
+    weather = agent(model, tools=[get_weather], tool_use_behavior="stop_on_first_tool")
+
+    asyncio.run(Runner.run(weather, WEATHER_TEXT))
+
+    figures = model.figures.as_json()
+    assert (figures["calls"], figures["covered"]) == (1, 1 if rules else 0)
+    assert len(wrapped.requests) == 1

@@ -42,6 +42,7 @@ from agent_lab.otel.tracing import Tracing
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
+from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
 
 TIMER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -545,3 +546,55 @@ def test_shadow_mode_leaves_the_question_to_the_model() -> None:
     assert asked.output == QUESTION
     assert (result.output, len(counted.asked)) == ("For how many?", 1)
     assert model.figures.requests == 1
+
+
+def weather_agent(model: DeterministicFirstModel, cities: list[str]) -> Agent[None, str]:
+    agent = Agent(model)
+
+    @agent.tool_plain
+    def get_weather(city: str) -> str:
+        """The weather forecast for a city."""
+        cities.append(city)
+        return f"sunny in {city}"
+
+    return agent
+
+
+@pytest.mark.parametrize("rules", [False, True], ids=["without", "with"])
+def test_learned_rules_complete_a_call_only_an_alias_reads(rules: bool) -> None:
+    """``rules=``: "the big apple" is New York, so plain code answers the user's turn."""
+    call = ModelResponse(parts=[ToolCallPart("get_weather", {"city": CITY})])
+    words = ModelResponse(parts=[TextPart("Sunny in New York.")])
+    counted = Counted(words) if rules else Counted(call, words)
+    cities: list[str] = []
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer), rules=big_apple() if rules else None
+    )
+
+    result = run_agent(weather_agent(model, cities), WEATHER_TEXT)
+
+    assert cities == [CITY]
+    # With the rules, the model's first request already holds the tool's result (its words,
+    # no reply being declared): it was never asked for the user's turn.
+    first = counted.asked[0][-1]
+    assert isinstance(first, ModelRequest)
+    assert isinstance(first.parts[-1], ToolReturnPart if rules else UserPromptPart)
+    assert len(counted.asked) == (1 if rules else 2)
+    assert result.output == "Sunny in New York."
+
+
+@pytest.mark.parametrize("rules", [False, True], ids=["without", "with"])
+def test_shadow_mode_counts_what_the_learned_rules_cover(rules: bool) -> None:
+    """A shadow replays each exchange with the rules, as ``agent-lab shadow --rules`` does."""
+    counted = Counted(
+        ModelResponse(parts=[ToolCallPart("get_weather", {"city": CITY})]),
+        ModelResponse(parts=[TextPart("Sunny in New York.")]),
+    )
+    model = DeterministicFirstModel(
+        FunctionModel(counted.answer), shadow=True, rules=big_apple() if rules else None
+    )
+    run_agent(weather_agent(model, []), WEATHER_TEXT)
+
+    figures = model.figures.as_json()
+    assert (figures["calls"], figures["covered"]) == (1, 1 if rules else 0)
+    assert len(counted.asked) == 2

@@ -21,6 +21,7 @@ from agent_lab.integrations.seam import (
 )
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
+from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -301,3 +302,32 @@ def test_a_refusal_names_each_value_and_none_for_no_issue() -> None:
         "the request: 'time' is required)."
     )
     assert refusal([]) is None
+
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather forecast for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+def test_learned_rules_are_written_into_the_tools_before_the_decision() -> None:
+    """``rules=``: the alias reads the city; without it the model is needed; the tools untouched."""
+    messages = [{"role": "user", "content": WEATHER_TEXT}]
+    offered = json.dumps(WEATHER)
+
+    assert answer_locally(messages, [WEATHER]) is None
+    answer = answer_locally(messages, [WEATHER], rules=big_apple())
+
+    assert answer is not None
+    assert [(call.name, call.arguments) for call in answer.calls] == [
+        ("get_weather", {"city": CITY})
+    ]
+    assert json.dumps(WEATHER) == offered

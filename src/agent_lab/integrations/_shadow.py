@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
     from agent_lab.providers.pricing import PriceTable
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["ModelAnswer", "ShadowLog", "answered_call"]
@@ -55,6 +56,8 @@ class ShadowLog:
         read: What of the conversation the resolvers read.
         prices: Prices the saved tokens; ``None`` takes genai-prices' table, as
             ``agent-lab shadow`` does.
+        rules: Learned rules, written into the tools' schemas as the wrapper's own
+            decisions have them (``agent-lab shadow --rules``).
     """
 
     def __init__(
@@ -64,6 +67,7 @@ class ShadowLog:
         plugins: PluginSet | None,
         read: Reading,
         prices: PriceTable | None = None,
+        rules: RuleBook | None = None,
     ) -> None:
         if prices is None:
             from agent_lab.providers.pricing import PriceTable  # noqa: PLC0415
@@ -73,6 +77,7 @@ class ShadowLog:
         self._source = source
         self._plugins = plugins
         self._read: Reading = read
+        self._rules = rules
         self._count = 0
         # Sync framework calls may run in threads (a batch): one tally, added to under a lock.
         self._lock = Lock()
@@ -89,7 +94,9 @@ class ShadowLog:
             self._count += 1
             where = f"{self._source}:{self._count}"
         try:
-            item = replay(pair_request(line, where), plugins=self._plugins, read=self._read)
+            item = replay(
+                pair_request(line, where), plugins=self._plugins, read=self._read, rules=self._rules
+            )
         except LogError as err:
             item = err.skipped
         with self._lock:

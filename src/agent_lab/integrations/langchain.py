@@ -24,7 +24,6 @@ Install with ``pip install 'agent-lab[langchain]'``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterator, Sequence  # noqa: TC003 -- pydantic reads them
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
@@ -35,15 +34,7 @@ from langchain_core.callbacks import (
     CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import (
-    AIMessage,
-    AIMessageChunk,
-    BaseMessage,
-    ToolCall,
-    ToolCallChunk,
-    ToolMessage,
-    convert_to_openai_messages,
-)
+from langchain_core.messages import BaseMessage  # noqa: TC002 -- a field pydantic checks
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -51,30 +42,35 @@ from pydantic import ConfigDict, PrivateAttr
 from typing_extensions import override
 
 from agent_lab.agents.turn import Reading  # noqa: TC001 -- a field pydantic checks
-from agent_lab.integrations._shadow import ModelAnswer, ShadowLog, answered_call
-from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally
+from agent_lab.integrations._langchain_messages import (
+    LOCAL_MODEL,
+    chat_messages,
+    local_chunk,
+    local_message,
+    model_answer,
+    tool_results,
+)
+from agent_lab.integrations._shadow import ShadowLog
+from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally, rule_book
 from agent_lab.lab.shadow.figures import ShadowFigures
 from agent_lab.providers.pricing import PriceTable  # noqa: TC001 -- a field pydantic checks
 
 if TYPE_CHECKING:
-    from langchain_core.messages.ai import UsageMetadata
+    from pathlib import Path
+
+    from langchain_core.messages import AIMessage, AIMessageChunk
 
     from agent_lab.agents.plugins import PluginSet
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["LOCAL_MODEL", "DeterministicFirstChatModel"]
 
-LOCAL_MODEL = "agent-lab"
-"""``response_metadata["model_name"]`` of a local answer: plain code, not a model."""
 _FREE_CHOICES = (None, "auto", "any", "required")
 """``tool_choice`` values a local call obeys (``none``, ``True``, one tool named: the model's)."""
 _WORDS_CHOICES = (None, "auto")
 """``tool_choice`` values a reply in words obeys (``any``, ``required``: a call is due)."""
 _OUTPUT_OPTIONS = frozenset({"response_format", "ls_structured_output_format"})
 """``bind_tools`` options that ask for structured output: the model's to give, never a reply."""
-
-
-def _zero() -> UsageMetadata:
-    return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
 
 
 _DECIDED: ContextVar[tuple[tuple[int, ...], LocalAnswer] | None] = ContextVar(
@@ -102,6 +98,9 @@ class DeterministicFirstChatModel(BaseChatModel):
         shadow: Never answer locally: always ask the wrapped model, and count
             what plain code would have done in ``figures``.
         prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
+        rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
+            once here: written into the tools' schemas before each decision (and
+            each shadow replay), so the schema-driven resolver applies them.
         **options: ``BaseChatModel``'s own fields (``callbacks``, ``tags``...).
     """
 
@@ -125,6 +124,7 @@ class DeterministicFirstChatModel(BaseChatModel):
     _log: ShadowLog | None = PrivateAttr(default=None)
     # A plugin set is a dataclass of callables: kept as it is given, never validated as data.
     _plugins: PluginSet | None = PrivateAttr(default=None)
+    _rules: RuleBook | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -134,6 +134,7 @@ class DeterministicFirstChatModel(BaseChatModel):
         read: Reading = "last",
         shadow: bool = False,
         prices: PriceTable | None = None,
+        rules: RuleBook | str | Path | None = None,
         **options: Any,
     ) -> None:
         # BaseChatModel's own signature names none of this class's fields.
@@ -145,8 +146,11 @@ class DeterministicFirstChatModel(BaseChatModel):
         }
         super().__init__(**fields, **options)
         self._plugins = plugins
+        self._rules = rule_book(rules)
         if shadow:
-            self._log = ShadowLog("langchain", plugins=plugins, read=read, prices=prices)
+            self._log = ShadowLog(
+                "langchain", plugins=plugins, read=read, prices=prices, rules=self._rules
+            )
 
     @property
     def figures(self) -> ShadowFigures:
@@ -160,6 +164,11 @@ class DeterministicFirstChatModel(BaseChatModel):
     def plugins(self) -> PluginSet | None:
         """Your own resolvers and routes, as given."""
         return self._plugins
+
+    @property
+    def rules(self) -> RuleBook | None:
+        """The learned rules applied, read from their file when a path was given."""
+        return self._rules
 
     @property
     @override
@@ -291,7 +300,7 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> ChatResult:
         answer = self._answer(messages)
         if answer is not None:
-            return ChatResult(generations=[ChatGeneration(message=_message(answer))])
+            return ChatResult(generations=[ChatGeneration(message=local_message(answer))])
         config = _nested(run_manager)
         message = self._target.invoke(messages, config, stop=stop, **kwargs)
         self._record(messages, message)
@@ -307,7 +316,7 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> ChatResult:
         answer = self._answer(messages)
         if answer is not None:
-            return ChatResult(generations=[ChatGeneration(message=_message(answer))])
+            return ChatResult(generations=[ChatGeneration(message=local_message(answer))])
         config = _nested(run_manager)
         message = await self._target.ainvoke(messages, config, stop=stop, **kwargs)
         self._record(messages, message)
@@ -323,7 +332,7 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         answer = self._answer(messages)
         if answer is not None:
-            chunk = ChatGenerationChunk(message=_chunk(answer))
+            chunk = ChatGenerationChunk(message=local_chunk(answer))
             if run_manager is not None:
                 run_manager.on_llm_new_token("", chunk=chunk)
             yield chunk
@@ -345,7 +354,7 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         answer = self._answer(messages)
         if answer is not None:
-            chunk = ChatGenerationChunk(message=_chunk(answer))
+            chunk = ChatGenerationChunk(message=local_chunk(answer))
             if run_manager is not None:
                 await run_manager.on_llm_new_token("", chunk=chunk)
             yield chunk
@@ -359,52 +368,33 @@ class DeterministicFirstChatModel(BaseChatModel):
 
     # The decision, and shadow mode's record.
 
-    def _chat(self, messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-        return convert_to_openai_messages(messages)
-
     def _answer(self, messages: Sequence[BaseMessage]) -> LocalAnswer | None:
         if self.shadow or not self.free or not self.tool_specs:
             return None
         decided = _DECIDED.get()
         if decided is not None and decided[0] == _identity(messages):
             return decided[1]
-        results = _results(messages)
+        results = tool_results(messages)
         if results:
             # The turn after calls: said by their replies, if every tool succeeded and words may.
             if not self.says or any(result.status != "success" for result in results):
                 return None
-            return reply_locally(self._chat(messages), self.tool_specs, plugins=self.plugins)
+            return reply_locally(chat_messages(messages), self.tool_specs, plugins=self.plugins)
         return answer_locally(
-            self._chat(messages),
+            chat_messages(messages),
             self.tool_specs,
             plugins=self.plugins,
             read=self.read,
             at_most_one=self.at_most_one,
             ask=self.says,
+            rules=self.rules,
         )
 
     def _record(self, messages: Sequence[BaseMessage], message: BaseMessage) -> None:
         if self._log is None or not self.tool_specs:
             return
-        calls = tuple(
-            answered_call(str(call["id"]), call["name"], json.dumps(call["args"]))
-            for call in (message.tool_calls if isinstance(message, AIMessage) else [])
-        )
-        usage = message.usage_metadata if isinstance(message, AIMessage) else None
-        name = message.response_metadata.get("model_name")
         model = getattr(self.wrapped, "model_name", None) or getattr(self.wrapped, "model", None)
-        text = message.text
-        self._log.record(
-            self._chat(messages),
-            self.tool_specs,
-            ModelAnswer(
-                calls=calls,
-                text=text or None,
-                prompt_tokens=None if usage is None else usage["input_tokens"],
-                completion_tokens=None if usage is None else usage["output_tokens"],
-                model=name if isinstance(name, str) else model if isinstance(model, str) else None,
-            ),
-        )
+        self._log.record(chat_messages(messages), self.tool_specs, model_answer(message, model))
 
     def _record_chunks(self, messages: Sequence[BaseMessage], chunks: list[AIMessageChunk]) -> None:
         if self._log is None or not chunks:
@@ -426,62 +416,3 @@ def _nested(
     manager.add_tags(run_manager.inheritable_tags)
     manager.add_metadata(run_manager.inheritable_metadata)
     return RunnableConfig(callbacks=manager)
-
-
-def _results(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
-    """The tool results the messages end with (none when they end otherwise)."""
-    results: list[ToolMessage] = []
-    for message in reversed(messages):
-        if not isinstance(message, ToolMessage):
-            break
-        results.append(message)
-    return results
-
-
-def _ledger(answer: LocalAnswer) -> dict[str, Any]:
-    decision = answer.decision
-    return {
-        "model_name": LOCAL_MODEL,
-        "agent_lab": {"reason": str(decision.reason), "ledger": decision.ledger.as_json()},
-    }
-
-
-def _message(answer: LocalAnswer) -> AIMessage:
-    if answer.text is not None:
-        return AIMessage(
-            content=answer.text, usage_metadata=_zero(), response_metadata=_ledger(answer)
-        )
-    calls = [
-        ToolCall(name=call.name, args=dict(call.arguments), id=call.id, type="tool_call")
-        for call in answer.calls
-    ]
-    return AIMessage(
-        content="", tool_calls=calls, usage_metadata=_zero(), response_metadata=_ledger(answer)
-    )
-
-
-def _chunk(answer: LocalAnswer) -> AIMessageChunk:
-    if answer.text is not None:
-        return AIMessageChunk(
-            content=answer.text,
-            usage_metadata=_zero(),
-            response_metadata=_ledger(answer),
-            chunk_position="last",
-        )
-    pieces = [
-        ToolCallChunk(
-            name=call.name,
-            args=call.arguments_json,
-            id=call.id,
-            index=index,
-            type="tool_call_chunk",
-        )
-        for index, call in enumerate(answer.calls)
-    ]
-    return AIMessageChunk(
-        content="",
-        tool_call_chunks=pieces,
-        usage_metadata=_zero(),
-        response_metadata=_ledger(answer),
-        chunk_position="last",
-    )

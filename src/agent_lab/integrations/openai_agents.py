@@ -22,38 +22,28 @@ Install with ``pip install 'agent-lab[openai-agents]'``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from agents.exceptions import UserError
 from agents.items import ModelResponse
-from agents.models.chatcmpl_converter import Converter
 from agents.models.interface import Model
-from agents.tool import FunctionTool
 from agents.tracing import custom_span
 from agents.usage import Usage
 from openai.types.responses import (
     Response,
     ResponseCompletedEvent,
-    ResponseContentPartAddedEvent,
-    ResponseContentPartDoneEvent,
-    ResponseCreatedEvent,
-    ResponseFunctionCallArgumentsDeltaEvent,
-    ResponseFunctionToolCall,
-    ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
-    ResponseOutputMessage,
-    ResponseOutputText,
-    ResponseTextDeltaEvent,
-    ResponseTextDoneEvent,
 )
 from typing_extensions import override
 
-from agent_lab.integrations._shadow import ModelAnswer, ShadowLog, answered_call
-from agent_lab.integrations.seam import answer_locally, reply_locally
+from agent_lab.integrations._openai_agents_items import chat_request, local_items, model_answer
+from agent_lab.integrations._openai_agents_stream import LOCAL_MODEL, local_events
+from agent_lab.integrations._shadow import ShadowLog
+from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
 from agent_lab.lab.shadow.figures import ShadowFigures
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
+    from pathlib import Path
 
     from agents.agent_output import AgentOutputSchemaBase
     from agents.handoffs import Handoff
@@ -65,39 +55,15 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.integrations._openai_agents_items import ChatRequest
     from agent_lab.integrations.seam import LocalAnswer
     from agent_lab.otel import Tracing
     from agent_lab.providers.pricing import PriceTable
-    from agent_lab.strict_json import JSONObject
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["LOCAL_MODEL", "DeterministicFirstModel"]
 
-LOCAL_MODEL = "agent-lab"
-"""The model a local answer names in a streamed ``Response``: plain code, not a model."""
 _SPAN = "agent_lab.decision"
-_ITEM_ID = "__fake_id__"
-"""The id of a local answer's items, as the SDK's own Chat Completions model fills it in
-(``agents.models.fake_id.FAKE_RESPONSES_ID``): no Responses API made them."""
-
-
-class _ChatRequest:
-    """The turn as Chat Completions would send it: messages, tool specs, one call or several."""
-
-    __slots__ = ("at_most_one", "messages", "says", "tools")
-
-    def __init__(
-        self,
-        messages: list[JSONObject],
-        tools: list[JSONObject],
-        *,
-        at_most_one: bool,
-        says: bool,
-    ) -> None:
-        self.messages = messages
-        self.tools = tools
-        self.at_most_one = at_most_one
-        self.says = says
-        """Words may end the turn: ``tool_choice`` does not demand a call, the output is text."""
 
 
 class DeterministicFirstModel(Model):
@@ -114,6 +80,9 @@ class DeterministicFirstModel(Model):
         tracing: agent-lab's OpenTelemetry spans (extra ``otel``): a local
             answer is also an ``execute_tool`` span carrying its ledger.
         prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
+        rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
+            once here: written into the tools' schemas before each decision (and
+            each shadow replay), so the schema-driven resolver applies them.
     """
 
     def __init__(
@@ -125,14 +94,16 @@ class DeterministicFirstModel(Model):
         shadow: bool = False,
         tracing: Tracing | None = None,
         prices: PriceTable | None = None,
+        rules: RuleBook | str | Path | None = None,
     ) -> None:
         self.wrapped = wrapped
         self.plugins = plugins
         self.read: Reading = read
         self.shadow = shadow
         self.tracing = tracing
+        self.rules = rule_book(rules)
         self._log = (
-            ShadowLog("openai-agents", plugins=plugins, read=read, prices=prices)
+            ShadowLog("openai-agents", plugins=plugins, read=read, prices=prices, rules=self.rules)
             if shadow
             else None
         )
@@ -161,13 +132,13 @@ class DeterministicFirstModel(Model):
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
         """The local answer when plain code completes the turn, else the wrapped model's."""
-        request = _chat_request(
+        request = chat_request(
             system_instructions, input, model_settings, tools, handoffs, output_schema=output_schema
         )
         served = previous_response_id is not None or conversation_id is not None
         answer = self._local(request, tracing) if not served else None
         if answer is not None:
-            return ModelResponse(output=_items(answer), usage=Usage(), response_id=None)
+            return ModelResponse(output=local_items(answer), usage=Usage(), response_id=None)
         response = await self.wrapped.get_response(
             system_instructions,
             input,
@@ -199,13 +170,13 @@ class DeterministicFirstModel(Model):
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
         """The local answer as the events of one streamed response, else the wrapped stream."""
-        request = _chat_request(
+        request = chat_request(
             system_instructions, input, model_settings, tools, handoffs, output_schema=output_schema
         )
         served = previous_response_id is not None or conversation_id is not None
         answer = self._local(request, tracing) if not served else None
         if answer is not None:
-            for event in _local_events(answer, model_settings):
+            for event in local_events(answer, model_settings):
                 yield event
             return
         stream = self.wrapped.stream_response(
@@ -246,7 +217,7 @@ class DeterministicFirstModel(Model):
                 ),
             )
 
-    def _local(self, request: _ChatRequest | None, tracing: ModelTracing) -> LocalAnswer | None:
+    def _local(self, request: ChatRequest | None, tracing: ModelTracing) -> LocalAnswer | None:
         if request is None or self.shadow:
             return None
         if request.messages and request.messages[-1].get("role") == "tool":
@@ -262,6 +233,7 @@ class DeterministicFirstModel(Model):
                 read=self.read,
                 at_most_one=request.at_most_one,
                 ask=request.says,
+                rules=self.rules,
             )
         if answer is None:
             return None
@@ -284,209 +256,9 @@ class DeterministicFirstModel(Model):
             tracing.record(span, answer.decision)
 
     def _record(
-        self, request: _ChatRequest | None, output: Sequence[object], usage: Usage | None
+        self, request: ChatRequest | None, output: Sequence[object], usage: Usage | None
     ) -> None:
         if self._log is None or request is None:
             return
-        calls = tuple(
-            answered_call(item.call_id, item.name, item.arguments)
-            for item in output
-            if isinstance(item, ResponseFunctionToolCall)
-        )
-        texts = [
-            part.text
-            for item in output
-            if isinstance(item, ResponseOutputMessage)
-            for part in item.content
-            if isinstance(part, ResponseOutputText)
-        ]
-        known = usage is not None and (usage.requests > 0 or usage.total_tokens > 0)
         model = getattr(self.wrapped, "model", None)
-        self._log.record(
-            request.messages,
-            request.tools,
-            ModelAnswer(
-                calls=calls,
-                text="".join(texts) if texts else None,
-                prompt_tokens=usage.input_tokens if known and usage is not None else None,
-                completion_tokens=usage.output_tokens if known and usage is not None else None,
-                model=model if isinstance(model, str) else None,
-            ),
-        )
-
-
-def _chat_request(
-    system_instructions: str | None,
-    items: str | list[TResponseInputItem],
-    settings: ModelSettings,
-    tools: list[Tool],
-    handoffs: list[Handoff],
-    *,
-    output_schema: AgentOutputSchemaBase | None,
-) -> _ChatRequest | None:
-    """The turn in Chat Completions form, or ``None`` when it is the model's whatever it says.
-
-    ``None``: a tool Chat Completions cannot carry (hosted tools), input the
-    converter refuses, or ``tool_choice`` set to ``none`` or to one tool by name.
-    A function call's output is a ``tool`` message answering its ``call_id``.
-    """
-    if settings.tool_choice not in (None, "auto", "required"):
-        return None
-    if any(not isinstance(tool, FunctionTool) for tool in tools):
-        return None
-    try:
-        specs = [Converter.tool_to_openai(tool) for tool in tools]
-        messages = Converter.items_to_messages(items)
-    except UserError:
-        return None
-    specs.extend(Converter.convert_handoff_tool(handoff) for handoff in handoffs)
-    chat: list[JSONObject] = [cast("JSONObject", dict(message)) for message in messages]
-    if system_instructions:
-        chat.insert(0, {"role": "system", "content": system_instructions})
-    return _ChatRequest(
-        chat,
-        [cast("JSONObject", dict(spec)) for spec in specs],
-        at_most_one=settings.parallel_tool_calls is False,
-        # A structured output type is the model's to give: a reply in words would not be it.
-        says=settings.tool_choice in (None, "auto")
-        and (output_schema is None or output_schema.is_plain_text()),
-    )
-
-
-def _said(text: str) -> ResponseOutputMessage:
-    """The assistant message a model's answer in words is."""
-    return ResponseOutputMessage(
-        id=_ITEM_ID,
-        type="message",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-    )
-
-
-def _items(answer: LocalAnswer) -> list[TResponseOutputItem]:
-    if answer.text is not None:
-        return [_said(answer.text)]
-    return [
-        ResponseFunctionToolCall(
-            type="function_call",
-            call_id=call.id,
-            name=call.name,
-            arguments=call.arguments_json,
-            status="completed",
-        )
-        for call in answer.calls
-    ]
-
-
-def _local_events(answer: LocalAnswer, settings: ModelSettings) -> list[TResponseStreamEvent]:
-    """The events a streamed response of these items is made of, usage left out."""
-    items = _items(answer)
-    response = Response(
-        id=_ITEM_ID,
-        created_at=0,
-        model=LOCAL_MODEL,
-        object="response",
-        output=[],
-        tool_choice="auto",
-        tools=[],
-        parallel_tool_calls=settings.parallel_tool_calls is not False,
-    )
-    events: list[TResponseStreamEvent] = [
-        ResponseCreatedEvent(response=response, type="response.created", sequence_number=0)
-    ]
-    for index, item in enumerate(items):
-        if isinstance(item, ResponseOutputMessage):
-            events += _message_events(item, index, len(events))
-        else:
-            assert isinstance(item, ResponseFunctionToolCall)
-            events += _call_events(item, index, len(events))
-    finished = response.model_copy(update={"output": items, "status": "completed"})
-    events.append(
-        ResponseCompletedEvent(
-            response=finished, type="response.completed", sequence_number=len(events)
-        )
-    )
-    return events
-
-
-def _call_events(
-    item: ResponseFunctionToolCall, index: int, first: int
-) -> list[TResponseStreamEvent]:
-    """A function call streamed: added, its arguments in one delta, done."""
-    return [
-        ResponseOutputItemAddedEvent(
-            item=item, output_index=index, type="response.output_item.added", sequence_number=first
-        ),
-        ResponseFunctionCallArgumentsDeltaEvent(
-            delta=item.arguments,
-            item_id=item.call_id,
-            output_index=index,
-            type="response.function_call_arguments.delta",
-            sequence_number=first + 1,
-        ),
-        ResponseOutputItemDoneEvent(
-            item=item,
-            output_index=index,
-            type="response.output_item.done",
-            sequence_number=first + 2,
-        ),
-    ]
-
-
-def _message_events(
-    item: ResponseOutputMessage, index: int, first: int
-) -> list[TResponseStreamEvent]:
-    """An assistant message streamed as a model streams its words: its text in one delta."""
-    [part] = item.content
-    assert isinstance(part, ResponseOutputText)
-    opened = item.model_copy(update={"content": [], "status": "in_progress"})
-    empty = part.model_copy(update={"text": ""})
-    return [
-        ResponseOutputItemAddedEvent(
-            item=opened,
-            output_index=index,
-            type="response.output_item.added",
-            sequence_number=first,
-        ),
-        ResponseContentPartAddedEvent(
-            content_index=0,
-            item_id=item.id,
-            output_index=index,
-            part=empty,
-            type="response.content_part.added",
-            sequence_number=first + 1,
-        ),
-        ResponseTextDeltaEvent(
-            content_index=0,
-            delta=part.text,
-            item_id=item.id,
-            logprobs=[],
-            output_index=index,
-            type="response.output_text.delta",
-            sequence_number=first + 2,
-        ),
-        ResponseTextDoneEvent(
-            content_index=0,
-            item_id=item.id,
-            logprobs=[],
-            output_index=index,
-            text=part.text,
-            type="response.output_text.done",
-            sequence_number=first + 3,
-        ),
-        ResponseContentPartDoneEvent(
-            content_index=0,
-            item_id=item.id,
-            output_index=index,
-            part=part,
-            type="response.content_part.done",
-            sequence_number=first + 4,
-        ),
-        ResponseOutputItemDoneEvent(
-            item=item,
-            output_index=index,
-            type="response.output_item.done",
-            sequence_number=first + 5,
-        ),
-    ]
+        self._log.record(request.messages, request.tools, model_answer(output, usage, model))

@@ -35,7 +35,7 @@ from agent_lab.agents.tool_specs import tool_name
 from agent_lab.clock import SystemClock
 from agent_lab.errors import StrictJSONError
 from agent_lab.integrations._pydantic_ai_messages import exchange_of
-from agent_lab.integrations.seam import answer_locally, reply_locally
+from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
 from agent_lab.lab.shadow.figures import ShadowFigures
 from agent_lab.lab.shadow.replay import replay
 from agent_lab.logs.record import (
@@ -50,6 +50,7 @@ from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Mapping
+    from pathlib import Path
 
     from pydantic_ai import RunContext
     from pydantic_ai.messages import ModelMessage
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from agent_lab.integrations.seam import LocalAnswer
     from agent_lab.otel.tracing import Tracing
     from agent_lab.providers.pricing import PriceTable
+    from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["LEDGER_KEY", "DeterministicFirstModel"]
 
@@ -94,6 +96,9 @@ class DeterministicFirstModel(WrapperModel):
         clock: Times the wrapped model's requests in shadow mode (the saved latency).
         tracing: Where a local answer's ``execute_tool`` span goes, with its ledger
             (extra ``otel``); ``None``: the global tracer provider, when one is set.
+        rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
+            once here: written into the tools' schemas before each decision (and
+            each shadow replay), so the schema-driven resolver applies them.
 
     Example:
         ``agent = Agent(DeterministicFirstModel("openai:gpt-4o-mini"), tools=[set_timer])``
@@ -109,8 +114,10 @@ class DeterministicFirstModel(WrapperModel):
         context: Mapping[str, object] | None = None,
         clock: Clock | None = None,
         tracing: Tracing | None = None,
+        rules: RuleBook | str | Path | None = None,
     ) -> None:
         super().__init__(wrapped)
+        self.rules = rule_book(rules)
         self.plugins = plugins
         self.read: Reading = read
         self.shadow = shadow
@@ -199,6 +206,7 @@ class DeterministicFirstModel(WrapperModel):
                 at_most_one=(settings or {}).get("parallel_tool_calls") is False,
                 context=self.context,
                 ask=says,
+                rules=self.rules,
             )
         else:
             return None
@@ -235,7 +243,7 @@ class DeterministicFirstModel(WrapperModel):
         if isinstance(logged, SkippedLine):
             self._figures.add(logged)
             return
-        self._figures.add(replay(logged, plugins=self.plugins, read=self.read))
+        self._figures.add(replay(logged, plugins=self.plugins, read=self.read, rules=self.rules))
 
 
 def _logged(

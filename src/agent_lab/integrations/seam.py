@@ -21,6 +21,7 @@ import json
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from agent_lab.agents.decide import decide
@@ -30,6 +31,7 @@ from agent_lab.application.events.models import Reason, Status, ValidationIssue
 from agent_lab.application.events.reply import say
 from agent_lab.application.tools import USER_ONLY_NOTE
 from agent_lab.errors import StrictJSONError
+from agent_lab.resolvers.learned import load_rules
 from agent_lab.strict_json import loads, pointer_tokens
 from agent_lab.usage import Usage
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
@@ -50,6 +53,7 @@ __all__ = [
     "question",
     "refusal",
     "reply_locally",
+    "rule_book",
 ]
 
 LOCAL_CALL_PREFIX = "call_al_"
@@ -93,6 +97,16 @@ def _call(name: str, arguments: JSONObject) -> LocalCall:
     )
 
 
+def rule_book(rules: RuleBook | str | Path | None) -> RuleBook | None:
+    """A wrapper's ``rules=``: a rules file (``agent-lab learn``'s) read now, a ``RuleBook`` kept.
+
+    Raises:
+        MissingInputError: No such file.
+        InputFileError: Not a rules file (``load_rules``).
+    """
+    return load_rules(rules) if isinstance(rules, str | Path) else rules
+
+
 def answer_locally(
     messages: Sequence[Mapping[str, object]],
     tools: Sequence[Mapping[str, object]],
@@ -102,6 +116,7 @@ def answer_locally(
     at_most_one: bool = False,
     context: Mapping[str, object] | None = None,
     ask: bool = False,
+    rules: RuleBook | None = None,
 ) -> LocalAnswer | None:
     """The turn plain code answers for the conversation's last user message, or ``None``.
 
@@ -120,10 +135,14 @@ def answer_locally(
     is offered, or plain code cannot complete a call: the model is needed.
     ``at_most_one`` (``parallel_tool_calls: false``) refuses an answer of several calls;
     ``context`` gives the resolvers facts such as ``now``, as ``decide`` does.
+    ``rules`` (``agent-lab learn``'s, ``load_rules``) are written into the tools'
+    schemas first (``RuleBook.annotate``), so the schema-driven resolver applies
+    them, as ``agent-lab shadow --rules`` and ``agent-lab serve --rules`` do.
     """
     if not tools:
         return None
-    decision = decide(messages, tools, plugins=plugins, read=read, context=context)
+    offered = tools if rules is None else rules.annotate(tools)
+    decision = decide(messages, offered, plugins=plugins, read=read, context=context)
     if not decision.local:
         if ask and decision.llm_calls == 0:
             if decision.reason == Reason.USER_ONLY_MISSING:
