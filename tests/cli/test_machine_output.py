@@ -56,6 +56,7 @@ def json_commands(
         "sweep": ["sweep", *demo, "--vary", "wrong_value=0,0.2", "--limit", "8",
                   "--warmup", "0", "--db", str(sweep_db), "--json", *SIMULATED],
         "shadow": ["shadow", str(log), "--json"],
+        "learn": ["learn", str(log), "--out", str(log.with_name("rules.json")), "--json"],
     }  # fmt: skip
 
 

@@ -53,7 +53,9 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
     if learned.rules.rules:
         streams.console.print(gain_table(learned))
     streams.console.print(
-        f"Rules: {out} (review: agent-lab learn --explain {out})", highlight=False
+        f"Rules: {out} (review: agent-lab learn --explain {out}; measure on logs they never "
+        f"saw: agent-lab shadow LOGS --rules {out})",
+        highlight=False,
     )
     return 0
 

@@ -38,8 +38,8 @@ def gain_lines(learned: Learned) -> list[str]:
         f"({share(before.covered, before.calls)}) without the rules, {after.covered} "
         f"({share(after.covered, after.calls)}) with them; agreement on those "
         f"{share(before.agreed, before.covered)} before, {share(after.agreed, after.covered)} "
-        f"after. The same calls admitted the rules: measure on logs they never saw "
-        "(agent-lab shadow --rules) before trusting the gain.",
+        f"after. The same calls admitted the rules: measure them on logs they never saw "
+        "before trusting the gain.",
         AGREEMENT_IS_NOT_ACCURACY,
     ]
 
