@@ -47,6 +47,8 @@ __all__ = [
     "RuleBook",
     "context_pattern",
     "load_rules",
+    "phrase_pattern",
+    "property_validator",
 ]
 
 FORMAT = "agent-lab.rules/1"
@@ -58,6 +60,20 @@ HINT = "x-agent-lab"
 # A run of capitalised words (a name: "San Jose", "Sino", "The Met"), linear in the text;
 # no full stop inside a word, so that a name ending a sentence is captured without it.
 _NAME = r"([A-Z0-9][\w'&-]*(?:\s+[A-Z0-9][\w'&-]*)*)"
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """The pattern of an ``alias`` rule: its phrase, lower case, on word boundaries."""
+    return re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
+
+
+def property_validator(schema: Mapping[str, Any]) -> Any:
+    """The parameter's own schema (its hint left out) as a validator; ``None`` if it has none."""
+    plain = {k: v for k, v in schema.items() if k != HINT}
+    try:
+        return jsonschema_rs.validator_for(plain)
+    except (ValueError, jsonschema_rs.ValidationError):
+        return None
 
 
 def context_pattern(words: str) -> re.Pattern[str]:
@@ -192,11 +208,8 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
 
 def _accepts(schema: JSONObject, value: JSONValue) -> bool:
     """Whether the parameter's schema takes the value (a rule never fires where it would not)."""
-    plain = {k: v for k, v in schema.items() if k != HINT}
-    try:
-        return bool(jsonschema_rs.validator_for(plain).is_valid(value))
-    except (ValueError, jsonschema_rs.ValidationError):
-        return False
+    validator = property_validator(schema)
+    return validator is not None and bool(validator.is_valid(value))
 
 
 def load_rules(path: str | Path) -> RuleBook:

@@ -46,8 +46,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-import jsonschema_rs
-
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.resolvers.clock import stated_time
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
@@ -61,7 +59,7 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
-from agent_lab.resolvers.learned import context_pattern
+from agent_lab.resolvers.learned import context_pattern, phrase_pattern, property_validator
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -199,14 +197,6 @@ def _with_rivals(properties: list[_Property]) -> list[_Property]:
     return done
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
-    plain = {k: v for k, v in schema.items() if k != HINT}
-    try:
-        return jsonschema_rs.validator_for(plain)
-    except (ValueError, jsonschema_rs.ValidationError):
-        return None
-
-
 def _learned(hint: Mapping[str, Any]) -> _Learned:
     """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
     learned = hint.get("learned")
@@ -218,7 +208,7 @@ def _learned(hint: Mapping[str, Any]) -> _Learned:
         if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
             phrase, value = cast("list[Any]", item)
             if isinstance(phrase, str) and phrase.strip():
-                pattern = re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
+                pattern = phrase_pattern(phrase)
                 aliases.append((pattern, cast("JSONValue", value)))
     constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
     contexts = tuple(
@@ -265,7 +255,7 @@ class SchemaResolver:
                     aliases=aliases,
                     constant=constant,
                     contexts=contexts,
-                    accepts=_validator(prop) if contexts else None,
+                    accepts=property_validator(prop) if contexts else None,
                 )
             )
         self.properties = _with_rivals(properties_read)

@@ -17,16 +17,16 @@ the resolver read nothing, so no rule changes a value it already reads.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_lab.lab.learn.mine import captured
 from agent_lab.lab.stats.intervals import wilson
-from agent_lab.resolvers.learned import Evidence, LearnedRule, context_pattern
+from agent_lab.resolvers.learned import Evidence, LearnedRule, context_pattern, phrase_pattern
 
 if TYPE_CHECKING:
+    import re
     from collections.abc import Sequence
 
     from agent_lab.lab.learn.examples import Example
@@ -89,11 +89,7 @@ def admit(
                     wrong += not agreed
             scored.append((candidate, right, wrong))
             continue
-        pattern = (
-            None
-            if candidate.phrase is None
-            else re.compile(rf"(?<!\w){re.escape(candidate.phrase)}(?!\w)")
-        )
+        pattern = None if candidate.phrase is None else phrase_pattern(candidate.phrase)
         for example in by_tool[candidate.tool]:
             if not _fires(candidate, example, pattern):
                 continue

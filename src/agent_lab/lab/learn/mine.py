@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_lab.resolvers.enums import variants
+from agent_lab.resolvers.enums import mentions
 from agent_lab.resolvers.learned import context_pattern
 
 if TYPE_CHECKING:
@@ -89,10 +89,7 @@ def spelled_in(value: JSONValue, text: str) -> bool:
     """Whether the text spells the value itself (any of its ``variants``)."""
     if not isinstance(value, str | int) or isinstance(value, bool):
         return False
-    lowered = text.lower()
-    return any(
-        re.search(rf"(?<!\w){re.escape(v)}(?!\w)", lowered) for v in variants(value) if v.strip()
-    )
+    return bool(mentions([value], text))
 
 
 def _key(value: JSONValue) -> str:
