@@ -25,6 +25,7 @@ from agent_lab.cli.loading import (
     load_cases,
     load_plugin_set,
     plugin_registry,
+    with_rules_file,
 )
 from agent_lab.errors import (
     DatasetImportError,
@@ -115,11 +116,12 @@ def run(options: argparse.Namespace, streams: Streams) -> int:
     workload = load_cases(
         options.workload, skip_bad=options.skip_bad_lines, plugins=plugins, stderr=streams.err
     )
+    plugins, plugins_ref = with_rules_file(plugins, options.plugins, options.rules, streams.err)
     built = build_provider(options, workload)
     run_id = execute(
         built,
         workload=workload,
-        plugins_ref=options.plugins,
+        plugins_ref=plugins_ref,
         plugins=plugins,
         db=db,
         policies=options.policy or POLICY_NAMES,
@@ -298,6 +300,7 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
     plugins = load_plugin_set(options.plugins)
     plugin_registry(plugins, options.plugins)
     workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
+    plugins, _ = with_rules_file(plugins, options.plugins, options.rules, streams.err)
     result = measure_precision(workload, plugins, examples=options.examples)
     if options.json:
         print(json.dumps(result.as_json(), indent=2, sort_keys=True), file=streams.out)

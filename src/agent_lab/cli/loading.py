@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.errors import (
@@ -36,6 +38,7 @@ __all__ = [
     "load_cases",
     "load_plugin_set",
     "plugin_registry",
+    "with_rules_file",
 ]
 
 POLICY_NAMES = ("deterministic-first", "llm-always", "deterministic-only")
@@ -72,6 +75,31 @@ def plugin_registry(plugins: PluginSet, reference: str) -> EventRegistry:
         return plugins.registry()
     except DefinitionError as err:
         raise UsageError(f"{reference}: a broken event definition: {err}") from err
+
+
+def with_rules_file(
+    plugins: PluginSet, reference: str, rules: str | None, stderr: TextIO
+) -> tuple[PluginSet, str]:
+    """The plugin set with a rules file applied, and the reference a run records for both.
+
+    The reference names the file and its digest, so that the report says what
+    shaped the figures and resuming with other rules is refused as another run.
+    """
+    if rules is None:
+        return plugins, reference
+    from agent_lab.agents.learned_rules import with_rules  # noqa: PLC0415
+    from agent_lab.resolvers.learned import load_rules  # noqa: PLC0415
+
+    book = load_rules(rules)
+    named = {rule.tool for rule in book.rules}
+    events = {definition.name for definition in plugins.definitions}
+    if not named & events:
+        print(
+            printable(f"{rules}: none of its {len(book.rules)} rules names one of these events"),
+            file=stderr,
+        )
+    digest = hashlib.sha256(Path(rules).read_bytes()).hexdigest()[:12]
+    return with_rules(plugins, book), f"{reference} with rules {Path(rules).name} ({digest})"
 
 
 def load_cases(reference: str, *, skip_bad: bool, plugins: PluginSet, stderr: TextIO) -> Workload:

@@ -235,6 +235,13 @@ def _demo(add_parser: AddParser) -> None:
     demo.set_defaults(handler=commands.demo)
 
 
+def _rules_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--rules",
+        help="a rules file agent-lab learn wrote: applied after each event's own resolver",
+    )
+
+
 def _run(add_parser: AddParser) -> None:
     run = add_parser(
         "run",
@@ -244,6 +251,7 @@ def _run(add_parser: AddParser) -> None:
     )
     run.add_argument("workload", help="a JSONL file, or a built-in workload name (demo)")
     run.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE of the plugin set")
+    _rules_option(run)
     run.add_argument(
         "--policy",
         action="append",
@@ -406,6 +414,7 @@ def _plugins(add_parser: AddParser) -> None:
     precision.add_argument(
         "--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder"
     )
+    _rules_option(precision)
     precision.add_argument(
         "--examples", type=checks.count, default=10, help="wrong values to show (default 10)"
     )

@@ -283,7 +283,7 @@ class SchemaResolver:
             value = self._from_text(prop, text, now, numbers, left[prop.kind])
             if value is not None:
                 found[prop.name] = value
-        self._apply_learned(found, text)
+        self.fill_learned(found, text)
         missing = tuple(name for name in self.required if name not in found)
         # An optional value the text states but this resolver cannot read
         # ("four seats" for passengers, "a small car") would be silently
@@ -298,8 +298,12 @@ class SchemaResolver:
         # property, and one the user did not state after all may stay absent.
         return Resolution(found, missing=missing, complete=False if unexplained else None)
 
-    def _apply_learned(self, found: JSONObject, text: str) -> None:
-        """Learned rules, where the schema's own reading found nothing: aliases, then constants."""
+    def fill_learned(self, found: JSONObject, text: str) -> None:
+        """Learned rules, where a reading found nothing: aliases, contexts, then constants.
+
+        The schema's own reading calls it last; a resolver of the user's own is
+        followed by it (``agents.learned_rules``). ``found`` is filled in place.
+        """
         lowered = text.lower()
         for prop in self.properties:
             if prop.name in found:

@@ -1,0 +1,193 @@
+"""Learned rules on a plugin set: after a resolver of the user's own, and by run and precision."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.agents.decide import decide
+from agent_lab.agents.learned_rules import with_rules
+from agent_lab.agents.plugins import PluginSet
+from agent_lab.application.events.models import Event, EventDefinition, Resolution
+from agent_lab.cli import run
+from agent_lab.demo import plugins as demo_plugins
+from agent_lab.resolvers.learned import Evidence, LearnedRule, RuleBook
+from agent_lab.resolvers.schema import SchemaResolver
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+NOW = {"now": "2026-12-01T09:00"}
+BIG_APPLE = "what's the weather doing in the Big Apple today"
+EVIDENCE = Evidence(support=30, right=30, wrong=0, low=0.9)
+
+
+def alias(tool: str, parameter: str, phrase: str, value: Any) -> LearnedRule:
+    return LearnedRule(
+        kind="alias", tool=tool, parameter=parameter, phrase=phrase, value=value, evidence=EVIDENCE
+    )
+
+
+BOOK = RuleBook(rules=(alias("get_weather", "city", "the big apple", "New York"),))
+
+
+def weather(text: str, plugins: PluginSet) -> tuple[str, Any]:
+    decision = decide([{"role": "user", "content": text}], plugins, context=NOW)
+    return str(decision.status), decision.arguments
+
+
+def test_a_rule_fills_what_the_users_own_resolver_left_out() -> None:
+    assert weather(BIG_APPLE, demo_plugins)[0] == "missing_information"
+    assert weather(BIG_APPLE, with_rules(demo_plugins, BOOK)) == (
+        "success",
+        {"city": "New York", "day_offset": 0},
+    )
+
+
+def test_what_the_users_resolver_reads_wins_over_a_rule() -> None:
+    """A rule fills only what the resolver left out: Paris stays Paris."""
+    book = RuleBook(rules=(alias("get_weather", "city", "weather", "New York"),))
+    assert weather("what's the weather in Paris today", with_rules(demo_plugins, book)) == (
+        "success",
+        {"city": "Paris", "day_offset": 0},
+    )
+
+
+def test_rules_naming_no_event_leave_the_plugin_set_as_it_was() -> None:
+    book = RuleBook(rules=(alias("book_flight", "city", "the big apple", "New York"),))
+    assert with_rules(demo_plugins, book) is demo_plugins
+
+
+CITY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "description": "The city"}},
+    "required": ["city"],
+}
+
+
+def test_a_schema_driven_event_is_read_with_the_rules_in_its_schema() -> None:
+    plugins = PluginSet(
+        "imported",
+        (
+            EventDefinition(
+                "get_weather", parameters=CITY_SCHEMA, resolver=SchemaResolver(CITY_SCHEMA)
+            ),
+        ),
+    )
+    applied = with_rules(plugins, BOOK)
+    resolver = applied.definitions[0].resolver
+    assert isinstance(resolver, SchemaResolver)
+    found = resolver(Event("get_weather", text="rain in the big apple?"))
+    assert dict(found.arguments) == {"city": "New York"}
+    assert found.missing == ()
+
+
+def test_an_async_resolver_and_a_plain_mapping_are_followed_by_the_rules() -> None:
+    async def reads_nothing(event: Event) -> dict[str, Any]:
+        return {}
+
+    def says_missing(event: Event) -> Resolution:
+        return Resolution({}, missing=("city",))
+
+    for own in (reads_nothing, says_missing):
+        plugins = PluginSet(
+            "own", (EventDefinition("get_weather", parameters=CITY_SCHEMA, resolver=own),)
+        )
+        resolver = with_rules(plugins, BOOK).definitions[0].resolver
+        assert resolver is not None
+        found: Any = resolver(Event("get_weather", text="rain in the big apple?"))
+        if asyncio.iscoroutine(found):
+            found = asyncio.run(found)
+        arguments = found.arguments if isinstance(found, Resolution) else found
+        assert dict(arguments) == {"city": "New York"}
+        if isinstance(found, Resolution):
+            assert found.missing == ()
+
+
+def test_a_rule_whose_value_the_schema_rejects_never_fires() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "enum": ["Paris", "Oslo"]}},
+        "required": ["city"],
+    }
+    plugins = PluginSet(
+        "own", (EventDefinition("get_weather", parameters=schema, resolver=lambda e: {}),)
+    )
+    resolver = with_rules(plugins, BOOK).definitions[0].resolver
+    assert resolver is not None
+    assert resolver(Event("get_weather", text="rain in the big apple?")) == {}
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def workload_and_rules(tmp_path: Path) -> tuple[Path, Path]:
+    case = {
+        "id": "big-apple",
+        "event": "get_weather",
+        "text": BIG_APPLE,
+        "context": NOW,
+        "expected": {"status": "success", "arguments": {"city": "New York", "day_offset": 0}},
+    }
+    workload = tmp_path / "w.jsonl"
+    workload.write_text(json.dumps(case) + "\n")
+    rules = tmp_path / "rules.json"
+    rules.write_text(BOOK.dumps())
+    return workload, rules
+
+
+def test_run_applies_a_rules_file_and_records_it(tmp_path: Path) -> None:
+    workload, rules = workload_and_rules(tmp_path)
+    outcomes: dict[bool, tuple[int, str]] = {}
+    for with_file in (False, True):
+        db = tmp_path / f"r{with_file}.sqlite"
+        argv = ["run", str(workload), "--plugins", "agent_lab.demo:plugins", "--db", str(db)]
+        argv += ["--policy", "deterministic-only", "--no-progress", "--warmup", "0"]
+        code, _, err = cli(*argv, *(["--rules", str(rules)] if with_file else []))
+        assert code == 0, err
+        with sqlite3.connect(db) as connection:
+            (correct,) = connection.execute("SELECT correct FROM trials").fetchone()
+            (recorded,) = connection.execute("SELECT plugins FROM runs").fetchone()
+        outcomes[with_file] = (correct, recorded)
+    assert outcomes[False] == (0, "agent_lab.demo:plugins")
+    correct, recorded = outcomes[True]
+    assert correct == 1
+    assert recorded.startswith("agent_lab.demo:plugins with rules rules.json (")
+
+
+def test_precision_counts_what_the_rules_fill(tmp_path: Path) -> None:
+    workload, rules = workload_and_rules(tmp_path)
+    argv = ["precision", str(workload), "--plugins", "agent_lab.demo:plugins", "--json"]
+    filled: dict[bool, int] = {}
+    for with_file in (False, True):
+        code, out, err = cli(*argv, *(["--rules", str(rules)] if with_file else []))
+        assert code == 0, err
+        filled[with_file] = json.loads(out)["overall"]["filled"]
+    assert filled[True] == filled[False] + 1
+
+
+def test_a_rules_file_that_names_no_event_is_said(tmp_path: Path) -> None:
+    workload, rules = workload_and_rules(tmp_path)
+    other = RuleBook(rules=(alias("book_flight", "city", "the big apple", "New York"),))
+    rules.write_text(other.dumps())
+    code, _, err = cli(
+        "precision", str(workload), "--plugins", "agent_lab.demo:plugins", "--rules", str(rules)
+    )
+    assert code == 0
+    assert "none of its 1 rules names one of these events" in err
+
+
+def test_a_missing_rules_file_is_one_line(tmp_path: Path) -> None:
+    workload, _ = workload_and_rules(tmp_path)
+    code, _, err = cli(
+        "precision", str(workload), "--plugins", "agent_lab.demo:plugins", "--rules", "nope.json"
+    )
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "no such rules file" in err
