@@ -177,6 +177,8 @@ def test_a_group_below_the_bound_is_refused_however_clean_its_rules() -> None:
             arguments={"city": "New York"},
             read={},
             kinds=kinds,
+            schema={"type": "object", "properties": {"city": CITY}},
+            context={},
         )
         for n in range(5)
     ]

@@ -2,7 +2,7 @@
 
 A rules file is JSON a person can review: each rule names its tool, its
 parameter, its kind, the value it gives, and its evidence (training support,
-held-out right and wrong, the Wilson lower bound, examples). Two kinds:
+held-out right and wrong, the Wilson lower bound, examples). Four kinds:
 
 * ``alias``: a phrase of the user's words that stands for a value the tool
   received ("the big apple" -> "New York"); it fills the parameter when the
@@ -15,7 +15,12 @@ held-out right and wrong, the Wilson lower bound, examples). Two kinds:
   "events in"); it fills the parameter with the capitalised words that follow
   them ("Sino", "San Jose"), when every such context the words hold names
   the same value and the parameter's schema takes it. Its ``value`` is
-  ``null``: the words give it.
+  ``null``: the words give it;
+* ``format``: how a parameter whose schema says only "a string" wants its
+  value written, as the logged calls show: ``date`` (``2026-12-02`` for
+  "tomorrow"), ``time`` (``18:00`` for "6 pm") or ``number``; it makes the
+  resolver read the parameter as that kind, from the words and the
+  request's ``now``, where the schema itself names no kind.
 
 ``RuleBook.annotate`` writes a tool's rules into its parameters'
 ``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them; so
@@ -41,19 +46,24 @@ from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
     "FORMAT",
+    "FORMATS",
     "RULE_KINDS",
     "Evidence",
     "LearnedRule",
     "RuleBook",
     "context_pattern",
+    "formatted",
     "load_rules",
     "phrase_pattern",
     "property_validator",
+    "takes_format",
 ]
 
 FORMAT = "agent-lab.rules/1"
 """The rules file's ``format``: a reader refuses any other."""
-RULE_KINDS = ("alias", "constant", "context")
+RULE_KINDS = ("alias", "constant", "context", "format")
+FORMATS = ("date", "time", "number")
+"""The values of a ``format`` rule: the kinds the schema-driven resolver reads and writes."""
 HINT = "x-agent-lab"
 
 
@@ -79,6 +89,21 @@ def property_validator(schema: Mapping[str, Any]) -> Any:
 def context_pattern(words: str) -> re.Pattern[str]:
     """The pattern of a ``context`` rule: its words (any case, whole), then a name it captures."""
     return re.compile(rf"(?i:(?<!\w){re.escape(words)})\s+{_NAME}")
+
+
+def formatted(schema: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """A parameter's schema read as ``kind`` (a ``format`` rule): its hint names the kind.
+
+    A number the schema types as a string is written as one (``"2"``).
+    """
+    copied = copy.deepcopy(dict(schema))
+    hint = copied.get(HINT)
+    hint = dict(cast("Mapping[str, Any]", hint)) if isinstance(hint, Mapping) else {}
+    hint["kind"] = kind
+    if kind == "number" and copied.get("type") == "string":
+        hint["format"] = "string"
+    copied[HINT] = hint
+    return copied
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -185,6 +210,10 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
         prop = properties.get(rule.parameter)
         if not isinstance(prop, dict):
             continue
+        if rule.kind == "format":
+            if rule.value in FORMATS and takes_format(prop):
+                properties[rule.parameter] = cast("JSONObject", formatted(prop, str(rule.value)))
+            continue
         if rule.kind != "context" and not _accepts(prop, rule.value):
             continue
         hint = prop.setdefault(HINT, {})
@@ -204,6 +233,25 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
         elif rule.kind == "constant":
             learned["constant"] = rule.value
     return copied
+
+
+def takes_format(schema: Mapping[str, Any]) -> bool:
+    """Whether a ``format`` rule may name the parameter's kind: a string of no named kind.
+
+    No enum, ``const`` or ``format`` of its own, and no kind in its hint but
+    ``free-form``: a rule never overrides what the schema says.
+    """
+    hint = schema.get(HINT)
+    named = (
+        cast("Mapping[str, Any]", hint).get("kind", "free-form")
+        if isinstance(hint, Mapping)
+        else "free-form"
+    )
+    return (
+        schema.get("type") in (None, "string")
+        and not {"enum", "const", "format"} & schema.keys()
+        and named == "free-form"
+    )
 
 
 def _accepts(schema: JSONObject, value: JSONValue) -> bool:
@@ -256,6 +304,8 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     phrase = rule.get("phrase")
     if kind in ("alias", "context") and not (isinstance(phrase, str) and phrase.strip()):
         raise InputFileError(str(where), f"rule {index} is an {kind} without its phrase")
+    if kind == "format" and rule["value"] not in FORMATS:
+        raise InputFileError(str(where), f"rule {index} is a format none of {list(FORMATS)}")
     evidence = rule.get("evidence")
     facts = cast("dict[str, Any]", evidence) if isinstance(evidence, dict) else {}
     examples = facts.get("examples")

@@ -42,6 +42,10 @@ class Example:
     """What the schema-driven resolver reads from ``text`` alone, with no rule."""
     kinds: Mapping[str, str]
     """Each parameter's kind (``resolvers.schema.kind_of``)."""
+    schema: Mapping[str, Any]
+    """The tool's parameters schema, as the request offered it."""
+    context: Mapping[str, Any]
+    """The facts the resolver read with (``now``: when the request was made)."""
 
 
 def conversation_of(request: LoggedRequest) -> str:
@@ -100,6 +104,8 @@ def examples_of(requests: Iterable[LoggedRequest], *, read: Reading = "last") ->
                 arguments=call.arguments,
                 read=cast("JSONObject", dict(resolution.arguments)),
                 kinds=kinds,
+                schema=schema,
+                context=case.context,
             )
         )
     return found

@@ -2,7 +2,9 @@
 
 Each candidate is measured on held-out examples of its tool where it would
 fire: where the resolver left its parameter unread and (an alias) the words
-hold its phrase or (a constant) the words show no other alias firing. It is
+hold its phrase, (a context) its words capture a name, (a format) the
+resolver reads a value of its kind, or (a constant) the words show no other
+alias firing. It is
 right when the logged call gave the parameter its value, wrong otherwise
 (another value, or none: a rule must not add what the model left out).
 
@@ -19,18 +21,27 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.lab.learn.mine import captured
+from agent_lab.application.events.models import Event
+from agent_lab.lab.learn.mine import captured, open_parameter
 from agent_lab.lab.stats.intervals import wilson
-from agent_lab.resolvers.learned import Evidence, LearnedRule, context_pattern, phrase_pattern
+from agent_lab.resolvers.learned import (
+    Evidence,
+    LearnedRule,
+    context_pattern,
+    formatted,
+    phrase_pattern,
+)
+from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
     import re
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from agent_lab.lab.learn.examples import Example
     from agent_lab.lab.learn.mine import Candidate
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["Refusal", "Verdicts", "admit"]
 
@@ -62,6 +73,18 @@ def _fires(candidate: Candidate, example: Example, pattern: re.Pattern[str] | No
     return pattern is None or pattern.search(example.text.lower()) is not None
 
 
+def _read_as(example: Example, parameter: str, kind: str) -> JSONValue | None:
+    """What the schema-driven resolver reads for the parameter when a format rule names its kind."""
+    prop = open_parameter(example, parameter)
+    if prop is None:
+        return None
+    properties = dict(cast("Mapping[str, Any]", example.schema["properties"]))
+    properties[parameter] = formatted(prop, kind)
+    resolver = SchemaResolver({**example.schema, "properties": properties})
+    found = resolver(Event(example.tool, text=example.text, context=dict(example.context)))
+    return cast("JSONValue | None", found.arguments.get(parameter))
+
+
 def admit(
     candidates: Sequence[Candidate],
     held: Sequence[Example],
@@ -85,6 +108,15 @@ def admit(
                 if names:
                     logged = example.arguments.get(candidate.parameter)
                     agreed = isinstance(logged, str) and names == {logged}
+                    right += agreed
+                    wrong += not agreed
+            scored.append((candidate, right, wrong))
+            continue
+        if candidate.kind == "format":
+            for example in by_tool[candidate.tool]:
+                read = _read_as(example, candidate.parameter, str(candidate.value))
+                if read is not None:
+                    agreed = example.arguments.get(candidate.parameter) == read
                     right += agreed
                     wrong += not agreed
             scored.append((candidate, right, wrong))

@@ -20,6 +20,12 @@
   logged value in at least ``min_share`` of the examples where it captured
   anything.
 
+* A ``format`` candidate is the kind a parameter's values take, when its
+  schema says only "a string" (``resolvers.learned.takes_format``): ISO dates
+  (``date``), ``HH:MM`` times (``time``) or numbers (``number``), in at
+  least ``min_support`` training examples and ``min_share`` of those that
+  gave it a value.
+
 Nothing here is admitted: ``gate`` measures each candidate on held-out
 examples.
 """
@@ -29,11 +35,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.resolvers.enums import mentions
-from agent_lab.resolvers.learned import context_pattern
+from agent_lab.resolvers.learned import context_pattern, takes_format
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,7 +48,7 @@ if TYPE_CHECKING:
     from agent_lab.lab.learn.examples import Example
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["Candidate", "mine", "phrases", "spelled_in"]
+__all__ = ["Candidate", "mine", "open_parameter", "phrases", "spelled_in"]
 
 # Words too common to stand for anything alone: a phrase of nothing else is no alias.
 STOPWORDS = frozenset(
@@ -104,7 +111,74 @@ def mine(
         *_aliases(examples, min_support=min_support, min_share=min_share),
         *_constants(examples, min_support=min_support, min_share=min_share),
         *_contexts(examples, min_support=min_support, min_share=min_share),
+        *_formats(examples, min_support=min_support, min_share=min_share),
     ]
+
+
+# The shapes a ``format`` rule names, as the schema-driven resolver writes each kind.
+_SHAPES = (
+    ("date", re.compile(r"\d{4}-\d{2}-\d{2}")),
+    ("time", re.compile(r"\d{2}:\d{2}")),
+    ("number", re.compile(r"-?\d+(?:\.\d+)?")),
+)
+
+
+def _dated(value: JSONValue) -> bool:
+    """Whether a value is written as a date or a time, whatever its schema says.
+
+    Such a value depends on the day: no alias or constant stands for it.
+    """
+    return isinstance(value, str) and any(shape.fullmatch(value) for _, shape in _SHAPES[:2])
+
+
+def open_parameter(example: Example, parameter: str) -> Mapping[str, Any] | None:
+    """The parameter's schema when the resolver left it unread and its kind is open."""
+    if parameter in example.read:
+        return None
+    properties = example.schema.get("properties")
+    prop = (
+        cast("Mapping[str, Any]", properties).get(parameter)
+        if isinstance(properties, Mapping)
+        else None
+    )
+    if not isinstance(prop, Mapping) or not takes_format(cast("Mapping[str, Any]", prop)):
+        return None
+    return cast("Mapping[str, Any]", prop)
+
+
+def _formats(examples: Sequence[Example], *, min_support: int, min_share: float) -> list[Candidate]:
+    shaped: defaultdict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    given: Counter[tuple[str, str]] = Counter()
+    shown: defaultdict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for example in examples:
+        for parameter in example.kinds:
+            value = example.arguments.get(parameter)
+            if not isinstance(value, str) or open_parameter(example, parameter) is None:
+                continue
+            given[example.tool, parameter] += 1
+            kind = next((kind for kind, shape in _SHAPES if shape.fullmatch(value)), None)
+            if kind is None:
+                continue
+            shaped[example.tool, parameter][kind] += 1
+            if len(shown[example.tool, parameter, kind]) < 3:
+                shown[example.tool, parameter, kind].append(f"{example.text} -> {value}")
+    found: list[Candidate] = []
+    for (tool, parameter), counts in shaped.items():
+        kind, support = counts.most_common(1)[0]
+        if support < min_support or support < min_share * given[tool, parameter]:
+            continue
+        found.append(
+            Candidate(
+                kind="format",
+                tool=tool,
+                parameter=parameter,
+                value=kind,
+                phrase=None,
+                support=support,
+                examples=tuple(shown[tool, parameter, kind]),
+            )
+        )
+    return found
 
 
 def captured(pattern: re.Pattern[str], text: str) -> set[str]:
@@ -183,7 +257,7 @@ def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float)
             value = example.arguments.get(parameter)
             for phrase in said:
                 seen[example.tool, parameter, phrase] += 1
-            if value is None or isinstance(value, bool | dict | list):
+            if value is None or isinstance(value, bool | dict | list) or _dated(value):
                 continue
             if spelled_in(value, example.text):
                 continue
@@ -230,7 +304,9 @@ def _constants(
                 continue
             unread[example.tool, parameter] += 1
             value = example.arguments.get(parameter)
-            if value is None or isinstance(value, dict | list) or spelled_in(value, example.text):
+            if value is None or isinstance(value, dict | list) or _dated(value):
+                continue  # a date or a time is the day's, not a constant's
+            if spelled_in(value, example.text):
                 continue  # the words said it: no constant's doing
             values[_key(value)] = value
             given[example.tool, parameter][_key(value)] += 1
