@@ -191,3 +191,59 @@ def test_a_missing_rules_file_is_one_line(tmp_path: Path) -> None:
     assert code == 2
     assert err.count("\n") == 1
     assert "no such rules file" in err
+
+
+def cases(count: int, start: int = 0) -> str:
+    """Weather cases whose city is said in other words: the big apple, the windy city."""
+    said = (("the big apple", "New York"), ("the windy city", "Chicago"))
+    lines = []
+    for n in range(start, start + count):
+        phrase, city = said[n % 2]
+        case = {
+            "id": f"w{n}",
+            "event": "get_weather",
+            "text": f"what's the weather like in {phrase} today (ticket {n})",
+            "context": NOW,
+            "expected": {"status": "success", "arguments": {"city": city, "day_offset": 0}},
+        }
+        lines.append(json.dumps(case) + "\n")
+    return "".join(lines)
+
+
+def test_learn_reads_a_workload_with_its_plugins_and_run_applies_what_it_kept(
+    tmp_path: Path,
+) -> None:
+    """Learned on one workload's cases, with the demo's own resolvers; run on other cases."""
+    learn_on, run_on = tmp_path / "learn.jsonl", tmp_path / "run.jsonl"
+    learn_on.write_text(cases(120))
+    run_on.write_text(cases(10, start=1000))
+    rules = tmp_path / "rules.json"
+    code, out, err = cli(
+        "learn", "--workload", str(learn_on), "--plugins", "agent_lab.demo:plugins",
+        "--out", str(rules), "--min-precision", "0.9", "--min-support", "10", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    document = json.loads(out)
+    kept = {(r["parameter"], r["phrase"], r["value"]) for r in document["rules"]["rules"]}
+    assert ("city", "big apple", "New York") in kept
+    assert ("city", "windy city", "Chicago") in kept
+    assert document["rules"]["source"]["plugins"] == "agent_lab.demo:plugins"
+    assert document["held_out"]["covered_before"]["right"] == 0
+    correct: dict[bool, int] = {}
+    for with_file in (False, True):
+        db = tmp_path / f"r{with_file}.sqlite"
+        argv = ["run", str(run_on), "--plugins", "agent_lab.demo:plugins", "--db", str(db)]
+        argv += ["--policy", "deterministic-only", "--no-progress", "--warmup", "0"]
+        code, _, err = cli(*argv, *(["--rules", str(rules)] if with_file else []))
+        assert code == 0, err
+        with sqlite3.connect(db) as connection:
+            (correct[with_file],) = connection.execute("SELECT SUM(correct) FROM trials").fetchone()
+    assert (correct[False], correct[True]) == (0, 10)
+
+
+def test_learn_with_a_workload_needs_its_plugins(tmp_path: Path) -> None:
+    learn_on = tmp_path / "learn.jsonl"
+    learn_on.write_text(cases(4))
+    code, _, err = cli("learn", "--workload", str(learn_on), "--out", str(tmp_path / "r.json"))
+    assert code == 2
+    assert "plugin set" in err

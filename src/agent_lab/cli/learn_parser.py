@@ -25,6 +25,16 @@ def add_learn(add_parser: AddParser) -> None:
     learn.add_argument("logs", nargs="*", help="log files (as agent-lab shadow reads them)")
     learn.add_argument("--out", help="write the rules file here (JSON, for review)")
     learn.add_argument(
+        "--workload",
+        help="also learn from a workload's cases (a JSONL file or a built-in name), "
+        "as the requests an agent would have logged",
+    )
+    learn.add_argument(
+        "--plugins",
+        help="MODULE:ATTRIBUTE or a folder: your own resolvers for the tools they name; "
+        "rules are learned for what they leave out (needed with --workload)",
+    )
+    learn.add_argument(
         "--explain", metavar="RULES", help="print a rules file as a table, and learn nothing"
     )
     learn.add_argument(

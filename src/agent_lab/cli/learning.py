@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.loading import load_cases, load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import UsageError
 from agent_lab.logs.record import LogFormat, LoggedRequest
@@ -35,13 +36,15 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
         else:
             streams.console.print(rules_table(book))
         return 0
-    if not options.logs:
-        raise UsageError("name the log files to learn from (or --explain RULES)")
+    if not options.logs and options.workload is None:
+        raise UsageError("name the log files to learn from (or --workload, or --explain RULES)")
+    if options.workload is not None and options.plugins is None:
+        raise UsageError("--workload: name its events' plugin set with --plugins")
     if options.out is None:
         raise UsageError("--out: where to write the rules file")
     out = Path(options.out)
     check_output_file(out, "--out")
-    learned = _learned(options)
+    learned = _learned(options, streams)
     write_whole(out, "--out", lambda target: target.write_text(learned.rules.dumps()))
     if options.json:
         print(json.dumps(_document(learned), indent=2, ensure_ascii=False), file=streams.out)
@@ -60,10 +63,15 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
     return 0
 
 
-def _learned(options: argparse.Namespace) -> Learned:
+def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
     from agent_lab.lab.learn.learning import LearnSettings, digest, learn  # noqa: PLC0415
+    from agent_lab.lab.learn.workloads import requests_of_workload  # noqa: PLC0415
     from agent_lab.logs.reader import read_logs  # noqa: PLC0415
 
+    plugins = None
+    if options.plugins is not None:
+        plugins = load_plugin_set(options.plugins)
+        plugin_registry(plugins, options.plugins)
     paths = [Path(name) for name in options.logs]
     for path in paths:
         if not path.is_file():
@@ -77,6 +85,14 @@ def _learned(options: argparse.Namespace) -> Learned:
         )
         if isinstance(item, LoggedRequest)
     ]
+    source: JSONObject = {}
+    if options.workload is not None and plugins is not None:
+        workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
+        requests += requests_of_workload(workload, plugins)
+        source["workload"] = workload.name
+        source["workload_sha256"] = workload.fingerprint()
+    if options.plugins is not None:
+        source["plugins"] = options.plugins
     settings = LearnSettings(
         holdout=options.holdout,
         min_precision=options.min_precision,
@@ -84,13 +100,13 @@ def _learned(options: argparse.Namespace) -> Learned:
         seed=options.seed,
         read=options.read,
     )
-    source: JSONObject = {
+    source |= {
         "logs": [path.name for path in paths],
         "sha256": digest([str(path) for path in paths]),
         "requests": len(requests),
         "read": options.read,
     }
-    return learn(requests, settings, source=source)
+    return learn(requests, settings, source=source, plugins=plugins)
 
 
 def _document(learned: Learned) -> JSONObject:

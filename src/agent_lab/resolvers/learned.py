@@ -32,6 +32,7 @@ written: it cannot fire.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -72,6 +73,7 @@ HINT = "x-agent-lab"
 _NAME = r"([A-Z0-9][\w'&-]*(?:\s+[A-Z0-9][\w'&-]*)*)"
 
 
+@functools.lru_cache(maxsize=4096)
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """The pattern of an ``alias`` rule: its phrase, lower case, on word boundaries."""
     return re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
@@ -86,6 +88,7 @@ def property_validator(schema: Mapping[str, Any]) -> Any:
         return None
 
 
+@functools.lru_cache(maxsize=4096)
 def context_pattern(words: str) -> re.Pattern[str]:
     """The pattern of a ``context`` rule: its words (any case, whole), then a name it captures."""
     return re.compile(rf"(?i:(?<!\w){re.escape(words)})\s+{_NAME}")

@@ -11,18 +11,22 @@ split never puts one conversation on both sides.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab._loops import run_sync
 from agent_lab.agents.tool_specs import tool_name
-from agent_lab.application.events.models import Event
+from agent_lab.application.events.models import Event, Resolution
 from agent_lab.lab.shadow.cases import case_of
 from agent_lab.resolvers.schema import SchemaResolver, kind_of
 
 if TYPE_CHECKING:
+    from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.application.events.models import Resolver
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
 
@@ -71,8 +75,31 @@ def _schema(request: LoggedRequest, name: str) -> Mapping[str, Any] | None:
     return None
 
 
-def examples_of(requests: Iterable[LoggedRequest], *, read: Reading = "last") -> list[Example]:
-    """The examples the requests hold: one per request with one call after a user turn."""
+def _own_reading(resolver: Resolver | None, event: Event) -> JSONObject:
+    """What a resolver of the user's own reads (``{}`` for one that raises: the kernel's to say)."""
+    if resolver is None:
+        return {}
+    try:
+        found: object = resolver(event)
+        if inspect.isawaitable(found):
+            found = run_sync(cast("Awaitable[object]", found))
+    except Exception:  # noqa: BLE001 - a broken plugin reads nothing here; dispatch reports it
+        return {}
+    arguments = found.arguments if isinstance(found, Resolution) else found
+    if not isinstance(arguments, Mapping):
+        return {}
+    return cast("JSONObject", dict(cast("Mapping[str, Any]", arguments)))
+
+
+def examples_of(
+    requests: Iterable[LoggedRequest], *, read: Reading = "last", plugins: PluginSet | None = None
+) -> list[Example]:
+    """The examples the requests hold: one per request with one call after a user turn.
+
+    ``plugins`` supplies the resolvers of the tools it names: what they read, a
+    rule is not mined for (rules fill only what a resolver left out).
+    """
+    own = {d.name: d.resolver for d in (plugins.definitions if plugins else ())}
     resolvers: dict[str, tuple[SchemaResolver, dict[str, str]]] = {}
     found: list[Example] = []
     for request in requests:
@@ -95,14 +122,19 @@ def examples_of(requests: Iterable[LoggedRequest], *, read: Reading = "last") ->
             }
             resolvers[key] = (SchemaResolver(schema), kinds)
         resolver, kinds = resolvers[key]
-        resolution = resolver(Event(call.name, text=case.text, context=dict(case.context)))
+        event = Event(call.name, text=case.text, context=dict(case.context))
+        reading = (
+            _own_reading(own[call.name], event)
+            if call.name in own
+            else cast("JSONObject", dict(resolver(event).arguments))
+        )
         found.append(
             Example(
                 conversation=conversation_of(request),
                 tool=call.name,
                 text=case.text,
                 arguments=call.arguments,
-                read=cast("JSONObject", dict(resolution.arguments)),
+                read=reading,
                 kinds=kinds,
                 schema=schema,
                 context=case.context,

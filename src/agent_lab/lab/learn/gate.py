@@ -85,6 +85,34 @@ def _read_as(example: Example, parameter: str, kind: str) -> JSONValue | None:
     return cast("JSONValue | None", found.arguments.get(parameter))
 
 
+def _score(candidate: Candidate, examples: Sequence[Example]) -> tuple[int, int]:
+    """Held-out examples where the candidate fires and agrees with the call, and where not."""
+    right = wrong = 0
+    for example in examples:
+        agreed = _agrees(candidate, example)
+        if agreed is not None:
+            right += agreed
+            wrong += not agreed
+    return right, wrong
+
+
+def _agrees(candidate: Candidate, example: Example) -> bool | None:
+    """Whether the candidate's value is the logged one where it fires; ``None``: it does not."""
+    logged = example.arguments.get(candidate.parameter)
+    if candidate.kind == "format":
+        read = _read_as(example, candidate.parameter, str(candidate.value))
+        return None if read is None else logged == read
+    if candidate.kind == "context" and candidate.phrase is not None:
+        if not _fires(candidate, example, None):
+            return None
+        names = captured(context_pattern(candidate.phrase), example.text)
+        return (isinstance(logged, str) and names == {logged}) if names else None
+    pattern = None if candidate.phrase is None else phrase_pattern(candidate.phrase)
+    if not _fires(candidate, example, pattern):
+        return None
+    return logged == candidate.value
+
+
 def admit(
     candidates: Sequence[Candidate],
     held: Sequence[Example],
@@ -96,40 +124,7 @@ def admit(
     by_tool: defaultdict[str, list[Example]] = defaultdict(list)
     for example in held:
         by_tool[example.tool].append(example)
-    scored: list[tuple[Candidate, int, int]] = []
-    for candidate in candidates:
-        right = wrong = 0
-        if candidate.kind == "context" and candidate.phrase is not None:
-            capture = context_pattern(candidate.phrase)
-            for example in by_tool[candidate.tool]:
-                if not _fires(candidate, example, None):
-                    continue
-                names = captured(capture, example.text)
-                if names:
-                    logged = example.arguments.get(candidate.parameter)
-                    agreed = isinstance(logged, str) and names == {logged}
-                    right += agreed
-                    wrong += not agreed
-            scored.append((candidate, right, wrong))
-            continue
-        if candidate.kind == "format":
-            for example in by_tool[candidate.tool]:
-                read = _read_as(example, candidate.parameter, str(candidate.value))
-                if read is not None:
-                    agreed = example.arguments.get(candidate.parameter) == read
-                    right += agreed
-                    wrong += not agreed
-            scored.append((candidate, right, wrong))
-            continue
-        pattern = None if candidate.phrase is None else phrase_pattern(candidate.phrase)
-        for example in by_tool[candidate.tool]:
-            if not _fires(candidate, example, pattern):
-                continue
-            if example.arguments.get(candidate.parameter) == candidate.value:
-                right += 1
-            else:
-                wrong += 1
-        scored.append((candidate, right, wrong))
+    scored = [(candidate, *_score(candidate, by_tool[candidate.tool])) for candidate in candidates]
     groups: defaultdict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     for candidate, right, wrong in scored:
         pooled = groups[candidate.tool, candidate.parameter, candidate.kind]

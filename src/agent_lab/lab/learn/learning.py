@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_lab.agents.learned_rules import with_rules
 from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
 from agent_lab.lab.learn.gate import Verdicts, admit
 from agent_lab.lab.learn.mine import mine
@@ -25,6 +26,7 @@ from agent_lab.resolvers.learned import RuleBook
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
@@ -79,10 +81,19 @@ class Learned:
 
 
 def learn(
-    requests: Sequence[LoggedRequest], settings: LearnSettings, *, source: JSONObject
+    requests: Sequence[LoggedRequest],
+    settings: LearnSettings,
+    *,
+    source: JSONObject,
+    plugins: PluginSet | None = None,
 ) -> Learned:
-    """Learn rules from ``requests`` (see the module docstring); ``source`` names the logs."""
-    examples = examples_of(requests, read=settings.read)
+    """Learn rules from ``requests`` (see the module docstring); ``source`` names the logs.
+
+    ``plugins`` supplies your own resolvers for the tools it names, as
+    ``agent-lab shadow --plugins`` does: rules are mined only for what they
+    leave out, and the gain is measured with them, then with the rules after them.
+    """
+    examples = examples_of(requests, read=settings.read, plugins=plugins)
     train = [
         e
         for e in examples
@@ -116,13 +127,14 @@ def learn(
         },
     )
     gain = Gain()
+    ruled = None if plugins is None else with_rules(plugins, book)
     for request in requests:
         if not held_out(conversation_of(request), share=settings.holdout, seed=settings.seed):
             continue
-        without = replay(request, read=settings.read)
-        with_rules = replay(request, read=settings.read, rules=book)
-        if isinstance(without, Replayed) and isinstance(with_rules, Replayed):
-            gain.add(without, with_rules)
+        without = replay(request, plugins=plugins, read=settings.read)
+        with_book = replay(request, plugins=ruled, read=settings.read, rules=book)
+        if isinstance(without, Replayed) and isinstance(with_book, Replayed):
+            gain.add(without, with_book)
     return Learned(rules=book, verdicts=verdicts, gain=gain, training=len(train), held=len(held))
 
 
