@@ -196,7 +196,7 @@ def test_a_missing_rules_file_is_one_line(tmp_path: Path) -> None:
 def cases(count: int, start: int = 0) -> str:
     """Weather cases whose city is said in other words: the big apple, the windy city."""
     said = (("the big apple", "New York"), ("the windy city", "Chicago"))
-    lines = []
+    lines: list[str] = []
     for n in range(start, start + count):
         phrase, city = said[n % 2]
         case = {

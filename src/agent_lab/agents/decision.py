@@ -70,6 +70,7 @@ __all__ = ["BY_MODEL", "Decider"]
 _LEXICAL = RouteDecision(by=RouteKind.LEXICAL)
 _BY_PATTERN = RouteDecision(by=RouteKind.PATTERN)
 _BY_KEYWORD = RouteDecision(by=RouteKind.KEYWORD)
+_LEARNED = RouteDecision(by=RouteKind.LEARNED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +253,11 @@ class Decider:
         if event is None:
             # Nobody was asked: no model is why nothing was chosen.
             return declined(dataclasses.replace(decided, llm_reason=None), None)
+        # A route read from word statistics (lexical, learned) may be wrong: a model asked
+        # to fill its gaps is offered every tool, so that it can choose another.
+        guessed = routed_by is Routing.LEXICAL or decided.by is RouteKind.LEARNED
         fallback_for = self._fallback_for(
-            turn, event, fallback, chooser, chosen=chosen, lexical=routed_by is Routing.LEXICAL
+            turn, event, fallback, chooser, chosen=chosen, lexical=guessed
         )
         result = cast("EventResult", (yield _Dispatch(self._event(turn, event), fallback_for)))
         note = result.fallback_note
@@ -279,6 +283,8 @@ class Decider:
         if found.event is not None:
             if found.lexical:
                 return found.event, _LEXICAL, Routing.LEXICAL
+            if found.learned:
+                return found.event, _LEARNED, Routing.ROUTER
             return (
                 found.event,
                 _BY_PATTERN if found.match.by_pattern else _BY_KEYWORD,

@@ -6,7 +6,9 @@ that resolver (an imported folder), some with a resolver of the user's own
 (the demo's, a team's plugins). Each definition a rule names gets them the
 same way: a schema-driven resolver is rebuilt on the annotated schema; any
 other resolver runs first, and the rules fill only what it left out, exactly
-as the schema-driven resolver applies them after its own reading.
+as the schema-driven resolver applies them after its own reading. Route
+rules become the set's learned routes, asked only where its own routes and
+the lexical router leave a message without an event.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import dataclasses
 import inspect
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.agents.plugins import PluginSet
+from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.application.events.models import Resolution
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import thaw_json
@@ -37,8 +39,14 @@ def with_rules(plugins: PluginSet, rules: RuleBook) -> PluginSet:
         DefinitionError: A definition the registry refuses (as ``PluginSet.registry``).
     """
     named = {rule.tool for rule in rules.rules}
-    if not named & {definition.name for definition in plugins.definitions}:
+    events = {definition.name for definition in plugins.definitions}
+    if not named & events:
         return plugins
+    routes = tuple(
+        Route(rule.tool, keywords=(rule.phrase,))
+        for rule in rules.rules
+        if rule.kind == "route" and rule.phrase and rule.tool in events
+    )
     registry = plugins.registry()
     definitions: list[EventDefinition] = []
     for definition in plugins.definitions:
@@ -58,7 +66,9 @@ def with_rules(plugins: PluginSet, rules: RuleBook) -> PluginSet:
         else:
             resolver = _then_rules(own, SchemaResolver(annotated))
         definitions.append(dataclasses.replace(definition, resolver=resolver))
-    return PluginSet(plugins.name, tuple(definitions), plugins.routes)
+    return PluginSet(
+        plugins.name, tuple(definitions), plugins.routes, plugins.learned_routes + routes
+    )
 
 
 def _then_rules(own: Resolver | None, learned: SchemaResolver) -> Resolver:

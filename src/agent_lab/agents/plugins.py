@@ -74,6 +74,9 @@ class PluginSet:
     name: str
     definitions: tuple[EventDefinition, ...]
     routes: tuple[Route, ...] = ()
+    learned_routes: tuple[Route, ...] = ()
+    """Routes ``agent-lab learn`` kept (``route`` rules): asked only when ``routes`` and the
+    lexical router leave a message without an event."""
 
     def registry(self, **options: Any) -> EventRegistry:
         """A new registry holding every definition (options as for ``EventRegistry``)."""

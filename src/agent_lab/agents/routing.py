@@ -1,4 +1,4 @@
-"""The LLM-free routing decision: a plugin set's routes, else its events' own words."""
+"""The LLM-free routing decision: routes, else the events' own words, else learned routes."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from agent_lab.agents.lexical_router import (
     LexicalRouter,
     Ranking,
 )
+from agent_lab.agents.plugins import PluginSet
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-    from agent_lab.agents.plugins import PluginSet, RouteMatch
+    from agent_lab.agents.plugins import RouteMatch
 
 __all__ = ["DeterministicRoute", "DeterministicRouter"]
 
@@ -31,6 +32,8 @@ class DeterministicRoute:
     """What the plugin set's routes said, before the candidates narrowed it (ties included)."""
     ranking: Ranking | None = None
     """The lexical router's ranking, when it was asked (the routes left no event)."""
+    learned: bool = False
+    """Whether a learned route decided (the routes and the lexical router left no event)."""
 
     @property
     def lexical(self) -> bool:
@@ -65,6 +68,9 @@ class DeterministicRouter:
         name_share: float = DEFAULT_NAME_SHARE,
     ) -> None:
         self.plugins = plugins
+        self.learned = (
+            PluginSet(plugins.name, (), plugins.learned_routes) if plugins.learned_routes else None
+        )
         self.lexical = (
             LexicalRouter(
                 plugins.definitions, margin=margin, min_terms=min_terms, name_share=name_share
@@ -79,7 +85,28 @@ class DeterministicRouter:
         event = match.event
         if candidates is not None and event not in candidates:
             event = None
+        ranking = None
         if event is None and self.lexical is not None:
             ranking = self.lexical.rank(text, candidates)
-            return DeterministicRoute(event=ranking.best, match=match, ranking=ranking)
-        return DeterministicRoute(event=event, match=match)
+            event = ranking.best
+        if event is None and self.learned is not None:
+            learned = self._learned(text, candidates)
+            if learned is not None:
+                return DeterministicRoute(event=learned, match=match, learned=True)
+        return DeterministicRoute(event=event, match=match, ranking=ranking)
+
+    def _learned(self, text: str, candidates: Collection[str] | None) -> str | None:
+        """The one offered event the learned routes point at most strongly; ``None`` on a tie."""
+        assert self.learned is not None
+        scores: dict[str, int] = {}
+        for route in self.learned.routes:
+            if candidates is not None and route.event not in candidates:
+                continue
+            score = route.score(text)
+            if score:
+                scores[route.event] = scores.get(route.event, 0) + score
+        if not scores:
+            return None
+        best = max(scores.values())
+        winners = [event for event, score in scores.items() if score == best]
+        return winners[0] if len(winners) == 1 else None

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.agents.plugins import PluginSet
+from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.errors import InputError
 from agent_lab.resolvers.schema import SchemaResolver
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = ["ToolSpecError", "plugins_from_tools", "tool_name"]
+
+HINT = "x-agent-lab"
 
 
 class ToolSpecError(InputError, ValueError):
@@ -49,10 +51,14 @@ def plugins_from_tools(
     """
     own = {definition.name: definition for definition in (plugins.definitions if plugins else ())}
     definitions: list[EventDefinition] = []
+    learned: list[Route] = []
     for index, tool in enumerate(tools):
         name = tool_name(tool)
         if name is None:
             raise ToolSpecError(f"tool {index} is not a function tool with a name")
+        phrases = _learned_routes(cast("Mapping[str, Any]", tool["function"]))
+        if phrases:
+            learned.append(Route(name, keywords=phrases))
         if name in own:
             # The caller decides; the client or framework runs the tool. The user's
             # handler must not run here too (twice, or from a replayed log).
@@ -77,4 +83,17 @@ def plugins_from_tools(
     offered = {definition.name for definition in definitions}
     # The user's routes for the tools offered; a route to a tool not offered goes nowhere.
     routes = tuple(route for route in (plugins.routes if plugins else ()) if route.event in offered)
-    return PluginSet("tools", tuple(definitions), routes)
+    learned += [r for r in (plugins.learned_routes if plugins else ()) if r.event in offered]
+    return PluginSet("tools", tuple(definitions), routes, tuple(learned))
+
+
+def _learned_routes(function: Mapping[str, Any]) -> tuple[str, ...]:
+    """The phrases of a tool's learned routes (``RuleBook.annotate`` wrote them in its hint)."""
+    hint = function.get(HINT)
+    learned = cast("Mapping[str, Any]", hint).get("learned") if isinstance(hint, Mapping) else None
+    routes = (
+        cast("Mapping[str, Any]", learned).get("routes") if isinstance(learned, Mapping) else None
+    )
+    if not isinstance(routes, list):
+        return ()
+    return tuple(p for p in cast("list[Any]", routes) if isinstance(p, str) and p.strip())

@@ -2,7 +2,7 @@
 
 A rules file is JSON a person can review: each rule names its tool, its
 parameter, its kind, the value it gives, and its evidence (training support,
-held-out right and wrong, the Wilson lower bound, examples). Four kinds:
+held-out right and wrong, the Wilson lower bound, examples). Five kinds:
 
 * ``alias``: a phrase of the user's words that stands for a value the tool
   received ("the big apple" -> "New York"); it fills the parameter when the
@@ -20,10 +20,16 @@ held-out right and wrong, the Wilson lower bound, examples). Four kinds:
   value written, as the logged calls show: ``date`` (``2026-12-02`` for
   "tomorrow"), ``time`` (``18:00`` for "6 pm") or ``number``; it makes the
   resolver read the parameter as that kind, from the words and the
-  request's ``now``, where the schema itself names no kind.
+  request's ``now``, where the schema itself names no kind;
+* ``route``: a phrase of the user's words that picks the tool (its
+  ``parameter`` is empty, its ``value`` ``null``): asked only when the
+  plugin set's routes and the lexical router leave the message without a
+  tool, and only among the tools offered; two tools' phrases equally
+  strong pick neither.
 
 ``RuleBook.annotate`` writes a tool's rules into its parameters'
-``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them; so
+``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them, and
+its routes into the tool's own hint, where ``plugins_from_tools`` reads them; so
 every caller of ``decide`` applies rules by annotating the tools it offers,
 with no code. A rule whose value the parameter's schema rejects is never
 written: it cannot fire.
@@ -62,7 +68,7 @@ __all__ = [
 
 FORMAT = "agent-lab.rules/1"
 """The rules file's ``format``: a reader refuses any other."""
-RULE_KINDS = ("alias", "constant", "context", "format")
+RULE_KINDS = ("alias", "constant", "context", "format", "route")
 FORMATS = ("date", "time", "number")
 """The values of a ``format`` rule: the kinds the schema-driven resolver reads and writes."""
 HINT = "x-agent-lab"
@@ -134,7 +140,8 @@ class LearnedRule:
     parameter: str
     value: JSONValue
     phrase: str | None = None
-    """The words that stand for ``value`` (``alias``); ``None`` for a ``constant``."""
+    """The words that stand for ``value`` (``alias``), come before it (``context``) or pick
+    the tool (``route``); ``None`` for a ``constant`` or a ``format``."""
     evidence: Evidence
 
     def as_json(self) -> JSONObject:
@@ -205,11 +212,18 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
     copied = cast("JSONObject", copy.deepcopy(dict(tool)))
     function = copied.get("function")
     holder = cast("JSONObject", function) if isinstance(function, dict) else copied
+    routes = [rule.phrase for rule in rules if rule.kind == "route" and rule.phrase]
+    if routes:
+        hint = holder.setdefault(HINT, {})
+        if isinstance(hint, dict):
+            hint["learned"] = {"routes": cast("list[JSONValue]", routes)}
     parameters = holder.get("parameters")
     properties = parameters.get("properties") if isinstance(parameters, dict) else None
     if not isinstance(properties, dict):
         return copied
     for rule in rules:
+        if rule.kind == "route":
+            continue
         prop = properties.get(rule.parameter)
         if not isinstance(prop, dict):
             continue
@@ -305,7 +319,7 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     if not isinstance(tool, str) or not isinstance(parameter, str) or "value" not in rule:
         raise InputFileError(str(where), f"rule {index} lacks its tool, parameter or value")
     phrase = rule.get("phrase")
-    if kind in ("alias", "context") and not (isinstance(phrase, str) and phrase.strip()):
+    if kind in ("alias", "context", "route") and not (isinstance(phrase, str) and phrase.strip()):
         raise InputFileError(str(where), f"rule {index} is an {kind} without its phrase")
     if kind == "format" and rule["value"] not in FORMATS:
         raise InputFileError(str(where), f"rule {index} is a format none of {list(FORMATS)}")

@@ -50,6 +50,9 @@ class RouteKind(StrEnum):
     """A route's keywords matched, and no pattern did."""
     LEXICAL = "lexical"
     """The lexical router's best candidate led by its margin."""
+    LEARNED = "learned"
+    """A route ``agent-lab learn`` kept matched, where the routes and the lexical router
+    left no event."""
     LLM_CHOICE = "llm_choice"
     """A model picked it by tool calling."""
     NONE = "none"

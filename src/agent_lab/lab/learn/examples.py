@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._loops import run_sync
+from agent_lab.agents.decide import decider_for
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.application.events.models import Event, Resolution
+from agent_lab.errors import AgentLabError
 from agent_lab.lab.shadow.cases import case_of
 from agent_lab.resolvers.schema import SchemaResolver, kind_of
 
@@ -50,6 +52,10 @@ class Example:
     """The tool's parameters schema, as the request offered it."""
     context: Mapping[str, Any]
     """The facts the resolver read with (``now``: when the request was made)."""
+    offered: tuple[str, ...] = ()
+    """The tools the request offered."""
+    routed: str | None = None
+    """The tool plain code routes the words to with no rule (``None``: none)."""
 
 
 def conversation_of(request: LoggedRequest) -> str:
@@ -89,6 +95,16 @@ def _own_reading(resolver: Resolver | None, event: Event) -> JSONObject:
     if not isinstance(arguments, Mapping):
         return {}
     return cast("JSONObject", dict(cast("Mapping[str, Any]", arguments)))
+
+
+def _routed(
+    request: LoggedRequest, text: str, offered: tuple[str, ...] | None, plugins: PluginSet | None
+) -> str | None:
+    """The tool plain code routes the words to, with no rule; ``None`` for tools it refuses."""
+    try:
+        return decider_for(request.tools, plugins=plugins).router.route(text, offered).event
+    except AgentLabError:
+        return None
 
 
 def examples_of(
@@ -138,6 +154,8 @@ def examples_of(
                 kinds=kinds,
                 schema=schema,
                 context=case.context,
+                offered=case.candidates or (),
+                routed=_routed(request, case.text, case.candidates, plugins),
             )
         )
     return found

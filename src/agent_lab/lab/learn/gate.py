@@ -1,20 +1,25 @@
 """Admission by held-out evidence: a candidate is kept only where held-out calls prove it.
 
-Each candidate is measured on held-out examples of its tool where it would
-fire: where the resolver left its parameter unread and (an alias) the words
-hold its phrase, (a context) its words capture a name, (a format) the
-resolver reads a value of its kind, or (a constant) the words show no other
-alias firing. It is
-right when the logged call gave the parameter its value, wrong otherwise
-(another value, or none: a rule must not add what the model left out).
+Each candidate is measured on the held-out examples where it would fire.
+An argument rule fires on calls to its tool where the resolver left its
+parameter unread and (an alias) the words hold its phrase, (a context) its
+words capture a name, (a format) the resolver reads a value of its kind, or
+(a constant) the words show no sign of the parameter; it is right when the
+logged call gave the parameter that value, wrong otherwise (another value,
+or none: a rule must not add what the model left out). A route fires on
+every held-out request that offered its tool, that plain code routed to no
+tool and whose words hold its phrase, whatever tool the call went to; it is
+right when the call went to its tool.
 
 A single phrase rarely recurs often enough to bound its own precision at
 99%, so the Wilson lower bound is taken over the candidates of one tool's
-parameter and kind together; a group is admitted when that bound clears
-``min_precision`` over at least ``min_support`` held-out firings, and within
-it a candidate is kept only when it fired held-out at least once and was
-never wrong. Nothing is kept on training fit alone. A rule fires only where
-the resolver read nothing, so no rule changes a value it already reads.
+parameter and kind together, counting each held-out request once (right
+only when every candidate of the group that fires on it is right); a group
+is admitted when that bound clears ``min_precision`` over at least
+``min_support`` held-out requests, and within it a candidate is kept only
+when it fired held-out at least once and was never wrong. Nothing is kept on
+training fit alone. A rule fires only where the resolver (or the router)
+decided nothing, so no rule changes what plain code already decides.
 """
 
 from __future__ import annotations
@@ -85,19 +90,24 @@ def _read_as(example: Example, parameter: str, kind: str) -> JSONValue | None:
     return cast("JSONValue | None", found.arguments.get(parameter))
 
 
-def _score(candidate: Candidate, examples: Sequence[Example]) -> tuple[int, int]:
-    """Held-out examples where the candidate fires and agrees with the call, and where not."""
-    right = wrong = 0
-    for example in examples:
+def _firings(candidate: Candidate, examples: Sequence[tuple[int, Example]]) -> dict[int, bool]:
+    """The held-out examples (by index) where the candidate fires: whether it agrees there."""
+    fired: dict[int, bool] = {}
+    for index, example in examples:
         agreed = _agrees(candidate, example)
         if agreed is not None:
-            right += agreed
-            wrong += not agreed
-    return right, wrong
+            fired[index] = agreed
+    return fired
 
 
 def _agrees(candidate: Candidate, example: Example) -> bool | None:
     """Whether the candidate's value is the logged one where it fires; ``None``: it does not."""
+    if candidate.kind == "route" and candidate.phrase is not None:
+        if example.routed is not None or candidate.tool not in example.offered:
+            return None
+        if phrase_pattern(candidate.phrase).search(example.text.lower()) is None:
+            return None
+        return example.tool == candidate.tool
     logged = example.arguments.get(candidate.parameter)
     if candidate.kind == "format":
         read = _read_as(example, candidate.parameter, str(candidate.value))
@@ -121,20 +131,29 @@ def admit(
     min_support: int = 20,
 ) -> Verdicts:
     """Measure every candidate on the held-out examples, and keep what the bound admits."""
-    by_tool: defaultdict[str, list[Example]] = defaultdict(list)
-    for example in held:
-        by_tool[example.tool].append(example)
-    scored = [(candidate, *_score(candidate, by_tool[candidate.tool])) for candidate in candidates]
-    groups: defaultdict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for candidate, right, wrong in scored:
+    everything = list(enumerate(held))
+    by_tool: defaultdict[str, list[tuple[int, Example]]] = defaultdict(list)
+    for index, example in everything:
+        by_tool[example.tool].append((index, example))
+    # A route fires on calls to any tool (there it is wrong); the others only on their tool's.
+    firings = [
+        (c, _firings(c, everything if c.kind == "route" else by_tool[c.tool])) for c in candidates
+    ]
+    # A group is judged on held-out examples, each once: several of its rules firing on
+    # one request are one observation (right only if each is), not several.
+    groups: defaultdict[tuple[str, str, str], dict[int, bool]] = defaultdict(dict)
+    for candidate, fired_on in firings:
         pooled = groups[candidate.tool, candidate.parameter, candidate.kind]
-        pooled[0] += right
-        pooled[1] += wrong
+        for index, agreed in fired_on.items():
+            pooled[index] = pooled.get(index, True) and agreed
     kept: list[LearnedRule] = []
     refused: list[Refusal] = []
-    for candidate, right, wrong in scored:
-        group_right, group_wrong = groups[candidate.tool, candidate.parameter, candidate.kind]
-        fired = group_right + group_wrong
+    for candidate, fired_on in firings:
+        right = sum(fired_on.values())
+        wrong = len(fired_on) - right
+        pooled = groups[candidate.tool, candidate.parameter, candidate.kind]
+        group_right = sum(pooled.values())
+        fired = len(pooled)
         low = wilson(group_right, fired)[0] if fired else 0.0
         if right + wrong == 0:
             reason = "never_fired"

@@ -26,6 +26,11 @@
   least ``min_support`` training examples and ``min_share`` of those that
   gave it a value.
 
+* A ``route`` candidate is a phrase of one to three words that, where plain
+  code routed the words to no tool, went with a call to one tool in at
+  least ``min_support`` training examples and in at least ``min_share`` of
+  the examples that offered that tool and held the phrase.
+
 Nothing here is admitted: ``gate`` measures each candidate on held-out
 examples.
 """
@@ -112,6 +117,35 @@ def mine(
         *_constants(examples, min_support=min_support, min_share=min_share),
         *_contexts(examples, min_support=min_support, min_share=min_share),
         *_formats(examples, min_support=min_support, min_share=min_share),
+        *_routes(examples, min_support=min_support, min_share=min_share),
+    ]
+
+
+def _routes(examples: Sequence[Example], *, min_support: int, min_share: float) -> list[Candidate]:
+    went: Counter[tuple[str, str]] = Counter()
+    offered: Counter[tuple[str, str]] = Counter()
+    shown: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
+    for example in examples:
+        if example.routed is not None:
+            continue  # plain code routed it: a learned route is never asked there
+        for phrase in phrases(example.text):
+            went[example.tool, phrase] += 1
+            if len(shown[example.tool, phrase]) < 3:
+                shown[example.tool, phrase].append(example.text)
+            for tool in example.offered:
+                offered[tool, phrase] += 1
+    return [
+        Candidate(
+            kind="route",
+            tool=tool,
+            parameter="",
+            value=None,
+            phrase=phrase,
+            support=support,
+            examples=tuple(shown[tool, phrase]),
+        )
+        for (tool, phrase), support in went.items()
+        if support >= min_support and support >= min_share * offered[tool, phrase]
     ]
 
 
