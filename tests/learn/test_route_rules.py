@@ -32,6 +32,7 @@ ALARM = tool("set_alarm", {"at": {"type": "string", "x-agent-lab": {"kind": "tim
 WEATHER = tool("get_weather", {"city": {"type": "string", "description": "The city"}})
 WAKE = ("wake me at 7 am", "set_alarm", {"at": "07:00"})
 WAKE_LATER = ("wake me at 6 pm", "set_alarm", {"at": "18:00"})
+WEATHER_CALL = ("what is the weather like in Paris", "get_weather", {"city": "Paris"})
 
 
 def line(conversation: int, text: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -57,8 +58,12 @@ def requests_of(lines: list[dict[str, Any]], tmp_path: Path) -> list[LoggedReque
 
 
 def logs(tmp_path: Path, held: tuple[str, str, dict[str, Any]] | None) -> list[LoggedRequest]:
-    """Training says WAKE or WAKE_LATER; every other held-out conversation says ``held``."""
-    made = [line(n, *(WAKE_LATER if n % 2 else WAKE)) for n in range(COUNT)]
+    """Training says WAKE or WAKE_LATER (every tenth conversation asks the weather); every
+    other held-out conversation says ``held``."""
+    made = [
+        line(n, *(WEATHER_CALL if n % 10 == 5 else WAKE_LATER if n % 2 else WAKE))
+        for n in range(COUNT)
+    ]
     if held is None:
         return requests_of(made, tmp_path)
     requests = requests_of(made, tmp_path)
@@ -82,12 +87,14 @@ def test_a_route_that_holds_held_out_is_kept_and_then_routes_the_request(tmp_pat
     assert unrouted.event is None  # no word of "set_alarm" or "get_weather" in "wake me"
     learned = learn(requests, SETTINGS, source={})
     assert ("set_alarm", "wake") in routes(learned.rules)
-    assert learned.gain.before.covered == 0
-    assert learned.gain.after.covered == learned.gain.after.agreed == learned.gain.after.calls
-    replayed = replay(requests[1], rules=learned.rules)
+    waking = [r for r in requests if r.calls[0].name == "set_alarm"]
+    assert learned.gain.by_tool["set_alarm"][0].covered == 0
+    after = learned.gain.by_tool["set_alarm"][1]
+    assert after.covered == after.agreed == after.calls > 0
+    replayed = replay(waking[1], rules=learned.rules)
     assert isinstance(replayed, Replayed)
     assert (replayed.produced_tool, replayed.produced) == ("set_alarm", {"at": "18:00"})
-    decision = decide(list(requests[0].messages), learned.rules.annotate(requests[0].tools))
+    decision = decide(list(waking[0].messages), learned.rules.annotate(waking[0].tools))
     assert decision.ledger.route.by is RouteKind.LEARNED
 
 
@@ -154,3 +161,17 @@ def test_a_group_counts_each_held_out_request_once_however_many_of_its_rules_fir
     assert verdicts.kept == ()
     assert {r.reason for r in verdicts.refused} == {"group_below_bound"}
     assert admit(candidates, examples, min_precision=0.5, min_support=12).kept != ()
+
+
+def test_no_route_picks_among_tools_the_logs_never_called(tmp_path: Path) -> None:
+    """A new tool offered beside the known ones may be the one meant: the routes stay silent."""
+    requests = logs(tmp_path, None)
+    learned = learn(requests, SETTINGS, source={})
+    assert learned.rules.tools_seen == ("get_weather", "set_alarm")
+    said = [{"role": "user", "content": "wake me at 7 am"}]
+    timer = tool("set_timer", {"minutes": {"type": "integer"}})
+    assert decide(said, learned.rules.annotate([ALARM])).event == "set_alarm"
+    assert decide(said, learned.rules.annotate([ALARM, timer])).event is None
+    path = tmp_path / "rules.json"
+    path.write_text(learned.rules.dumps())
+    assert load_rules(path).tools_seen == ("get_weather", "set_alarm")

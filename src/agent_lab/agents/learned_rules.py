@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.application.events.models import Resolution
+from agent_lab.resolvers.learned import ANY_TOOL
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import thaw_json
 
@@ -38,8 +39,10 @@ def with_rules(plugins: PluginSet, rules: RuleBook) -> PluginSet:
     Raises:
         DefinitionError: A definition the registry refuses (as ``PluginSet.registry``).
     """
-    named = {rule.tool for rule in rules.rules}
     events = {definition.name for definition in plugins.definitions}
+    named = {rule.tool for rule in rules.rules}
+    if ANY_TOOL in named:
+        named = events
     if not named & events:
         return plugins
     routes = tuple(
@@ -47,6 +50,8 @@ def with_rules(plugins: PluginSet, rules: RuleBook) -> PluginSet:
         for rule in rules.rules
         if rule.kind == "route" and rule.phrase and rule.tool in events
     )
+    if not rules.routes_apply(events):
+        routes = ()
     registry = plugins.registry()
     definitions: list[EventDefinition] = []
     for definition in plugins.definitions:

@@ -79,6 +79,12 @@ def add_learn(add_parser: AddParser) -> None:
     )
     learn.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
     learn.add_argument(
+        "--across-tools",
+        action="store_true",
+        help="learn argument rules per parameter name over every tool, for tools the logs "
+        "never showed (routes stay per tool)",
+    )
+    learn.add_argument(
         "--json", action="store_true", help="print the gain and the rules file as JSON"
     )
     learn.set_defaults(handler=learning.learn_command)

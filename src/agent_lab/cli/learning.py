@@ -99,6 +99,7 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
         min_support=options.min_support,
         seed=options.seed,
         read=options.read,
+        across_tools=options.across_tools,
     )
     source |= {
         "logs": [path.name for path in paths],

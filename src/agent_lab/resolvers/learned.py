@@ -41,7 +41,7 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -52,6 +52,7 @@ from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
+    "ANY_TOOL",
     "FORMAT",
     "FORMATS",
     "RULE_KINDS",
@@ -66,6 +67,9 @@ __all__ = [
     "takes_format",
 ]
 
+ANY_TOOL = "*"
+"""The ``tool`` of a rule learned across tools (``learn --across-tools``): it applies to
+every tool with a parameter of its name (no tool name can be ``*``)."""
 FORMAT = "agent-lab.rules/1"
 """The rules file's ``format``: a reader refuses any other."""
 RULE_KINDS = ("alias", "constant", "context", "format", "route")
@@ -168,14 +172,24 @@ class RuleBook:
     rules: tuple[LearnedRule, ...]
     source: JSONObject = field(default_factory=dict[str, JSONValue])
     """Provenance: the logs' names and digest, the split, the settings, the counts."""
+    tools_seen: tuple[str, ...] = ()
+    """Every tool the logs called. A route rule was learned among these: where a request
+    offers another (a tool the logs never showed called, which may be the one meant), no
+    route rule is written. Empty (a file written by hand): routes are written whatever is
+    offered."""
 
     def as_json(self) -> JSONObject:
         """The rules file's content."""
         return {
             "format": FORMAT,
             "source": self.source,
+            "tools_seen": list(self.tools_seen),
             "rules": [rule.as_json() for rule in self.rules],
         }
+
+    def routes_apply(self, offered: Iterable[str]) -> bool:
+        """Whether route rules may pick among these tools: the logs called every one of them."""
+        return not self.tools_seen or set(offered) <= set(self.tools_seen)
 
     def dumps(self) -> str:
         """The rules file's text: indented JSON, for review and diffs."""
@@ -185,15 +199,23 @@ class RuleBook:
         """The tools with their rules in their parameters' hints; tools without rules as given.
 
         A tool spec is copied only when it has a rule; a rule whose parameter is
-        not in the schema, or whose value the parameter's schema rejects, is left out.
+        not in the schema, or whose value the parameter's schema rejects, is left out,
+        and so are route rules when a tool offered is none of ``tools_seen``.
         """
         by_tool: dict[str, list[LearnedRule]] = {}
         for rule in self.rules:
             by_tool.setdefault(rule.tool, []).append(rule)
         annotated: list[JSONObject] = []
+        # Rules for any tool first, so that a tool's own constant is the one written.
+        anywhere = [rule for rule in by_tool.get(ANY_TOOL, ()) if rule.kind != "route"]
+        routing = self.routes_apply(name for tool in tools if (name := _tool_name(tool)))
         for tool in tools:
             name = _tool_name(tool)
-            rules = by_tool.get(name or "")
+            rules = [
+                rule
+                for rule in anywhere + by_tool.get(name or "", [])
+                if routing or rule.kind != "route"
+            ]
             if not rules:
                 annotated.append(cast("JSONObject", tool))
                 continue
@@ -304,8 +326,13 @@ def load_rules(path: str | Path) -> RuleBook:
         raise InputFileError(str(where), "its rules are not a list")
     rules = [_rule(item, where, index) for index, item in enumerate(cast("list[object]", items))]
     source: object = data.get("source")
+    seen: object = data.get("tools_seen")
     return RuleBook(
-        rules=tuple(rules), source=cast("JSONObject", source) if isinstance(source, dict) else {}
+        rules=tuple(rules),
+        source=cast("JSONObject", source) if isinstance(source, dict) else {},
+        tools_seen=tuple(str(t) for t in cast("list[object]", seen))
+        if isinstance(seen, list)
+        else (),
     )
 
 

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event
-from agent_lab.lab.learn.mine import captured, open_parameter
+from agent_lab.lab.learn.mine import Candidate, captured, open_parameter
 from agent_lab.lab.stats.intervals import wilson
 from agent_lab.resolvers.learned import (
+    ANY_TOOL,
     Evidence,
     LearnedRule,
     context_pattern,
@@ -45,10 +46,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from agent_lab.lab.learn.examples import Example
-    from agent_lab.lab.learn.mine import Candidate
+    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["Refusal", "Verdicts", "admit"]
+__all__ = ["Refusal", "Verdicts", "admit", "measured"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,7 +72,7 @@ class Verdicts:
 
 
 def _fires(candidate: Candidate, example: Example, pattern: re.Pattern[str] | None) -> bool:
-    if example.tool != candidate.tool or candidate.parameter in example.read:
+    if candidate.tool not in (ANY_TOOL, example.tool) or candidate.parameter in example.read:
         return False
     if candidate.parameter not in example.kinds:
         return False
@@ -137,7 +138,8 @@ def admit(
         by_tool[example.tool].append((index, example))
     # A route fires on calls to any tool (there it is wrong); the others only on their tool's.
     firings = [
-        (c, _firings(c, everything if c.kind == "route" else by_tool[c.tool])) for c in candidates
+        (c, _firings(c, everything if c.kind == "route" or c.tool == ANY_TOOL else by_tool[c.tool]))
+        for c in candidates
     ]
     # A group is judged on held-out examples, each once: several of its rules firing on
     # one request are one observation (right only if each is), not several.
@@ -181,3 +183,29 @@ def admit(
             continue
         refused.append(Refusal(candidate=candidate, right=right, wrong=wrong, reason=reason))
     return Verdicts(kept=tuple(kept), refused=tuple(refused))
+
+
+def measured(book: RuleBook, examples: Sequence[Example]) -> dict[str, tuple[int, int]]:
+    """Per kind, the examples where a book's rules fire: right (each rule firing is) and wrong.
+
+    How rules learned on some logs do on others (services never seen, say);
+    route rules fire only where the book's logs called every tool offered.
+    """
+    indexed = list(enumerate(examples))
+    routable = [(i, e) for i, e in indexed if book.routes_apply(e.offered)]
+    by_kind: defaultdict[str, dict[int, bool]] = defaultdict(dict)
+    for rule in book.rules:
+        candidate = Candidate(
+            kind=rule.kind,
+            tool=rule.tool,
+            parameter=rule.parameter,
+            value=rule.value,
+            phrase=rule.phrase,
+            support=rule.evidence.support,
+            examples=(),
+        )
+        pooled = by_kind[rule.kind]
+        on = routable if rule.kind == "route" else indexed
+        for index, agreed in _firings(candidate, on).items():
+            pooled[index] = pooled.get(index, True) and agreed
+    return {kind: (sum(p.values()), len(p) - sum(p.values())) for kind, p in by_kind.items()}

@@ -48,6 +48,8 @@ class LearnSettings:
     """Training examples a candidate needs."""
     seed: int = 0
     read: Reading = "last"
+    across_tools: bool = False
+    """Learn argument rules per parameter name over every tool (``mine``'s ``across_tools``)."""
 
 
 @dataclass(slots=True)
@@ -102,12 +104,13 @@ def learn(
     held = [
         e for e in examples if held_out(e.conversation, share=settings.holdout, seed=settings.seed)
     ]
-    candidates = mine(train, min_support=settings.min_training)
+    candidates = mine(train, min_support=settings.min_training, across_tools=settings.across_tools)
     verdicts = admit(
         candidates, held, min_precision=settings.min_precision, min_support=settings.min_support
     )
     book = RuleBook(
         rules=verdicts.kept,
+        tools_seen=tuple(sorted({example.tool for example in examples})),
         source={
             **source,
             "split": {
@@ -121,6 +124,7 @@ def learn(
                 "min_precision": settings.min_precision,
                 "min_support": settings.min_support,
                 "min_training": settings.min_training,
+                "across_tools": settings.across_tools,
                 "candidates": len(candidates),
                 "kept": len(verdicts.kept),
             },

@@ -37,6 +37,7 @@ examples.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter, defaultdict
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.resolvers.enums import mentions
-from agent_lab.resolvers.learned import context_pattern, takes_format
+from agent_lab.resolvers.learned import ANY_TOOL, context_pattern, takes_format
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -109,14 +110,26 @@ def _key(value: JSONValue) -> str:
 
 
 def mine(
-    examples: Sequence[Example], *, min_support: int = 3, min_share: float = 0.9
+    examples: Sequence[Example],
+    *,
+    min_support: int = 3,
+    min_share: float = 0.9,
+    across_tools: bool = False,
 ) -> list[Candidate]:
-    """The candidate aliases and constants the training examples show."""
+    """The candidate rules the training examples show.
+
+    ``across_tools``: argument rules are mined per parameter name over every
+    tool (their tool ``ANY_TOOL``), for tools the logs never showed; routes
+    name their tool whatever it is.
+    """
+    arguments = (
+        [dataclasses.replace(e, tool=ANY_TOOL) for e in examples] if across_tools else examples
+    )
     return [
-        *_aliases(examples, min_support=min_support, min_share=min_share),
-        *_constants(examples, min_support=min_support, min_share=min_share),
-        *_contexts(examples, min_support=min_support, min_share=min_share),
-        *_formats(examples, min_support=min_support, min_share=min_share),
+        *_aliases(arguments, min_support=min_support, min_share=min_share),
+        *_constants(arguments, min_support=min_support, min_share=min_share),
+        *_contexts(arguments, min_support=min_support, min_share=min_share),
+        *_formats(arguments, min_support=min_support, min_share=min_share),
         *_routes(examples, min_support=min_support, min_share=min_share),
     ]
 
