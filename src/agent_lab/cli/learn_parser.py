@@ -84,6 +84,7 @@ def add_learn(add_parser: AddParser) -> None:
         help="learn argument rules per parameter name over every tool, for tools the logs "
         "never showed (routes stay per tool)",
     )
+    learn.add_argument("--html", help="also write an HTML page of the gain and the rules")
     learn.add_argument(
         "--json", action="store_true", help="print the gain and the rules file as JSON"
     )

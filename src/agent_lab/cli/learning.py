@@ -44,8 +44,17 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
         raise UsageError("--out: where to write the rules file")
     out = Path(options.out)
     check_output_file(out, "--out")
+    page = None if options.html is None else Path(options.html)
+    if page is not None:
+        check_output_file(page, "--html")
     learned = _learned(options, streams)
     write_whole(out, "--out", lambda target: target.write_text(learned.rules.dumps()))
+    if page is not None:
+        from agent_lab.lab.learn.page import render_learn_page  # noqa: PLC0415 (jinja2)
+
+        write_whole(
+            page, "--html", lambda target: render_learn_page(target, learned, rules_file=out.name)
+        )
     if options.json:
         print(json.dumps(_document(learned), indent=2, ensure_ascii=False), file=streams.out)
         return 0
@@ -60,6 +69,8 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
         f"saw: agent-lab shadow LOGS --rules {out})",
         highlight=False,
     )
+    if page is not None:
+        streams.console.print(f"Page: {page}", highlight=False)
     return 0
 
 

@@ -40,8 +40,24 @@ def gain_lines(learned: Learned) -> list[str]:
         f"{share(before.agreed, before.covered)} before, {share(after.agreed, after.covered)} "
         f"after. The same calls admitted the rules: measure them on logs they never saw "
         "before trusting the gain.",
+        _saved(learned),
         AGREEMENT_IS_NOT_ACCURACY,
     ]
+
+
+def _saved(learned: Learned) -> str:
+    """What the new coverage would save on the held-out calls, as the logs recorded it."""
+    before, after = learned.gain.before, learned.gain.after
+    requests = after.saved_requests - before.saved_requests
+    tokens = after.prompt_tokens + after.completion_tokens
+    tokens -= before.prompt_tokens + before.completion_tokens
+    unknown = after.tokens_unknown - before.tokens_unknown
+    said = f"The rules would save {requests} more request{'' if requests == 1 else 's'} there"
+    if requests and unknown < requests:
+        said += f", {tokens:,} tokens as the logs recorded them"
+        if unknown:
+            said += f" ({unknown} without token counts)"
+    return said + "."
 
 
 def gain_table(learned: Learned, *, limit: int = 15) -> Table:
