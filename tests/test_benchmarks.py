@@ -152,3 +152,39 @@ def test_the_frameworks_table_has_a_row_per_setup_and_the_wrapper_saves_requests
         assert wrapped["llm_calls_per_request"] < alone["llm_calls_per_request"]
         assert replied["llm_calls_per_turn"] < wrapped["llm_calls_per_turn"]
         assert wrapped["answered_locally"] == run["answered_locally"]
+
+
+RULES_LEAVE_OUT = REPO_ROOT / "benchmarks" / "learn_leave_services_out.py"
+DEMO_HALVES = REPO_ROOT / "benchmarks" / "learn_demo_halves.py"
+
+
+def test_rules_leave_services_out_measures_each_kind_on_domains_never_seen(
+    tmp_path: Path,
+) -> None:
+    """SGD rendered as logs, two folds of domains: every kind has its row, each call once."""
+    logs = tmp_path / "logs.jsonl"
+    script("-m", "tests.logs.sgd_logs", TEST_DATA / "sgd" / "dev", "--format", "pairs",
+           "--out", logs)  # fmt: skip
+    done = script(RULES_LEAVE_OUT, logs, "--folds", "2", "--min-precision", "0.5",
+                  "--min-support", "3", "--json")  # fmt: skip
+    result = json.loads(done.stdout)
+    folds = result["folds"]
+    assert len(folds) == 2
+    assert not set(folds[0]["domains"]) & set(folds[1]["domains"])
+    calls = result["settings"]["calls"]
+    assert sum(f["held_out_calls"] for f in folds) == calls
+    assert set(result["rules"]) == {"alias", "constant", "context", "format", "route"}
+    assert result["resolver"]["enum"]["fired"] > 0
+    table = script(RULES_LEAVE_OUT, logs, "--folds", "2").stdout
+    assert "| `alias` |" in table
+    assert "resolver alone" in table
+
+
+def test_demo_halves_learns_on_one_half_and_runs_the_other(tmp_path: Path) -> None:
+    done = script(DEMO_HALVES, "--out", tmp_path, "--json")
+    result = json.loads(done.stdout)
+    assert result["half_a_cases"] + result["half_b_cases"] == 401
+    runs = result["runs"]
+    assert set(runs) == {"without rules", "with rules"}
+    assert all(run["cases"] == result["half_b_cases"] for run in runs.values())
+    assert (tmp_path / "rules.json").is_file()
