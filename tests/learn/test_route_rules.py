@@ -6,6 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.decide import decide
+from agent_lab.agents.learned_rules import with_rules
+from agent_lab.agents.tool_specs import plugins_from_tools
 from agent_lab.application.events.ledger import RouteKind
 from agent_lab.lab.learn.examples import Example, conversation_of, held_out
 from agent_lab.lab.learn.gate import admit
@@ -175,3 +177,15 @@ def test_no_route_picks_among_tools_the_logs_never_called(tmp_path: Path) -> Non
     path = tmp_path / "rules.json"
     path.write_text(learned.rules.dumps())
     assert load_rules(path).tools_seen == ("get_weather", "set_alarm")
+
+
+def test_a_plugin_set_with_rules_keeps_the_guard_when_more_tools_are_offered() -> None:
+    """The routes a plugin set got from the rules pick nothing beside a tool never called."""
+    rule = LearnedRule(kind="route", tool="set_alarm", parameter="", value=None, phrase="wake",
+                       evidence=Evidence(support=9, right=9, wrong=0, low=0.9))  # fmt: skip
+    book = RuleBook(rules=(rule,), tools_seen=("get_weather", "set_alarm"))
+    plugins = with_rules(plugins_from_tools([ALARM, WEATHER]), book)
+    said = [{"role": "user", "content": "wake me at 7"}]
+    assert decide(said, [ALARM, WEATHER], plugins=plugins).event == "set_alarm"
+    snooze = tool("snooze_phone", {"minutes": {"type": "integer"}})
+    assert decide(said, [ALARM, WEATHER, snooze], plugins=plugins).event is None

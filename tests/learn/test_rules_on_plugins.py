@@ -247,3 +247,41 @@ def test_learn_with_a_workload_needs_its_plugins(tmp_path: Path) -> None:
     code, _, err = cli("learn", "--workload", str(learn_on), "--out", str(tmp_path / "r.json"))
     assert code == 2
     assert "plugin set" in err
+
+
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": CITY_SCHEMA},
+}
+
+
+def reads_nothing(event: Event) -> dict[str, Any]:
+    return {}
+
+
+def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_seam() -> None:
+    """--plugins beside --rules: the user's resolver first, then the rules, on every path."""
+    from agent_lab.integrations.seam import answer_locally
+    from agent_lab.lab.shadow.replay import Replayed, replay
+    from agent_lab.logs.record import LogFormat, LoggedRequest, LoggedToolCall
+
+    own = PluginSet(
+        "own", (EventDefinition("get_weather", parameters=CITY_SCHEMA, resolver=reads_nothing),)
+    )
+    said = [{"role": "user", "content": "get the weather in the big apple"}]
+    request = LoggedRequest(
+        where="logs.jsonl:1",
+        format=LogFormat.CHAT,
+        messages=tuple(said),
+        tools=(WEATHER_TOOL,),
+        calls=(LoggedToolCall(name="get_weather", arguments={"city": "New York"}, raw=""),),
+    )
+    replayed = replay(request, plugins=own, rules=BOOK)
+    assert isinstance(replayed, Replayed)
+    assert (replayed.covered, replayed.agreed) == (True, True)
+    answer = answer_locally(said, [WEATHER_TOOL], plugins=own, rules=BOOK)
+    assert answer is not None
+    assert answer.decision.arguments == {"city": "New York"}
+    without = replay(request, plugins=own)
+    assert isinstance(without, Replayed)
+    assert not without.covered

@@ -77,6 +77,9 @@ class PluginSet:
     learned_routes: tuple[Route, ...] = ()
     """Routes ``agent-lab learn`` kept (``route`` rules): asked only when ``routes`` and the
     lexical router leave a message without an event."""
+    learned_among: tuple[str, ...] = ()
+    """The tools the learned routes were learned among (``RuleBook.tools_seen``): they pick
+    nothing when a message may go to any other. Empty: no such limit."""
 
     def registry(self, **options: Any) -> EventRegistry:
         """A new registry holding every definition (options as for ``EventRegistry``)."""

@@ -98,6 +98,14 @@ class DeterministicRouter:
     def _learned(self, text: str, candidates: Collection[str] | None) -> str | None:
         """The one offered event the learned routes point at most strongly; ``None`` on a tie."""
         assert self.learned is not None
+        among = self.plugins.learned_among
+        offered = (
+            candidates
+            if candidates is not None
+            else [definition.name for definition in self.plugins.definitions]
+        )
+        if among and not set(offered) <= set(among):
+            return None  # a tool the routes were not learned among may be the one meant
         scores: dict[str, int] = {}
         for route in self.learned.routes:
             if candidates is not None and route.event not in candidates:

@@ -84,7 +84,8 @@ def plugins_from_tools(
     # The user's routes for the tools offered; a route to a tool not offered goes nowhere.
     routes = tuple(route for route in (plugins.routes if plugins else ()) if route.event in offered)
     learned += [r for r in (plugins.learned_routes if plugins else ()) if r.event in offered]
-    return PluginSet("tools", tuple(definitions), routes, tuple(learned))
+    among = plugins.learned_among if plugins else ()
+    return PluginSet("tools", tuple(definitions), routes, tuple(learned), learned_among=among)
 
 
 def _learned_routes(function: Mapping[str, Any]) -> tuple[str, ...]:

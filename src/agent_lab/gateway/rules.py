@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.decide import decide
+from agent_lab.agents.learned_rules import applied
 from agent_lab.errors import AgentLabError
 from agent_lab.integrations.seam import reply_locally
 from agent_lab.logs._openai import checked_messages, checked_tools, offered_names
@@ -210,12 +211,13 @@ def verdict(
 ) -> Verdict:
     """Decide the request with plain code (``decide``) and apply the rules about its calls.
 
-    ``rules`` (``agent-lab learn``'s) are written into the offered tools' schemas first.
+    ``rules`` (``agent-lab learn``'s) apply to the offered tools and to ``plugins``
+    (``learned_rules.applied``).
     """
     context = {"now": now} if now else None
-    tools = checked.tools if rules is None else rules.annotate(checked.tools)
+    tools, ruled = applied(checked.tools, plugins, rules)
     try:
-        decision = decide(checked.messages, tools, plugins=plugins, context=context, read=read)
+        decision = decide(checked.messages, tools, plugins=ruled, context=context, read=read)
     except AgentLabError:
         # A schema the registry refuses: the upstream's to judge.
         return Verdict(reason="bad_tools")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from agent_lab.agents.decide import decide
+from agent_lab.agents.learned_rules import applied
 from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.application.events.models import Reason, Status, ValidationIssue
@@ -137,12 +138,13 @@ def answer_locally(
     ``context`` gives the resolvers facts such as ``now``, as ``decide`` does.
     ``rules`` (``agent-lab learn``'s, ``load_rules``) are written into the tools'
     schemas first (``RuleBook.annotate``), so the schema-driven resolver applies
-    them, as ``agent-lab shadow --rules`` and ``agent-lab serve --rules`` do.
+    them, and after the resolvers of ``plugins`` (``learned_rules.applied``), as
+    ``agent-lab shadow --rules`` and ``agent-lab serve --rules`` do.
     """
     if not tools:
         return None
-    offered = tools if rules is None else rules.annotate(tools)
-    decision = decide(messages, offered, plugins=plugins, read=read, context=context)
+    offered, ruled = applied(tools, plugins, rules)
+    decision = decide(messages, offered, plugins=ruled, read=read, context=context)
     if not decision.local:
         if ask and decision.llm_calls == 0:
             if decision.reason == Reason.USER_ONLY_MISSING:

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.decide import decide
+from agent_lab.agents.learned_rules import applied
 from agent_lab.agents.outcome import Routing
 from agent_lab.errors import AgentLabError
 from agent_lab.lab.results.records import TrialStatus
@@ -103,8 +104,8 @@ def replay(
     """Decide ``request``'s last user turn with plain code only, and compare with the log.
 
     ``plugins`` supplies the user's own resolvers and routes for the tools it
-    names; the other tools get the schema-driven resolver, with ``rules``
-    (``agent-lab learn``'s) written into their schemas when given. Tools a registry
+    names; the other tools get the schema-driven resolver. ``rules``
+    (``agent-lab learn``'s) apply to both (``learned_rules.applied``). Tools a registry
     refuses (a broken schema) make the request a ``SkippedLine`` (``bad_tools``).
     """
     usage = request.usage
@@ -125,8 +126,8 @@ def replay(
     if case is None:
         return dataclasses.replace(logged, kind=Kind.FOLLOW_UP)
     try:
-        tools = request.tools if rules is None else rules.annotate(request.tools)
-        decision = decide(request.messages, tools, plugins=plugins, context=case.context, read=read)
+        tools, ruled = applied(request.tools, plugins, rules)
+        decision = decide(request.messages, tools, plugins=ruled, context=case.context, read=read)
     except AgentLabError as err:
         # A tool spec without a name, or a schema the registry refuses.
         return SkippedLine(
