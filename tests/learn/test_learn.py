@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from agent_lab.agents.decide import decide
 from agent_lab.cli import run
-from agent_lab.errors import InputFileError, MissingInputError
+from agent_lab.errors import AgentLabError, InputFileError, MissingInputError
 from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
 from agent_lab.lab.learn.gate import admit
 from agent_lab.lab.learn.learning import LearnSettings, learn
@@ -105,7 +106,7 @@ def test_an_alias_that_holds_held_out_is_kept_and_then_covers_the_request(
     requests = requests_of(logs(COUNT, train=APPLE, held=APPLE, other=WINDY), tmp_path)
     learned = learn(requests, SETTINGS, source={})
     aliases = {(r.phrase, r.value) for r in learned.rules.rules if r.kind == "alias"}
-    assert ("big apple", "New York") in aliases
+    assert ("the big apple", "New York") in aliases
     assert learned.gain.before.covered == 0
     assert learned.gain.after.covered == learned.gain.after.calls > 0
     assert learned.gain.after.agreed == learned.gain.after.covered
@@ -124,11 +125,11 @@ def test_the_gate_refuses_an_alias_that_fits_training_but_fails_held_out(
     examples = examples_of(requests)
     train = [e for e in examples if not held_out(e.conversation, share=0.3, seed=0)]
     candidates = mine(train)
-    assert any(c.phrase == "big apple" and c.value == "New York" for c in candidates)
+    assert any(c.phrase == "the big apple" and c.value == "New York" for c in candidates)
     learned = learn(requests, SETTINGS, source={})
     assert not [r for r in learned.rules.rules if r.parameter == "city"]
     reasons = {r.candidate.phrase: r.reason for r in learned.verdicts.refused}
-    assert reasons["big apple"] == "wrong_held_out"
+    assert reasons["the big apple"] == "wrong_held_out"
     assert learned.gain.after.covered == learned.gain.before.covered == 0
 
 
@@ -236,10 +237,25 @@ def test_the_rules_file_round_trips(tmp_path: Path) -> None:
         (
             '{"format": "agent-lab.rules/1", "rules": [{"kind": "alias", "tool": "t", '
             '"parameter": "p", "value": 1}]}',
-            "without its phrase",
+            "has no phrase",
         ),
+        ('{"format": "agent-lab.rules/1", "tools_seen": "get_weather", "rules": []}',
+         "tools_seen is not a list"),
+        ('{"format": "agent-lab.rules/1", "tools_seen": [1], "rules": []}',
+         "tools_seen is not a list"),
+        ('{"format": "agent-lab.rules/1", "rules": [{"kind": "constant", "tool": "t", '
+         '"parameter": "p", "value": 1, "evidence": {"heldout_low": "abc"}}]}',
+         "heldout_low is not a number"),
+        ('{"format": "agent-lab.rules/1", "rules": [{"kind": "constant", "tool": "t", '
+         '"parameter": "p", "value": ' + "[" * 100_000 + "]" * 100_000 + "}]}",
+         "not JSON"),
+        ('{"format": "agent-lab.rules/1", "rules": [{"kind": "route", "tool": "t", '
+         '"parameter": "", "value": null, "phrase": "\\ud800"}]}',
+         "not JSON"),
+        ('{"format": "agent-lab.rules/1", "format": "agent-lab.rules/1", "rules": []}',
+         "not JSON"),
     ],
-)
+)  # fmt: skip
 def test_a_broken_rules_file_is_a_clear_error(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "rules.json"
     path.write_text(text)
@@ -317,6 +333,17 @@ def test_learn_says_what_is_wrong_with_its_options(tmp_path: Path) -> None:
     assert "no such log file" in err
     code, _, err = cli("shadow", str(tmp_path / "x.jsonl"), "--rules", str(tmp_path / "no.json"))
     assert code == 2
+    logs_file = tmp_path / "logs.jsonl"
+    logs_file.write_text(jsonl(line(1, *APPLE)))
+    for option, value, said in (
+        ("--holdout", "0", "above 0 and below 1"),
+        ("--holdout", "1", "above 0 and below 1"),
+        ("--min-precision", "1", "never reaches 1"),
+    ):
+        code, _, err = cli(
+            "learn", str(logs_file), "--out", str(tmp_path / "r.json"), option, value
+        )
+        assert (code, said in err) == (2, True), err
 
 
 SAN_JOSE = ("get the weather in San Jose in celsius", {"city": "San Jose", "unit": "celsius"})
@@ -360,3 +387,74 @@ def test_the_gate_refuses_a_context_that_fits_training_but_fails_held_out(
     assert not [r for r in learned.rules.rules if r.kind == "context"]
     reasons = {r.candidate.phrase: r.reason for r in learned.verdicts.refused}
     assert reasons["in"] == "wrong_held_out"
+
+
+def test_a_phrase_training_never_showed_alone_gives_way_to_the_longer_one(
+    tmp_path: Path,
+) -> None:
+    """ "city" only ever came in "the windy city": kept, it would read Kansas City as Chicago."""
+    requests = requests_of(logs(COUNT, train=APPLE, held=APPLE, other=WINDY), tmp_path)
+    learned = learn(requests, SETTINGS, source={})
+    phrases_kept = {r.phrase for r in learned.rules.rules if r.value == "Chicago"}
+    assert "the windy city" in phrases_kept
+    assert not phrases_kept & {"city", "windy", "windy city"}
+    # A phrase the logs never showed beside "city" is no sign of Chicago. (The held-out
+    # gate measures only what the logs show: "city in celsius" still is, on them.)
+    kansas = [{"role": "user", "content": "get the weather in kansas city in fahrenheit"}]
+    decision = decide(kansas, learned.rules.annotate([WEATHER]))
+    assert decision.arguments is None or decision.arguments.get("city") != "Chicago"
+
+
+def test_a_tool_named_as_any_tool_teaches_no_rule_for_every_tool(tmp_path: Path) -> None:
+    """Hostile logs naming their tool "*" (the rules' any tool) learn nothing from it."""
+    made = logs(COUNT, train=APPLE, held=APPLE, other=WINDY)
+    renamed = [json.loads(json.dumps(m).replace('"get_weather"', '"*"')) for m in made]
+    learned = learn(requests_of(renamed, tmp_path), SETTINGS, source={})
+    assert learned.rules.rules == ()
+    assert learned.training == 0
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"type": "string", "x-agent-lab": "oops"},
+        {"type": "string", "x-agent-lab": {"learned": {"aliases": 5, "contexts": 7}}},
+        {"type": "string", "x-agent-lab": {"learned": {"aliases": [[1, 2, 3]], "contexts": [9]}}},
+        {"type": "string", "enum": "celsius"},
+    ],
+    ids=["hint-not-object", "learned-not-lists", "learned-odd-items", "enum-not-list"],
+)
+def test_a_clients_odd_hints_read_as_absent(prop: dict[str, Any], tmp_path: Path) -> None:
+    """A request's tools are a client's to write: odd parts never crash a decision or learn."""
+    tool = json.loads(json.dumps(WEATHER))
+    tool["function"]["parameters"]["properties"]["unit"] = prop
+    said = [{"role": "user", "content": "get the weather in the big apple in celsius"}]
+    if "enum" in prop:  # a schema the registry refuses: its clean error, as for any client
+        with pytest.raises(AgentLabError, match="not a valid schema"):
+            decide(said, [tool])
+    else:
+        assert decide(said, [tool]).event == "get_weather"
+    made = line(1, *APPLE)
+    made["request"]["tools"] = [tool]
+    assert examples_of(requests_of([made], tmp_path))[0].tool == "get_weather"
+
+
+def test_properties_that_are_not_an_object_read_as_none(tmp_path: Path) -> None:
+    tool = json.loads(json.dumps(WEATHER))
+    tool["function"]["parameters"] = {"type": "object", "properties": ["city"], "required": 5}
+    made = line(1, *APPLE)
+    made["request"]["tools"] = [tool]
+    assert examples_of(requests_of([made], tmp_path))[0].kinds == {}
+
+
+def test_explain_shows_markup_and_escapes_as_written(tmp_path: Path) -> None:
+    """A review screen that obeyed a rule's markup would hide what the rule says."""
+    hostile = rule(phrase="[bold red]HIDDEN [/]", value="[link=http://x]Chicago[/link]\x1b[2J")
+    path = tmp_path / "rules.json"
+    path.write_text(RuleBook(rules=(hostile,)).dumps())
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["learn", "--explain", str(path)], stdout=out, stderr=err) == 0, err.getvalue()
+    shown = "".join(out.getvalue().split())
+    assert "[boldred]HIDDEN[/]" in shown
+    assert "[link=http://x]Chicago[/link]" in shown
+    assert "\x1b" not in out.getvalue()

@@ -68,15 +68,18 @@ def logs(tmp_path: Path, held: tuple[str, str, dict[str, Any]] | None) -> list[L
     ]
     if held is None:
         return requests_of(made, tmp_path)
-    requests = requests_of(made, tmp_path)
+    # A changed line is a new conversation (its first messages changed): it replaces the
+    # original only when it is held out too, so that training never sees ``held``.
     changed = [
-        line(n, *held)
-        if n % 2 == 0
-        and held_out(conversation_of(request), share=SETTINGS.holdout, seed=SETTINGS.seed)
-        else made[n]
-        for n, request in enumerate(requests)
+        line(n, *held) if n % 2 == 0 and is_held(line(n, *held), tmp_path) else made[n]
+        for n in range(COUNT)
     ]
     return requests_of(changed, tmp_path)
+
+
+def is_held(made: dict[str, Any], tmp_path: Path) -> bool:
+    (request,) = requests_of([made], tmp_path)
+    return held_out(conversation_of(request), share=SETTINGS.holdout, seed=SETTINGS.seed)
 
 
 def routes(rules: RuleBook) -> set[tuple[str, str | None]]:
@@ -88,7 +91,7 @@ def test_a_route_that_holds_held_out_is_kept_and_then_routes_the_request(tmp_pat
     unrouted = decide(list(requests[0].messages), list(requests[0].tools))
     assert unrouted.event is None  # no word of "set_alarm" or "get_weather" in "wake me"
     learned = learn(requests, SETTINGS, source={})
-    assert ("set_alarm", "wake") in routes(learned.rules)
+    assert ("set_alarm", "wake me at") in routes(learned.rules)
     waking = [r for r in requests if r.calls[0].name == "set_alarm"]
     assert learned.gain.by_tool["set_alarm"][0].covered == 0
     after = learned.gain.by_tool["set_alarm"][1]
@@ -104,15 +107,15 @@ def test_the_gate_refuses_a_route_whose_phrase_went_to_another_tool_held_out(
     tmp_path: Path,
 ) -> None:
     """Held out, "wake me" also asked for the weather: a route is judged on every tool's calls."""
-    to_weather = ("wake me in Paris", "get_weather", {"city": "Paris"})
+    to_weather = ("wake me at home in Paris", "get_weather", {"city": "Paris"})
     learned = learn(logs(tmp_path, to_weather), SETTINGS, source={})
-    assert ("set_alarm", "wake") not in routes(learned.rules)
+    assert ("set_alarm", "wake me at") not in routes(learned.rules)
     reasons = {
         r.candidate.phrase: r.reason
         for r in learned.verdicts.refused
         if r.candidate.kind == "route"
     }
-    assert reasons["wake"] == "wrong_held_out"
+    assert reasons["wake me at"] == "wrong_held_out"
 
 
 def test_two_tools_equally_pointed_at_by_learned_routes_are_no_route() -> None:
@@ -189,3 +192,20 @@ def test_a_plugin_set_with_rules_keeps_the_guard_when_more_tools_are_offered() -
     assert decide(said, [ALARM, WEATHER], plugins=plugins).event == "set_alarm"
     snooze = tool("snooze_phone", {"minutes": {"type": "integer"}})
     assert decide(said, [ALARM, WEATHER, snooze], plugins=plugins).event is None
+
+
+def test_a_group_counts_one_conversation_once_however_many_requests_it_logged() -> None:
+    """Thirty requests of one held-out conversation (a long chat, a retried line) are one."""
+    kinds = {"city": "free-form"}
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    examples = [
+        Example(conversation="one-long-chat", tool="get_weather", text="weather in the big apple",
+                arguments={"city": "New York"}, read={}, kinds=kinds, schema=schema, context={})
+        for _ in range(30)
+    ]  # fmt: skip
+    candidate = Candidate(kind="alias", tool="get_weather", parameter="city", value="New York",
+                          phrase="the big apple", support=9, examples=())  # fmt: skip
+    verdicts = admit([candidate], examples, min_precision=0.5, min_support=20)
+    assert verdicts.kept == ()
+    assert verdicts.refused[0].reason == "group_below_bound"
+    assert verdicts.refused[0].right == 30  # the rule's own firings, as the file shows them

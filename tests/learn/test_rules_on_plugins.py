@@ -20,6 +20,8 @@ from agent_lab.resolvers.schema import SchemaResolver
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from agent_lab.strict_json import JSONObject
+
 NOW = {"now": "2026-12-01T09:00"}
 BIG_APPLE = "what's the weather doing in the Big Apple today"
 EVIDENCE = Evidence(support=30, right=30, wrong=0, low=0.9)
@@ -225,8 +227,8 @@ def test_learn_reads_a_workload_with_its_plugins_and_run_applies_what_it_kept(
     assert code == 0, err
     document = json.loads(out)
     kept = {(r["parameter"], r["phrase"], r["value"]) for r in document["rules"]["rules"]}
-    assert ("city", "big apple", "New York") in kept
-    assert ("city", "windy city", "Chicago") in kept
+    assert ("city", "the big apple", "New York") in kept
+    assert ("city", "the windy city", "Chicago") in kept
     assert document["rules"]["source"]["plugins"] == "agent_lab.demo:plugins"
     assert document["held_out"]["covered_before"]["right"] == 0
     correct: dict[bool, int] = {}
@@ -268,7 +270,7 @@ def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_seam() -> None
     own = PluginSet(
         "own", (EventDefinition("get_weather", parameters=CITY_SCHEMA, resolver=reads_nothing),)
     )
-    said = [{"role": "user", "content": "get the weather in the big apple"}]
+    said: list[JSONObject] = [{"role": "user", "content": "get the weather in the big apple"}]
     request = LoggedRequest(
         where="logs.jsonl:1",
         format=LogFormat.CHAT,

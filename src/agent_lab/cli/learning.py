@@ -10,6 +10,7 @@ from agent_lab.cli.checks import check_output_file
 from agent_lab.cli.loading import load_cases, load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import UsageError
+from agent_lab.lab.report.terminal import plain
 from agent_lab.logs.record import LogFormat, LoggedRequest
 
 if TYPE_CHECKING:
@@ -40,6 +41,10 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
         raise UsageError("name the log files to learn from (or --workload, or --explain RULES)")
     if options.workload is not None and options.plugins is None:
         raise UsageError("--workload: name its events' plugin set with --plugins")
+    if not 0 < options.holdout < 1:
+        raise UsageError("--holdout: a share of conversations above 0 and below 1")
+    if options.min_precision >= 1:
+        raise UsageError("--min-precision: below 1 (a Wilson lower bound never reaches 1)")
     if options.out is None:
         raise UsageError("--out: where to write the rules file")
     out = Path(options.out)
@@ -60,17 +65,20 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
         return 0
     from agent_lab.lab.learn.tables import gain_lines, gain_table  # noqa: PLC0415
 
+    # Paths and logged names are shown as they are: no markup of theirs is obeyed.
     for line in gain_lines(learned):
-        streams.console.print(line, highlight=False)
+        streams.console.print(plain(line), highlight=False)
     if learned.rules.rules:
         streams.console.print(gain_table(learned))
     streams.console.print(
-        f"Rules: {out} (review: agent-lab learn --explain {out}; measure on logs they never "
-        f"saw: agent-lab shadow LOGS --rules {out})",
+        plain(
+            f"Rules: {out} (review: agent-lab learn --explain {out}; measure on logs they never "
+            f"saw: agent-lab shadow LOGS --rules {out})"
+        ),
         highlight=False,
     )
     if page is not None:
-        streams.console.print(f"Page: {page}", highlight=False)
+        streams.console.print(plain(f"Page: {page}"), highlight=False)
     return 0
 
 
@@ -112,12 +120,9 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
         read=options.read,
         across_tools=options.across_tools,
     )
-    source |= {
-        "logs": [path.name for path in paths],
-        "sha256": digest([str(path) for path in paths]),
-        "requests": len(requests),
-        "read": options.read,
-    }
+    if paths:
+        source |= {"logs": [path.name for path in paths], "sha256": digest(list(map(str, paths)))}
+    source |= {"requests": len(requests), "read": options.read}
     return learn(requests, settings, source=source, plugins=plugins)
 
 

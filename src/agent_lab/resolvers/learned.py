@@ -49,7 +49,8 @@ from typing import Any, cast
 import jsonschema_rs
 
 from agent_lab.errors import InputFileError, MissingInputError
-from agent_lab.strict_json import JSONObject, JSONValue
+from agent_lab.strict_json import JSONObject, JSONValue, StrictJSONError
+from agent_lab.strict_json import loads as strict_loads
 
 __all__ = [
     "ANY_TOOL",
@@ -76,6 +77,8 @@ RULE_KINDS = ("alias", "constant", "context", "format", "route")
 FORMATS = ("date", "time", "number")
 """The values of a ``format`` rule: the kinds the schema-driven resolver reads and writes."""
 HINT = "x-agent-lab"
+_MAX_RULES_BYTES = 256 << 20
+"""A rules file this large is no review's; larger is refused rather than read."""
 
 
 # A run of capitalised words (a name: "San Jose", "Sino", "The Met"), linear in the text;
@@ -211,6 +214,9 @@ class RuleBook:
         routing = self.routes_apply(name for tool in tools if (name := _tool_name(tool)))
         for tool in tools:
             name = _tool_name(tool)
+            if name == ANY_TOOL:  # not a name a tool can have: no rule is for it
+                annotated.append(cast("JSONObject", tool))
+                continue
             rules = [
                 rule
                 for rule in anywhere + by_tool.get(name or "", [])
@@ -315,8 +321,10 @@ def load_rules(path: str | Path) -> RuleBook:
     except (OSError, UnicodeDecodeError) as err:
         raise InputFileError(str(where), f"cannot be read ({err})") from err
     try:
-        parsed: object = json.loads(text)
-    except ValueError as err:
+        # Strictly, with the depth bound every value decide meets: duplicate keys, lone
+        # surrogates or a value nested 100,000 deep are refused here, not at a request.
+        parsed: object = strict_loads(text, max_bytes=_MAX_RULES_BYTES)
+    except StrictJSONError as err:
         raise InputFileError(str(where), f"not JSON ({err})") from err
     data = cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else {}
     if data.get("format") != FORMAT:
@@ -326,13 +334,15 @@ def load_rules(path: str | Path) -> RuleBook:
         raise InputFileError(str(where), "its rules are not a list")
     rules = [_rule(item, where, index) for index, item in enumerate(cast("list[object]", items))]
     source: object = data.get("source")
-    seen: object = data.get("tools_seen")
+    seen: object = data.get("tools_seen", [])
+    if not isinstance(seen, list) or not all(
+        isinstance(t, str) for t in cast("list[object]", seen)
+    ):
+        raise InputFileError(str(where), "its tools_seen is not a list of tool names")
     return RuleBook(
         rules=tuple(rules),
         source=cast("JSONObject", source) if isinstance(source, dict) else {},
-        tools_seen=tuple(str(t) for t in cast("list[object]", seen))
-        if isinstance(seen, list)
-        else (),
+        tools_seen=tuple(cast("list[str]", seen)),
     )
 
 
@@ -347,11 +357,14 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
         raise InputFileError(str(where), f"rule {index} lacks its tool, parameter or value")
     phrase = rule.get("phrase")
     if kind in ("alias", "context", "route") and not (isinstance(phrase, str) and phrase.strip()):
-        raise InputFileError(str(where), f"rule {index} is an {kind} without its phrase")
+        raise InputFileError(str(where), f"rule {index} ({kind}) has no phrase")
     if kind == "format" and rule["value"] not in FORMATS:
         raise InputFileError(str(where), f"rule {index} is a format none of {list(FORMATS)}")
     evidence = rule.get("evidence")
     facts = cast("dict[str, Any]", evidence) if isinstance(evidence, dict) else {}
+    low = facts.get("heldout_low", 0.0)
+    if isinstance(low, bool) or not isinstance(low, int | float):
+        raise InputFileError(str(where), f"rule {index}'s heldout_low is not a number")
     examples = facts.get("examples")
     return LearnedRule(
         kind=str(kind),
@@ -363,7 +376,7 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
             support=_count(facts.get("support")),
             right=_count(facts.get("heldout_right")),
             wrong=_count(facts.get("heldout_wrong")),
-            low=float(facts.get("heldout_low") or 0.0),
+            low=float(low),
             examples=tuple(map(str, cast("list[object]", examples)))
             if isinstance(examples, list)
             else (),

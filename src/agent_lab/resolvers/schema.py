@@ -83,7 +83,7 @@ def kind_of(schema: Mapping[str, Any]) -> str:
     hint = schema.get(HINT)
     if isinstance(hint, Mapping) and cast("Mapping[str, Any]", hint).get("kind") in KINDS:
         return str(cast("Mapping[str, Any]", hint)["kind"])
-    if "enum" in schema:
+    if isinstance(schema.get("enum"), list):
         values = cast("list[Any]", schema["enum"])
         if {str(v) for v in values} <= {"True", "False", "true", "false"}:
             return "boolean"
@@ -197,6 +197,11 @@ def _with_rivals(properties: list[_Property]) -> list[_Property]:
     return done
 
 
+def _listed(value: object) -> list[Any]:
+    """A list a schema or its hint should hold; anything else (a client's odd spec) is none."""
+    return cast("list[Any]", value) if isinstance(value, list) else []
+
+
 def _learned(hint: Mapping[str, Any]) -> _Learned:
     """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
     learned = hint.get("learned")
@@ -204,7 +209,7 @@ def _learned(hint: Mapping[str, Any]) -> _Learned:
         return (), (), ()
     rules = cast("Mapping[str, Any]", learned)
     aliases: list[tuple[re.Pattern[str], JSONValue]] = []
-    for item in cast("list[Any]", rules.get("aliases") or []):
+    for item in _listed(rules.get("aliases")):
         if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
             phrase, value = cast("list[Any]", item)
             if isinstance(phrase, str) and phrase.strip():
@@ -213,7 +218,7 @@ def _learned(hint: Mapping[str, Any]) -> _Learned:
     constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
     contexts = tuple(
         context_pattern(words)
-        for words in cast("list[Any]", rules.get("contexts") or [])
+        for words in _listed(rules.get("contexts"))
         if isinstance(words, str) and words.strip()
     )
     return tuple(aliases), constant, contexts
@@ -230,17 +235,19 @@ class SchemaResolver:
 
     def __init__(self, schema: Mapping[str, Any], *, reference: datetime | None = None) -> None:
         self.reference = reference
-        properties = cast("dict[str, Any]", schema.get("properties") or {})
-        required = cast("list[str]", schema.get("required") or [])
-        self.required = tuple(required)
+        # A request's tools are a client's to write: a part of the wrong type reads as absent.
+        found = schema.get("properties")
+        properties = cast("dict[str, Any]", found) if isinstance(found, dict) else {}
+        self.required = tuple(n for n in _listed(schema.get("required")) if isinstance(n, str))
         properties_read: list[_Property] = []
         for name, sub in properties.items():
             if not isinstance(sub, dict):
                 continue
             prop = cast("dict[str, Any]", sub)
-            hint = cast("dict[str, Any]", prop.get(HINT) or {})
+            given = prop.get(HINT)
+            hint = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
-            values = cast("list[Any]", prop.get("enum") or [])
+            values = _listed(prop.get("enum"))
             aliases, constant, contexts = _learned(hint)
             properties_read.append(
                 _Property(

@@ -23,6 +23,7 @@ from agent_lab.agents.tool_specs import tool_name
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.errors import AgentLabError
 from agent_lab.lab.shadow.cases import case_of
+from agent_lab.resolvers.learned import ANY_TOOL
 from agent_lab.resolvers.schema import SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -126,11 +127,14 @@ def examples_of(
             continue
         call = request.calls[0]
         schema = _schema(request, call.name)
-        if schema is None:
-            continue
+        if schema is None or call.name == ANY_TOOL:
+            continue  # a tool named as the rules name "any tool" teaches nothing of its own
         key = json.dumps(schema, sort_keys=True)
         if key not in resolvers:
-            properties = cast("Mapping[str, Any]", schema.get("properties") or {})
+            given: object = schema.get("properties")
+            properties: Mapping[str, Any] = (
+                cast("Mapping[str, Any]", given) if isinstance(given, Mapping) else {}
+            )
             kinds = {
                 name: kind_of(cast("Mapping[str, Any]", sub))
                 for name, sub in properties.items()

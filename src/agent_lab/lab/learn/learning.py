@@ -12,6 +12,7 @@ never saw (``agent-lab shadow --rules``) before trusting it.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ from agent_lab.lab.learn.gate import Verdicts, admit
 from agent_lab.lab.learn.mine import mine
 from agent_lab.lab.shadow.figures import Tally
 from agent_lab.lab.shadow.replay import Replayed, replay
-from agent_lab.resolvers.learned import RuleBook
+from agent_lab.resolvers.learned import LearnedRule, RuleBook
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -109,7 +110,8 @@ def learn(
         candidates, held, min_precision=settings.min_precision, min_support=settings.min_support
     )
     book = RuleBook(
-        rules=verdicts.kept,
+        # In one order whatever the hash seed: the file is for review and diffs.
+        rules=tuple(sorted(verdicts.kept, key=_order)),
         tools_seen=tuple(sorted({example.tool for example in examples})),
         source={
             **source,
@@ -140,6 +142,11 @@ def learn(
         if isinstance(without, Replayed) and isinstance(with_book, Replayed):
             gain.add(without, with_book)
     return Learned(rules=book, verdicts=verdicts, gain=gain, training=len(train), held=len(held))
+
+
+def _order(rule: LearnedRule) -> tuple[str, str, str, str, str]:
+    value = json.dumps(rule.value, sort_keys=True, ensure_ascii=False)
+    return (rule.kind, rule.tool, rule.parameter, rule.phrase or "", value)
 
 
 def digest(paths: Sequence[str]) -> str:

@@ -49,7 +49,7 @@ from agent_lab.resolvers.enums import mentions
 from agent_lab.resolvers.learned import ANY_TOOL, context_pattern, takes_format
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from agent_lab.lab.learn.examples import Example
     from agent_lab.strict_json import JSONValue
@@ -83,6 +83,28 @@ class Candidate:
     phrase: str | None
     support: int
     examples: tuple[str, ...]
+
+
+def _most_specific(
+    found: list[Candidate], occurrences: Callable[[Candidate], int]
+) -> list[Candidate]:
+    """The candidates less the phrases training never showed outside a longer one.
+
+    "city" that only ever came in "the windy city" says no more on the
+    training calls than "the windy city" does, and fires on "Kansas City":
+    the longer phrase, for the same tool (and parameter and value), is kept.
+    """
+    by_phrase = {(c.tool, c.parameter, _key(c.value), c.phrase): c for c in found}
+    dominated: set[tuple[str, str, str, str | None]] = set()
+    for (tool, parameter, value, phrase), longer in by_phrase.items():
+        words = (phrase or "").split()
+        for size in range(1, len(words)):
+            for start in range(len(words) - size + 1):
+                key = (tool, parameter, value, " ".join(words[start : start + size]))
+                shorter = by_phrase.get(key)
+                if shorter is not None and occurrences(shorter) == occurrences(longer):
+                    dominated.add(key)
+    return [c for key, c in by_phrase.items() if key not in dominated]
 
 
 def phrases(text: str) -> set[str]:
@@ -147,7 +169,7 @@ def _routes(examples: Sequence[Example], *, min_support: int, min_share: float) 
                 shown[example.tool, phrase].append(example.text)
             for tool in example.offered:
                 offered[tool, phrase] += 1
-    return [
+    found = [
         Candidate(
             kind="route",
             tool=tool,
@@ -160,6 +182,7 @@ def _routes(examples: Sequence[Example], *, min_support: int, min_share: float) 
         for (tool, phrase), support in went.items()
         if support >= min_support and support >= min_share * offered[tool, phrase]
     ]
+    return _most_specific(found, lambda c: offered[c.tool, c.phrase or ""])
 
 
 # The shapes a ``format`` rule names, as the schema-driven resolver writes each kind.
@@ -336,7 +359,7 @@ def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float)
                 examples=tuple(shown[tool, parameter, phrase, key]),
             )
         )
-    return found
+    return _most_specific(found, lambda c: seen[c.tool, c.parameter, c.phrase or ""])
 
 
 def _constants(

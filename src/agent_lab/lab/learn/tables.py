@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.shadow.tables import AGREEMENT_IS_NOT_ACCURACY, share
 
 if TYPE_CHECKING:
@@ -34,9 +36,9 @@ def gain_lines(learned: Learned) -> list[str]:
             or "none"
         )
         + ".",
-        f"On the held-out calls, no request for {before.covered} of {before.calls} "
-        f"({share(before.covered, before.calls)}) without the rules, {after.covered} "
-        f"({share(after.covered, after.calls)}) with them; agreement on those "
+        f"Of the {before.calls} held-out calls, deterministic-first would have sent no request "
+        f"for {before.covered} without the rules ({share(before.covered, before.calls)}) and "
+        f"for {after.covered} with them ({share(after.covered, after.calls)}); agreement on those "
         f"{share(before.agreed, before.covered)} before, {share(after.agreed, after.covered)} "
         f"after. The same calls admitted the rules: measure them on logs they never saw "
         "before trusting the gain.",
@@ -71,7 +73,7 @@ def gain_table(learned: Learned, *, limit: int = 15) -> Table:
     )
     for tool, (before, after) in rows[:limit]:
         table.add_row(
-            tool,
+            plain(tool),
             str(before.calls),
             share(before.covered, before.calls),
             share(after.covered, after.calls),
@@ -83,16 +85,17 @@ def gain_table(learned: Learned, *, limit: int = 15) -> Table:
 def rules_table(book: RuleBook) -> Table:
     """Each rule, its value, and its evidence: what a person reviews before trusting it."""
     table = Table(title=f"{len(book.rules)} learned rules")
-    for column in ("kind", "tool", "parameter", "phrase", "value", "support", "held-out", "low"):
-        table.add_column(column, justify="right" if column in ("support", "low") else "left")
+    columns = ("kind", "tool", "parameter", "phrase", "value", "support", "held-out", "group low")
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("support", "group low") else "left")
     for rule in book.rules:
         evidence = rule.evidence
         table.add_row(
-            rule.kind,
-            rule.tool,
-            rule.parameter,
-            rule.phrase or "",
-            str(rule.value),
+            plain(rule.kind),
+            plain(rule.tool),
+            plain(rule.parameter),
+            plain(rule.phrase or ""),
+            plain(json.dumps(rule.value, ensure_ascii=False)),
             str(evidence.support),
             f"{evidence.right} right, {evidence.wrong} wrong",
             f"{evidence.low:.3f}",

@@ -6,7 +6,9 @@ workload learns rules as logs do. Each case becomes one request: its words
 as the only user message, every event of the plugin set offered as a tool
 (its schema as the registry holds it), the truth's call as the answer (none
 when the truth is not a success: the words are the model's), and the case's
-``now`` as the request's time. Each case is its own conversation.
+``now`` as the request's time. A conversation is its first messages, as
+for logs: cases of the same words are one conversation, on one side of the
+split.
 """
 
 from __future__ import annotations
