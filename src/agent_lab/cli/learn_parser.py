@@ -75,7 +75,8 @@ def add_learn(add_parser: AddParser) -> None:
         "--min-support",
         type=checks.positive_count,
         default=20,
-        help="held-out firings a group needs before its bound counts (default 20)",
+        help="held-out conversations a group's rules must fire in before its bound counts "
+        "(default 20)",
     )
     learn.add_argument("--seed", type=int, default=0, help="the split's seed (default 0)")
     learn.add_argument(
