@@ -83,7 +83,7 @@ def kind_of(schema: Mapping[str, Any]) -> str:
     hint = schema.get(HINT)
     if isinstance(hint, Mapping) and cast("Mapping[str, Any]", hint).get("kind") in KINDS:
         return str(cast("Mapping[str, Any]", hint)["kind"])
-    if isinstance(schema.get("enum"), list):
+    if isinstance(schema.get("enum"), list | tuple):  # a registry's frozen schema: a tuple
         values = cast("list[Any]", schema["enum"])
         if {str(v) for v in values} <= {"True", "False", "true", "false"}:
             return "boolean"
@@ -198,8 +198,11 @@ def _with_rivals(properties: list[_Property]) -> list[_Property]:
 
 
 def _listed(value: object) -> list[Any]:
-    """A list a schema or its hint should hold; anything else (a client's odd spec) is none."""
-    return cast("list[Any]", value) if isinstance(value, list) else []
+    """A list a schema or its hint holds (a tuple when frozen); anything else is none.
+
+    A client's odd spec (``"aliases": 5``) reads as absent rather than raising.
+    """
+    return list(cast("list[Any]", value)) if isinstance(value, list | tuple) else []
 
 
 def _learned(hint: Mapping[str, Any]) -> _Learned:
