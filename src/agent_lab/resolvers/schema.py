@@ -239,8 +239,10 @@ class SchemaResolver:
     def __init__(self, schema: Mapping[str, Any], *, reference: datetime | None = None) -> None:
         self.reference = reference
         # A request's tools are a client's to write: a part of the wrong type reads as absent.
-        found = schema.get("properties")
-        properties = cast("dict[str, Any]", found) if isinstance(found, dict) else {}
+        found: object = schema.get("properties")
+        properties: Mapping[str, Any] = (
+            cast("Mapping[str, Any]", found) if isinstance(found, Mapping) else {}
+        )
         self.required = tuple(n for n in _listed(schema.get("required")) if isinstance(n, str))
         properties_read: list[_Property] = []
         for name, sub in properties.items():
