@@ -287,3 +287,14 @@ def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_seam() -> None
     without = replay(request, plugins=own)
     assert isinstance(without, Replayed)
     assert not without.covered
+
+
+def test_rules_for_any_tool_are_not_said_to_name_no_event(tmp_path: Path) -> None:
+    workload, rules = workload_and_rules(tmp_path)
+    anywhere = RuleBook(rules=(alias("*", "city", "the big apple", "New York"),))
+    rules.write_text(anywhere.dumps())
+    argv = ["precision", str(workload), "--plugins", "agent_lab.demo:plugins", "--json"]
+    code, out, err = cli(*argv, "--rules", str(rules))
+    assert code == 0, err
+    assert "names one of these events" not in err
+    assert json.loads(out)["overall"]["filled"] > 0

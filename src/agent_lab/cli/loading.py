@@ -88,12 +88,12 @@ def with_rules_file(
     if rules is None:
         return plugins, reference
     from agent_lab.agents.learned_rules import with_rules  # noqa: PLC0415
-    from agent_lab.resolvers.learned import load_rules  # noqa: PLC0415
+    from agent_lab.resolvers.learned import ANY_TOOL, load_rules  # noqa: PLC0415
 
     book = load_rules(rules)
     named = {rule.tool for rule in book.rules}
     events = {definition.name for definition in plugins.definitions}
-    if not named & events:
+    if ANY_TOOL not in named and not named & events:
         print(
             printable(f"{rules}: none of its {len(book.rules)} rules names one of these events"),
             file=stderr,
