@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
-
 from agent_lab.lab.learn.tables import gain_lines
-from agent_lab.lab.report.terminal import printable
+from agent_lab.lab.shadow.page import log_templates
 from agent_lab.lab.shadow.tables import share
 
 if TYPE_CHECKING:
@@ -30,21 +27,7 @@ TOP = 25
 """Rules listed: the ones with the most held-out calls right."""
 
 
-def _shown(value: object) -> object:
-    # Logged words are shown with control characters escaped, as in the terminal.
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return printable(value)
-    return value
-
-
-# Autoescaped: every phrase and value on the page came from a log.
-_TEMPLATES = Environment(
-    loader=PackageLoader("agent_lab.lab.learn", "templates"),
-    autoescape=True,
-    undefined=StrictUndefined,
-    keep_trailing_newline=True,
-    finalize=_shown,
-)
+_TEMPLATES = log_templates("agent_lab.lab.learn")
 
 
 def render_learn_page(target: Path, learned: Learned, *, rules_file: str) -> Path:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["render_page"]
+__all__ = ["log_templates", "render_page"]
 
 
 def _shown(value: object) -> object:
@@ -26,14 +26,21 @@ def _shown(value: object) -> object:
     return value
 
 
-# Autoescaped: every string on the page came from a log.
-_TEMPLATES = Environment(
-    loader=PackageLoader("agent_lab.lab.shadow", "templates"),
-    autoescape=True,
-    undefined=StrictUndefined,
-    keep_trailing_newline=True,
-    finalize=_shown,
-)
+def log_templates(package: str) -> Environment:
+    """The templates of a page of logged words: autoescaped, controls shown as escapes.
+
+    Every string on such a page came from a log (``shadow``'s page, ``learn``'s).
+    """
+    return Environment(
+        loader=PackageLoader(package, "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        finalize=_shown,
+    )
+
+
+_TEMPLATES = log_templates("agent_lab.lab.shadow")
 
 CAUSES = {
     "arguments": "the same tool, other values",
