@@ -80,8 +80,8 @@ def measure(args: argparse.Namespace, folder: Path) -> dict[str, object]:
         db.unlink(missing_ok=True)
         cli(
             "run", str(half_b), "--plugins", PLUGINS, "--policy", "deterministic-first",
-            "--provider", "simulated", "--simulated-latency", "1,2", "--warmup", "0",
-            "--no-progress", "--db", str(db), *extra,
+            "--provider", "simulated", "--llm-profile", "ideal", "--simulated-latency", "1,2",
+            "--warmup", "0", "--no-progress", "--db", str(db), *extra,
         )  # fmt: skip
         runs[name] = figures(db)
     return {
@@ -107,7 +107,8 @@ def markdown(result: dict[str, object]) -> str:
         f"Learned on half A ({result['half_a_cases']} cases): {result['rules_kept']} rules kept "
         f"(refused: {result['refused']}). Run on half B ({result['half_b_cases']} cases):",
         "",
-        "| deterministic-first on half B | no LLM call | accuracy |",
+        "| deterministic-first on half B (simulated model, ideal profile) | no LLM call "
+        "| accuracy |",
         "| --- | --- | --- |",
     ]
     for name, got in cast("dict[str, dict[str, Any]]", runs).items():
