@@ -80,3 +80,34 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         handle = getattr(utils, name, None)
         if handle is not None:
             handle.close()
+
+
+OPTIONAL_MODULES = frozenset(
+    {
+        "agents",  # openai-agents
+        "httptools",  # gateway
+        "langchain",
+        "langchain_core",
+        "llama_cpp",  # local
+        "opentelemetry",  # otel
+        "prometheus_client",  # gateway
+        "pydantic_ai",
+        "starlette",  # gateway
+        "uvicorn",  # gateway
+        "uvloop",  # gateway
+    }
+)
+"""Top-level modules of the optional extras (pyproject): a clone synced with fewer extras
+lacks them, and a test that needs one is skipped there, never failed."""
+
+
+def an_extra_is_missing(err: ModuleNotFoundError) -> bool:
+    """Whether ``err`` is an optional extra's absence, not a module of the project's own."""
+    return (err.name or "").split(".")[0] in OPTIONAL_MODULES
+
+
+def skip_without_extra(err: ModuleNotFoundError, what: str) -> None:
+    """Skip the calling test when ``err`` is an optional extra's absence; else re-raise it."""
+    if not an_extra_is_missing(err):
+        raise err
+    pytest.skip(f"{what} needs {err.name}, from an optional extra not installed here")

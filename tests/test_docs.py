@@ -29,7 +29,7 @@ import pytest
 
 from agent_lab.cli import run as cli
 from agent_lab.cli.parser import build_parser
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, skip_without_extra
 from tests.docs_pages import (
     PAGES,
     PYTHON,
@@ -366,7 +366,10 @@ class _Page:
         printed = io.StringIO()
         code = compile(block.text, block.where, "exec")
         with contextlib.redirect_stdout(printed):
-            exec(code, self.module.__dict__)
+            try:
+                exec(code, self.module.__dict__)
+            except ModuleNotFoundError as err:
+                skip_without_extra(err, block.where)
         self.printed = printed.getvalue()
 
     def shell(self, block: Block) -> None:
