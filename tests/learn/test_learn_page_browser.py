@@ -32,7 +32,7 @@ def test_the_learn_page_shows_the_gain_and_the_rules_offline_and_readable(
     need_chromium()
     log, rules, html = tmp_path / "logs.jsonl", tmp_path / "rules.json", tmp_path / "learn.html"
     # A phrase with markup and a control character: shown as text, never run.
-    hostile = ("get the weather in <script>x()</script>\x1b[31m in celsius",
+    hostile = ("get the weather in <script>x()</script>\x1b[31m town in celsius",
                {"city": "Oslo", "unit": "celsius"})  # fmt: skip
     made = [line(n, *(hostile if n % 3 == 2 else WINDY if n % 2 else APPLE)) for n in range(COUNT)]
     log.write_text("".join(json.dumps(m) + "\n" for m in made))
@@ -59,7 +59,7 @@ def test_the_learn_page_shows_the_gain_and_the_rules_offline_and_readable(
                 assert kept.count() >= 2
                 shown = page.locator("#rules").inner_text()
                 assert "the big apple" in shown
-                assert "31m in celsius" in shown  # words of a terminal escape, as text
+                assert "31m town" in shown  # words of a terminal escape, as text
                 assert page.evaluate("document.documentElement.scrollWidth") <= width
                 sizes = measure(page)
                 low, high = max(MIN_TEXT_PX, sizes.body / TEXT_RATIO), sizes.body * TEXT_RATIO

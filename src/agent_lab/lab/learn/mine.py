@@ -8,7 +8,10 @@
   value whatever the words say is a constant's, not a phrase's). A value
   whose own spelling is in the words is the resolver's to read, not an
   alias's; dates and times depend on the day a conversation
-  took place, so they get no alias.
+  took place, so they get no alias. Words that spell the value the call gave
+  another parameter count for no alias of this one: a director's name goes
+  with the genre of his films in training, and says nothing of the genre
+  of the next request that names him.
 * A ``constant`` candidate is the value a tool's calls gave a parameter the
   resolver left unread, and the words did not spell, in at least
   ``min_share`` of its training examples (at least ``min_support`` of them).
@@ -41,7 +44,7 @@ import dataclasses
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -107,16 +110,25 @@ def _most_specific(
     return [c for key, c in by_phrase.items() if key not in dominated]
 
 
-def phrases(text: str) -> set[str]:
-    """Every run of one to three words of the text, lower case; none of stopwords alone."""
-    words = _TOKEN.findall(text.lower())
+def phrases(text: str, *, apart: Iterable[str] = ()) -> set[str]:
+    """Every run of one to three words of the text, lower case; none of stopwords alone.
+
+    No run takes words from where the text spells one of ``apart`` (any case,
+    on word boundaries): the text is cut there, and runs are taken on each side.
+    """
+    segments = [text.lower()]
+    for value in sorted({v.lower() for v in apart if v.strip()}, key=len, reverse=True):
+        cut = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
+        segments = [piece for segment in segments for piece in cut.split(segment)]
     found: set[str] = set()
-    for size in range(1, _LONGEST + 1):
-        for start in range(len(words) - size + 1):
-            run = words[start : start + size]
-            if all(word in STOPWORDS for word in run):
-                continue
-            found.add(" ".join(run))
+    for segment in segments:
+        words = _TOKEN.findall(segment)
+        for size in range(1, _LONGEST + 1):
+            for start in range(len(words) - size + 1):
+                run = words[start : start + size]
+                if all(word in STOPWORDS for word in run):
+                    continue
+                found.add(" ".join(run))
     return found
 
 
@@ -320,13 +332,16 @@ def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float)
     values: dict[str, JSONValue] = {}
     shown: defaultdict[tuple[str, str, str, str], list[str]] = defaultdict(list)
     for example in examples:
-        said = phrases(example.text)
+        everything = phrases(example.text)
         for parameter, kind in example.kinds.items():
             if kind in _NO_ALIAS or parameter in example.read:
                 continue
             value = example.arguments.get(parameter)
-            for phrase in said:
+            for phrase in everything:
                 seen[example.tool, parameter, phrase] += 1
+            # Words that spell another argument's value are that value's: "Peter
+            # Farrelly" is who directed, not a way to say the genre his films share.
+            said = phrases(example.text, apart=_other_values(example, parameter))
             if value is None or isinstance(value, bool | dict | list) or _dated(value):
                 continue
             if spelled_in(value, example.text):
@@ -360,6 +375,15 @@ def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float)
             )
         )
     return _most_specific(found, lambda c: seen[c.tool, c.parameter, c.phrase or ""])
+
+
+def _other_values(example: Example, parameter: str) -> list[str]:
+    """The string values the call gave its other parameters."""
+    return [
+        value
+        for name, value in example.arguments.items()
+        if name != parameter and isinstance(value, str)
+    ]
 
 
 def _constants(

@@ -1,0 +1,77 @@
+"""Alias rules: what words of a call may stand for a value, and what words may not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_lab.lab.learn.examples import examples_of
+from agent_lab.lab.learn.mine import mine, phrases
+from agent_lab.logs import LoggedRequest, read_logs
+from tests.logs.lines import jsonl, pair_line
+
+MOVIES: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "find_movies",
+        "description": "Movies to watch",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "genre": {"type": "string", "enum": ["Comedy", "Drama", "Horror"]},
+                "directed_by": {"type": "string"},
+            },
+            "required": [],
+        },
+    },
+}
+
+
+def line(conversation: int, text: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    messages = [
+        {"role": "system", "content": f"You find movies (session {conversation})."},
+        {"role": "user", "content": text},
+    ]
+    call = {"name": "find_movies", "arguments": json.dumps(arguments)}
+    made = pair_line(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": call}],
+        }
+    )
+    made["request"] = {"model": "gpt-4o-mini", "messages": messages, "tools": [MOVIES]}
+    return made
+
+
+def test_words_that_spell_another_arguments_value_stand_for_no_alias(tmp_path: Path) -> None:
+    """A director's name goes with his films' genre in training; it is who directed, not a
+    way to say the genre (on SGD, "by peter farrelly" became an alias of Comedy, and was
+    wrong on the next request naming him with no genre)."""
+    said = [
+        ("a movie directed by Peter Farrelly please", {"directed_by": "Peter Farrelly"}),
+        ("a movie directed by Sofia Coppola please", {"directed_by": "Sofia Coppola"}),
+    ]
+    genres = {"Peter Farrelly": "Comedy", "Sofia Coppola": "Drama"}
+    lines = [
+        line(n, text, {**arguments, "genre": genres[arguments["directed_by"]]})
+        for n in range(12)
+        for text, arguments in [said[n % 2]]
+    ]
+    funny = ["something funny tonight", "a funny one", "funny stuff please", "anything funny"]
+    lines += [line(100 + n, text, {"genre": "Comedy"}) for n, text in enumerate(funny)]
+    path = tmp_path / "logs.jsonl"
+    path.write_text(jsonl(*lines))
+    requests = [r for r in read_logs([path]) if isinstance(r, LoggedRequest)]
+    aliases = {c.phrase: c.value for c in mine(examples_of(requests)) if c.kind == "alias"}
+    assert aliases.get("funny") == "Comedy"  # words that say the genre are still mined
+    named = {
+        p for p in aliases if {"peter", "farrelly", "sofia", "coppola"} & set((p or "").split())
+    }
+    assert named == set()
+
+
+def test_phrases_cut_where_the_text_spells_a_value_apart() -> None:
+    assert phrases("by Peter Farrelly tonight", apart=["peter farrelly"]) == {"tonight"}
+    assert "by tonight" not in phrases("by Peter Farrelly tonight", apart=["Peter Farrelly"])
