@@ -139,6 +139,8 @@ def _document(learned: Learned) -> JSONObject:
             "agreement_before": rate(before.agreed, before.covered),
             "agreement_after": rate(after.agreed, after.covered),
             "saved_requests": after.saved_requests - before.saved_requests,
+            "most_conversations_per_group": learned.widest[1],
+            "clean_conversations_needed": learned.needed,
         },
         "refused": {
             reason: sum(1 for r in learned.verdicts.refused if r.reason == reason)

@@ -25,6 +25,7 @@ decided nothing, so no rule changes what plain code already decides.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event
 from agent_lab.lab.learn.mine import Candidate, captured, open_parameter
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.lab.stats.intervals import Z_95, wilson
 from agent_lab.resolvers.learned import (
     ANY_TOOL,
     Evidence,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["Refusal", "Verdicts", "admit", "measured"]
+__all__ = ["Refusal", "Verdicts", "admit", "clean_needed", "measured"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,6 +124,24 @@ def _agrees(candidate: Candidate, example: Example) -> bool | None:
     if not _fires(candidate, example, pattern):
         return None
     return logged == candidate.value
+
+
+def clean_needed(min_precision: float) -> int:
+    """The held-out conversations, every one right, a group needs to clear ``min_precision``.
+
+    With none wrong, the Wilson lower bound is n / (n + z^2): 35 conversations
+    for 0.9, 381 for 0.99. A group firing in fewer cannot be admitted however
+    right it is, so logs with fewer held-out conversations per tool keep nothing.
+    """
+    if min_precision <= 0:
+        return 1
+    n = max(1, math.ceil(Z_95**2 * min_precision / (1 - min_precision)))
+    # The closed form, checked against the interval the gate computes (rounding either way).
+    while wilson(n, n)[0] < min_precision:
+        n += 1
+    while n > 1 and wilson(n - 1, n - 1)[0] >= min_precision:
+        n -= 1
+    return n
 
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -18,17 +18,18 @@ from typing import TYPE_CHECKING
 
 from agent_lab.agents.learned_rules import with_rules
 from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
-from agent_lab.lab.learn.gate import Verdicts, admit
+from agent_lab.lab.learn.gate import Verdicts, admit, clean_needed
 from agent_lab.lab.learn.mine import mine
 from agent_lab.lab.shadow.figures import Tally
 from agent_lab.lab.shadow.replay import Replayed, replay
-from agent_lab.resolvers.learned import LearnedRule, RuleBook
+from agent_lab.resolvers.learned import ANY_TOOL, LearnedRule, RuleBook
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.lab.learn.examples import Example
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
 
@@ -81,6 +82,16 @@ class Learned:
     """Training examples (logged calls) the candidates were mined from."""
     held: int
     """Held-out examples the gate measured them on."""
+    widest: tuple[str, int] = ("", 0)
+    """The most held-out conversations one group could fire in, and its tool (``ANY_TOOL``
+    with ``across_tools``): no group can clear a bound that needs more (``needed``)."""
+    needed: int = 0
+    """The held-out conversations, every one right, a group needs (``gate.clean_needed``)."""
+
+    @property
+    def too_few(self) -> bool:
+        """Whether no group could clear the bound, however right its rules: too few logs."""
+        return self.widest[1] < self.needed
 
 
 def learn(
@@ -129,6 +140,7 @@ def learn(
                 "across_tools": settings.across_tools,
                 "candidates": len(candidates),
                 "kept": len(verdicts.kept),
+                "clean_needed": clean_needed(settings.min_precision),
             },
         },
     )
@@ -141,7 +153,28 @@ def learn(
         with_book = replay(request, plugins=ruled, read=settings.read, rules=book)
         if isinstance(without, Replayed) and isinstance(with_book, Replayed):
             gain.add(without, with_book)
-    return Learned(rules=book, verdicts=verdicts, gain=gain, training=len(train), held=len(held))
+    return Learned(
+        rules=book,
+        verdicts=verdicts,
+        gain=gain,
+        training=len(train),
+        held=len(held),
+        widest=_widest(held, across_tools=settings.across_tools),
+        needed=clean_needed(settings.min_precision),
+    )
+
+
+def _widest(held: Sequence[Example], *, across_tools: bool) -> tuple[str, int]:
+    """The tool with the most held-out conversations, and how many (every tool's, across tools)."""
+    if across_tools:
+        return ANY_TOOL, len({example.conversation for example in held})
+    by_tool: dict[str, set[str]] = {}
+    for example in held:
+        by_tool.setdefault(example.tool, set()).add(example.conversation)
+    if not by_tool:
+        return "", 0
+    tool = min(by_tool, key=lambda name: (-len(by_tool[name]), name))
+    return tool, len(by_tool[tool])
 
 
 def _order(rule: LearnedRule) -> tuple[str, str, str, str, str]:

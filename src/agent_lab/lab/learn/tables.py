@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from agent_lab.lab.learn.gate import clean_needed
 from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.shadow.tables import AGREEMENT_IS_NOT_ACCURACY, share
+from agent_lab.resolvers.learned import ANY_TOOL
 
 if TYPE_CHECKING:
     from agent_lab.lab.learn.learning import Learned
@@ -42,8 +44,25 @@ def gain_lines(learned: Learned) -> list[str]:
         f"{share(before.agreed, before.covered)} before, {share(after.agreed, after.covered)} "
         f"after. The same calls admitted the rules: measure them on logs they never saw "
         "before trusting the gain.",
+        *_too_few(learned),
         _saved(learned),
         AGREEMENT_IS_NOT_ACCURACY,
+    ]
+
+
+def _too_few(learned: Learned) -> list[str]:
+    """Why nothing could be kept when the logs are too few for the bound: said, not guessed."""
+    if not learned.too_few:
+        return []
+    gate = learned.rules.source.get("gate")
+    bound = gate.get("min_precision") if isinstance(gate, dict) else None
+    tool, most = learned.widest
+    where = "over every tool" if tool == ANY_TOOL else f"for one tool ({tool})" if tool else ""
+    return [
+        f"The held-out part is too small for the bound: a group's lower bound reaches "
+        f"{bound} only over {learned.needed} held-out conversations with every firing right, "
+        f"and it holds at most {most} {where}. Learn from more logs, or ask for a lower "
+        f"precision (0.9 needs {clean_needed(0.9)})."
     ]
 
 
