@@ -14,6 +14,7 @@ from agent_lab.errors import UsageError
 __all__ = [
     "check_output_file",
     "check_output_folder",
+    "check_outputs_apart",
     "concurrency",
     "count",
     "fraction",
@@ -188,6 +189,30 @@ def check_not_a_pipe(path: Path, what: str) -> int | None:
     if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
         raise UsageError(f"{what} {path} is a pipe or a socket, not a file")
     return mode
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve() or (
+            one.exists() and other.exists() and one.samefile(other)
+        )
+    except OSError:
+        return False
+
+
+def check_outputs_apart(outputs: dict[str, Path | None], inputs: list[Path]) -> None:
+    """No output is an input, or another output: writing it would destroy what was read.
+
+    ``outputs`` maps each option to its path (``None``: not asked for).
+    """
+    named = [(what, path) for what, path in outputs.items() if path is not None]
+    for index, (what, path) in enumerate(named):
+        for source in inputs:
+            if _same_file(path, source):
+                raise UsageError(f"{what} {path} is one of the files read: name another file")
+        for other, elsewhere in named[index + 1 :]:
+            if _same_file(path, elsewhere):
+                raise UsageError(f"{what} and {other} name the same file ({path})")
 
 
 def check_output_file(path: Path, what: str, *, regular: bool = False) -> None:

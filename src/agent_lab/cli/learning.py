@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.checks import check_output_file, check_outputs_apart
 from agent_lab.cli.loading import load_cases, load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import UsageError
@@ -52,6 +52,10 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
     page = None if options.html is None else Path(options.html)
     if page is not None:
         check_output_file(page, "--html")
+    read = [Path(name) for name in options.logs]
+    if options.workload is not None and Path(options.workload).is_file():
+        read.append(Path(options.workload))
+    check_outputs_apart({"--out": out, "--html": page}, read)
     learned = _learned(options, streams)
     write_whole(out, "--out", lambda target: target.write_text(learned.rules.dumps()))
     if page is not None:

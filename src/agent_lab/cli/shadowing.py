@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_lab.cli.checks import check_output_file, check_output_folder
+from agent_lab.cli.checks import check_output_file, check_output_folder, check_outputs_apart
 from agent_lab.cli.loading import load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import PriceError, UsageError
@@ -90,6 +90,7 @@ def shadow_command(options: argparse.Namespace, streams: Streams) -> int:
     html = Path(options.html) if options.html else None
     if html is not None:
         check_output_file(html, "--html")
+        check_outputs_apart({"--html": html}, paths)
     plugins = _plugin_loader(options.plugins)
     figures = shadow(
         paths,

@@ -315,7 +315,8 @@ def load_rules(path: str | Path) -> RuleBook:
     """
     where = Path(path)
     try:
-        text = where.read_text(encoding="utf-8")
+        # An editor's byte-order mark is no reason to refuse a file edited by hand.
+        text = where.read_text(encoding="utf-8-sig")
     except FileNotFoundError as err:
         raise MissingInputError(f"{where}: no such rules file") from err
     except (OSError, UnicodeDecodeError) as err:
@@ -363,8 +364,8 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     evidence = rule.get("evidence")
     facts = cast("dict[str, Any]", evidence) if isinstance(evidence, dict) else {}
     low = facts.get("heldout_low", 0.0)
-    if isinstance(low, bool) or not isinstance(low, int | float):
-        raise InputFileError(str(where), f"rule {index}'s heldout_low is not a number")
+    if isinstance(low, bool) or not isinstance(low, int | float) or not 0 <= low <= 1:
+        raise InputFileError(str(where), f"rule {index}'s heldout_low is not a number from 0 to 1")
     examples = facts.get("examples")
     return LearnedRule(
         kind=str(kind),

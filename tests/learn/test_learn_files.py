@@ -1,0 +1,76 @@
+"""The files learn reads and writes: a rules file edited by hand, and outputs that are inputs."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import pytest
+
+from agent_lab.cli import run
+from agent_lab.errors import InputFileError
+from agent_lab.resolvers.learned import load_rules
+from tests.learn.test_learn import APPLE, WINDY, logs
+from tests.logs.lines import jsonl
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CONSTANT = (
+    '{"format": "agent-lab.rules/1", "rules": [{"kind": "constant", "tool": "t", '
+    '"parameter": "p", "value": 1, "evidence": {"heldout_low": LOW}}]}'
+)
+
+
+@pytest.mark.parametrize("low", ["1" + "0" * 400, "-0.5", "1.5"])
+def test_a_heldout_low_out_of_range_is_a_clear_error(tmp_path: Path, low: str) -> None:
+    """A 401-digit bound raised OverflowError in learn --explain, shadow and precision."""
+    path = tmp_path / "rules.json"
+    path.write_text(CONSTANT.replace("LOW", low))
+    with pytest.raises(InputFileError, match="heldout_low is not a number from 0 to 1"):
+        load_rules(path)
+
+
+def test_a_rules_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    path.write_bytes(b"\xef\xbb\xbf" + CONSTANT.replace("LOW", "0.5").encode())
+    assert load_rules(path).rules[0].value == 1
+
+
+def learn_cli(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), stdout=out, stderr=err)
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        (["--out", "LOG"], "--out LOG is one of the files read"),
+        (["--out", "rules.json", "--html", "LOG"], "--html LOG is one of the files read"),
+        (["--out", "same", "--html", "same"], "--out and --html name the same file"),
+    ],
+)
+def test_learn_never_writes_over_what_it_reads_or_one_output_over_another(
+    tmp_path: Path, outputs: list[str], message: str
+) -> None:
+    """learn copy.jsonl --out copy.jsonl replaced the logs with the rules and exited 0."""
+    log = tmp_path / "logs.jsonl"
+    text = jsonl(*logs(10, train=APPLE, held=APPLE, other=WINDY))
+    log.write_text(text)
+    named = {"LOG": str(log), "same": str(tmp_path / "same"), "rules.json": str(tmp_path / "r")}
+    code, err = learn_cli("learn", str(log), *(named.get(o, o) for o in outputs))
+    assert code == 2
+    assert message.replace("LOG", str(log)) in " ".join(err.split())
+    assert log.read_text() == text
+    assert not (tmp_path / "same").exists()
+
+
+def test_shadow_never_writes_its_page_over_the_logs(tmp_path: Path) -> None:
+    log = tmp_path / "logs.jsonl"
+    text = jsonl(*logs(4, train=APPLE, held=APPLE))
+    log.write_text(text)
+    code, err = learn_cli("shadow", str(log), "--html", str(log))
+    assert code == 2
+    assert "is one of the files read" in err
+    assert log.read_text() == text
