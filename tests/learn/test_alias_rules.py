@@ -75,3 +75,56 @@ def test_words_that_spell_another_arguments_value_stand_for_no_alias(tmp_path: P
 def test_phrases_cut_where_the_text_spells_a_value_apart() -> None:
     assert phrases("by Peter Farrelly tonight", apart=["peter farrelly"]) == {"tonight"}
     assert "by tonight" not in phrases("by Peter Farrelly tonight", apart=["Peter Farrelly"])
+
+
+def test_phrases_keep_words_of_any_script_whole_and_stop_at_punctuation() -> None:
+    """ "lumière" was cut into "lumi" and "re", and "apple please" taken across a comma:
+    phrases that could never fire, and ASCII fragments that could fire wrongly."""
+    said = phrases("la ville lumière, s'il vous plaît")
+    assert "ville lumière" in said
+    assert "lumi" not in said
+    assert "s'il vous" in said
+    assert phrases("the big apple, please") == {
+        "big",
+        "apple",
+        "big apple",
+        "the big",
+        "the big apple",
+    }
+
+
+def test_an_alias_in_another_script_is_learned_whole_and_fires(tmp_path: Path) -> None:
+    from agent_lab.lab.learn.learning import learn
+    from agent_lab.lab.shadow.replay import Replayed, replay
+    from tests.learn.test_learn import COUNT, SETTINGS, WINDY, logs, requests_of
+
+    paris = ("get the weather in la ville lumière in celsius", {"city": "Paris", "unit": "celsius"})
+    requests = requests_of(logs(COUNT, train=paris, held=paris, other=WINDY), tmp_path)
+    learned = learn(requests, SETTINGS, source={})
+    kept = {r.phrase for r in learned.rules.rules if r.value == "Paris"}
+    assert any("lumière" in (phrase or "") for phrase in kept), kept
+    assert not any("lumi " in f"{phrase} " for phrase in kept)
+    replayed = replay(requests[0], rules=learned.rules)
+    assert isinstance(replayed, Replayed)
+    assert replayed.produced == {"city": "Paris", "unit": "celsius"}
+
+
+def test_a_phrase_less_telling_than_one_that_holds_wherever_it_does_gives_way(
+    tmp_path: Path,
+) -> None:
+    """ "in the big" only ever came in "in the big apple": kept, it read "in the big easy" as
+    New York. Phrases as telling as each other ("the big apple", "big apple today") stay."""
+    lines = [
+        line(n, f"{verb} the weather in {place} today", {"genre": genre})
+        for n, (verb, (place, genre)) in enumerate(
+            (verb, said)
+            for verb in ("get", "tell me", "show me", "what is")
+            for said in (("the big apple", "Comedy"), ("the windy city", "Drama"))
+        )
+    ]
+    path = tmp_path / "logs.jsonl"
+    path.write_text(jsonl(*lines))
+    requests = [r for r in read_logs([path]) if isinstance(r, LoggedRequest)]
+    kept = {c.phrase for c in mine(examples_of(requests)) if c.value == "Comedy"}
+    assert {"the big apple", "big apple today"} <= kept
+    assert not kept & {"in the big", "weather in the", "big", "apple", "the big"}

@@ -144,7 +144,7 @@ def clean_needed(min_precision: float) -> int:
     return n
 
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 class _Pools:

@@ -70,7 +70,11 @@ STOPWORDS = frozenset(
         "too", "thanks", "thank", "ok", "okay", "sure",
     ]
 )  # fmt: skip
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# Letters and digits of any script ("lumière", "東京"): an ASCII class cut words in two.
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# A phrase matches only as written, words one space apart, so none is taken across
+# punctuation ("apple, please"), where it could never fire.
+_BREAK = re.compile(r"[^\w\s']+")
 _NO_ALIAS = frozenset({"date", "time", "boolean"})
 _LONGEST = 3
 
@@ -89,34 +93,60 @@ class Candidate:
 
 
 def _most_specific(
-    found: list[Candidate], occurrences: Callable[[Candidate], int]
+    found: list[Candidate],
+    holders: Callable[[Candidate], set[int]],
+    telling: Callable[[Candidate, str], bool],
 ) -> list[Candidate]:
-    """The candidates less the phrases training never showed outside a longer one.
+    """The candidates less those another one of the same tool, parameter and value explains.
 
-    "city" that only ever came in "the windy city" says no more on the
-    training calls than "the windy city" does, and fires on "Kansas City":
-    the longer phrase, for the same tool (and parameter and value), is kept.
+    A phrase is dropped when every training example holding it (``holders``)
+    also holds another phrase for the same value with more telling words
+    (``telling``: words that on their own went with that value), or as many
+    and more words: "city", only ever in "the windy city", says no more on
+    the training calls than "the windy city", and fires on "Kansas City";
+    "in the big", only ever in "in the big apple", fires on "in the big
+    easy". Phrases held by the same examples and ranked alike ("the big
+    apple", "big apple in") are all kept: the gate judges each.
     """
-    by_phrase = {(c.tool, c.parameter, _key(c.value), c.phrase): c for c in found}
-    dominated: set[tuple[str, str, str, str | None]] = set()
-    for (tool, parameter, value, phrase), longer in by_phrase.items():
-        words = (phrase or "").split()
-        for size in range(1, len(words)):
-            for start in range(len(words) - size + 1):
-                key = (tool, parameter, value, " ".join(words[start : start + size]))
-                shorter = by_phrase.get(key)
-                if shorter is not None and occurrences(shorter) == occurrences(longer):
-                    dominated.add(key)
-    return [c for key, c in by_phrase.items() if key not in dominated]
+    by_phrase = {(c.tool, c.parameter, _key(c.value), c.phrase or ""): c for c in found}
+    groups: defaultdict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for tool, parameter, value, phrase in by_phrase:
+        groups[tool, parameter, value].append(phrase)
+    kept: list[Candidate] = []
+    for (tool, parameter, value), said in groups.items():
+        of = {phrase: by_phrase[tool, parameter, value, phrase] for phrase in said}
+        held = {phrase: holders(candidate) for phrase, candidate in of.items()}
+        rank = {
+            phrase: (sum(telling(candidate, word) for word in phrase.split()), len(phrase.split()))
+            for phrase, candidate in of.items()
+        }
+        kept.extend(
+            of[phrase]
+            for phrase in said
+            if not any(_explains(other, phrase, held, rank) for other in said if other != phrase)
+        )
+    return kept
+
+
+def _explains(
+    other: str, phrase: str, held: Mapping[str, set[int]], rank: Mapping[str, tuple[int, int]]
+) -> bool:
+    """Whether ``other`` explains ``phrase``: held wherever it is, and more telling."""
+    if not held[phrase] <= held[other]:
+        return False
+    if rank[other] != rank[phrase]:
+        return rank[other] > rank[phrase]
+    return held[phrase] < held[other]
 
 
 def phrases(text: str, *, apart: Iterable[str] = ()) -> set[str]:
     """Every run of one to three words of the text, lower case; none of stopwords alone.
 
     No run takes words from where the text spells one of ``apart`` (any case,
-    on word boundaries): the text is cut there, and runs are taken on each side.
+    on word boundaries), or across punctuation: the text is cut there, and runs
+    are taken on each side.
     """
-    segments = [text.lower()]
+    segments = _BREAK.split(text.lower())
     for value in sorted({v.lower() for v in apart if v.strip()}, key=len, reverse=True):
         cut = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
         segments = [piece for segment in segments for piece in cut.split(segment)]
@@ -170,9 +200,9 @@ def mine(
 
 def _routes(examples: Sequence[Example], *, min_support: int, min_share: float) -> list[Candidate]:
     went: Counter[tuple[str, str]] = Counter()
-    offered: Counter[tuple[str, str]] = Counter()
+    offered: defaultdict[tuple[str, str], set[int]] = defaultdict(set)
     shown: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
-    for example in examples:
+    for index, example in enumerate(examples):
         if example.routed is not None:
             continue  # plain code routed it: a learned route is never asked there
         for phrase in phrases(example.text):
@@ -180,7 +210,7 @@ def _routes(examples: Sequence[Example], *, min_support: int, min_share: float) 
             if len(shown[example.tool, phrase]) < 3:
                 shown[example.tool, phrase].append(example.text)
             for tool in example.offered:
-                offered[tool, phrase] += 1
+                offered[tool, phrase].add(index)
     found = [
         Candidate(
             kind="route",
@@ -192,9 +222,13 @@ def _routes(examples: Sequence[Example], *, min_support: int, min_share: float) 
             examples=tuple(shown[tool, phrase]),
         )
         for (tool, phrase), support in went.items()
-        if support >= min_support and support >= min_share * offered[tool, phrase]
+        if support >= min_support and support >= min_share * len(offered[tool, phrase])
     ]
-    return _most_specific(found, lambda c: offered[c.tool, c.phrase or ""])
+    return _most_specific(
+        found,
+        lambda c: offered[c.tool, c.phrase or ""],
+        lambda c, word: went[c.tool, word] >= max(1, min_share * len(offered[c.tool, word])),
+    )
 
 
 # The shapes a ``format`` rule names, as the schema-driven resolver writes each kind.
@@ -328,17 +362,17 @@ def _contexts(
 
 def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float) -> list[Candidate]:
     together: defaultdict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
-    seen: Counter[tuple[str, str, str]] = Counter()
+    seen: defaultdict[tuple[str, str, str], set[int]] = defaultdict(set)
     values: dict[str, JSONValue] = {}
     shown: defaultdict[tuple[str, str, str, str], list[str]] = defaultdict(list)
-    for example in examples:
+    for index, example in enumerate(examples):
         everything = phrases(example.text)
         for parameter, kind in example.kinds.items():
             if kind in _NO_ALIAS or parameter in example.read:
                 continue
             value = example.arguments.get(parameter)
             for phrase in everything:
-                seen[example.tool, parameter, phrase] += 1
+                seen[example.tool, parameter, phrase].add(index)
             # Words that spell another argument's value are that value's: "Peter
             # Farrelly" is who directed, not a way to say the genre his films share.
             said = phrases(example.text, apart=_other_values(example, parameter))
@@ -359,7 +393,7 @@ def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float)
     found: list[Candidate] = []
     for (tool, parameter, phrase), counts in together.items():
         key, support = counts.most_common(1)[0]
-        if support < min_support or support < min_share * seen[tool, parameter, phrase]:
+        if support < min_support or support < min_share * len(seen[tool, parameter, phrase]):
             continue
         if len(several[tool, parameter]) < 2:
             continue
@@ -374,7 +408,14 @@ def _aliases(examples: Sequence[Example], *, min_support: int, min_share: float)
                 examples=tuple(shown[tool, parameter, phrase, key]),
             )
         )
-    return _most_specific(found, lambda c: seen[c.tool, c.parameter, c.phrase or ""])
+    return _most_specific(
+        found,
+        lambda c: seen[c.tool, c.parameter, c.phrase or ""],
+        lambda c, word: (
+            together[c.tool, c.parameter, word][_key(c.value)]
+            >= max(1, min_share * len(seen[c.tool, c.parameter, word]))
+        ),
+    )
 
 
 def _other_values(example: Example, parameter: str) -> list[str]:
