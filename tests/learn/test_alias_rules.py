@@ -28,12 +28,14 @@ MOVIES: dict[str, Any] = {
 }
 
 
-def line(conversation: int, text: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def line(
+    conversation: int, text: str, arguments: dict[str, Any], tool: dict[str, Any] = MOVIES
+) -> dict[str, Any]:
     messages = [
         {"role": "system", "content": f"You find movies (session {conversation})."},
         {"role": "user", "content": text},
     ]
-    call = {"name": "find_movies", "arguments": json.dumps(arguments)}
+    call = {"name": tool["function"]["name"], "arguments": json.dumps(arguments)}
     made = pair_line(
         {
             "role": "assistant",
@@ -41,7 +43,7 @@ def line(conversation: int, text: str, arguments: dict[str, Any]) -> dict[str, A
             "tool_calls": [{"id": "call_1", "type": "function", "function": call}],
         }
     )
-    made["request"] = {"model": "gpt-4o-mini", "messages": messages, "tools": [MOVIES]}
+    made["request"] = {"model": "gpt-4o-mini", "messages": messages, "tools": [tool]}
     return made
 
 
@@ -128,3 +130,41 @@ def test_a_phrase_less_telling_than_one_that_holds_wherever_it_does_gives_way(
     kept = {c.phrase for c in mine(examples_of(requests)) if c.value == "Comedy"}
     assert {"the big apple", "big apple today"} <= kept
     assert not kept & {"in the big", "weather in the", "big", "apple", "the big"}
+
+
+def test_the_gate_counts_no_firing_where_the_schema_rejects_the_value(tmp_path: Path) -> None:
+    """A schema taking four letters at most: "the big apple" -> "New York" (the model's call,
+    which the schema rejects) was kept as "24 right, 0 wrong", firings that can never happen."""
+    from agent_lab.lab.learn.learning import learn
+    from tests.learn.test_learn import SETTINGS
+
+    short = json.loads(json.dumps(WEATHER_OF_FOUR))
+    said = [
+        ("get the weather in the big apple", {"city": "New York"}),
+        ("get the weather in the windy city", {"city": "CHI"}),
+    ]
+    lines = [line(n, *said[n % 2], tool=short) for n in range(150)]
+    path = tmp_path / "logs.jsonl"
+    path.write_text(jsonl(*lines))
+    requests = [r for r in read_logs([path]) if isinstance(r, LoggedRequest)]
+    learned = learn(requests, SETTINGS, source={})
+    assert [r.value for r in learned.rules.rules if r.kind == "alias"] == ["CHI"] * len(
+        [r for r in learned.rules.rules if r.kind == "alias"]
+    )
+    york = [r for r in learned.verdicts.refused if r.candidate.value == "New York"]
+    assert york
+    assert all(r.reason == "never_fired" and r.right == 0 for r in york)
+
+
+WEATHER_OF_FOUR: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather forecast for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "maxLength": 4}},
+            "required": ["city"],
+        },
+    },
+}

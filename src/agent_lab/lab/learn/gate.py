@@ -25,9 +25,12 @@ decided nothing, so no rule changes what plain code already decides.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -41,11 +44,12 @@ from agent_lab.resolvers.learned import (
     context_pattern,
     formatted,
     phrase_pattern,
+    property_validator,
 )
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from agent_lab.lab.learn.examples import Example
     from agent_lab.resolvers.learned import RuleBook
@@ -119,11 +123,34 @@ def _agrees(candidate: Candidate, example: Example) -> bool | None:
         if not _fires(candidate, example, None):
             return None
         names = captured(context_pattern(candidate.phrase), example.text)
-        return (isinstance(logged, str) and names == {logged}) if names else None
+        if not names or not all(_takes(example, candidate.parameter, n) for n in names):
+            return None  # the resolver checks a capture against the schema: none fills
+        return isinstance(logged, str) and names == {logged}
     pattern = None if candidate.phrase is None else phrase_pattern(candidate.phrase)
     if not _fires(candidate, example, pattern):
         return None
+    if not _takes(example, candidate.parameter, candidate.value):
+        return None  # never written into this schema (RuleBook.annotate): it cannot fire
     return logged == candidate.value
+
+
+def _takes(example: Example, parameter: str, value: JSONValue) -> bool:
+    """Whether the parameter's schema, as this request offered it, takes the value."""
+    properties: object = example.schema.get("properties")
+    prop = (
+        cast("Mapping[str, object]", properties).get(parameter)
+        if isinstance(properties, Mapping)
+        else None
+    )
+    if not isinstance(prop, Mapping):
+        return False
+    validator = _validator(json.dumps(prop, sort_keys=True, default=str))
+    return validator is not None and bool(validator.is_valid(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator(schema: str) -> Any:
+    return property_validator(cast("Mapping[str, Any]", json.loads(schema)))
 
 
 def clean_needed(min_precision: float) -> int:
