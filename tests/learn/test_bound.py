@@ -13,7 +13,7 @@ from agent_lab.cli import run
 from agent_lab.lab.learn.gate import clean_needed
 from agent_lab.lab.learn.learning import learn
 from agent_lab.lab.stats.intervals import wilson
-from tests.learn.test_learn import APPLE, COUNT, SETTINGS, WINDY, logs, requests_of
+from tests.learn.test_learn import APPLE, COUNT, SETTINGS, WINDY, line, logs, requests_of
 from tests.logs.lines import jsonl
 
 if TYPE_CHECKING:
@@ -42,9 +42,11 @@ def test_learn_says_the_logs_are_too_few_for_the_bound(tmp_path: Path) -> None:
     argv = ["learn", str(path), "--out", str(tmp_path / "rules.json")]
     assert run(argv, stdout=out, stderr=err) == 0, err.getvalue()
     said = " ".join(out.getvalue().split())
-    assert "too small for the bound" in said
-    assert "only over 381 held-out conversations" in said
+    assert "too small for the gate" in said
+    assert "admitted only over 381 held-out conversations" in said
+    assert "it holds at most" in said
     assert "(get_weather)" in said
+    assert "ask for a precision of at most 0." in said
     out = io.StringIO()
     assert run([*argv, "--json"], stdout=out, stderr=err) == 0, err.getvalue()
     held = json.loads(out.getvalue())["held_out"]
@@ -58,3 +60,35 @@ def test_logs_enough_for_the_bound_say_nothing_of_it(tmp_path: Path) -> None:
     assert learned.widest[0] == "get_weather"
     assert learned.widest[1] >= learned.needed == clean_needed(SETTINGS.min_precision)
     assert not learned.too_few
+
+
+def test_a_minimum_support_above_the_held_out_part_is_named_as_the_cause(tmp_path: Path) -> None:
+    path = tmp_path / "logs.jsonl"
+    path.write_text(jsonl(*logs(40, train=APPLE, held=APPLE, other=WINDY)))
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["learn", str(path), "--out", str(tmp_path / "r.json"), "--min-precision", "0.5"]
+    assert run([*argv, "--min-support", "100"], stdout=out, stderr=err) == 0, err.getvalue()
+    said = " ".join(out.getvalue().split())
+    assert "admitted only over 100 held-out conversations (the minimum support;" in said
+    assert "ask for a lower minimum support" in said
+
+
+def test_logs_of_one_conversation_are_said_to_leave_one_side_empty(tmp_path: Path) -> None:
+    """Every request opening with one system prompt and "hi": one conversation, so the split
+    put all 30 on one side, and the advice was to learn from more logs."""
+    same = [line(0, APPLE[0] + f" ({n})", APPLE[1]) for n in range(30)]
+    for made in same:
+        said = made["request"]["messages"][1]
+        made["request"]["messages"][1:] = [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "Hello! What can I do?"},
+            said,
+        ]
+    path = tmp_path / "logs.jsonl"
+    path.write_text(jsonl(*same))
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["learn", str(path), "--out", str(tmp_path / "r.json")], stdout=out, stderr=err) == 0
+    said = " ".join(out.getvalue().split())
+    assert "The split left no" in said
+    assert "fall in 1 conversation (a conversation is known by its first two messages" in said
+    assert "too small for the gate" not in said

@@ -86,11 +86,20 @@ class Learned:
     """The most held-out conversations one group could fire in, and its tool (``ANY_TOOL``
     with ``across_tools``): no group can clear a bound that needs more (``needed``)."""
     needed: int = 0
-    """The held-out conversations, every one right, a group needs (``gate.clean_needed``)."""
+    """The held-out conversations a group needs: every one right for the bound
+    (``gate.clean_needed``), and at least the minimum support."""
+    conversations: int = 0
+    """The conversations the examples fall in (a conversation is known by its first
+    two messages: logs whose conversations open alike count as one)."""
+
+    @property
+    def examples(self) -> int:
+        """The logged calls learned from: training and held out."""
+        return self.training + self.held
 
     @property
     def too_few(self) -> bool:
-        """Whether no group could clear the bound, however right its rules: too few logs."""
+        """Whether no group could be admitted, however right its rules: too few logs."""
         return self.widest[1] < self.needed
 
 
@@ -160,7 +169,8 @@ def learn(
         training=len(train),
         held=len(held),
         widest=_widest(held, across_tools=settings.across_tools),
-        needed=clean_needed(settings.min_precision),
+        needed=max(clean_needed(settings.min_precision), settings.min_support),
+        conversations=len({example.conversation for example in examples}),
     )
 
 

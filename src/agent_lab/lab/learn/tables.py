@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rich.table import Table
 
 from agent_lab.lab.learn.gate import clean_needed
 from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.shadow.tables import AGREEMENT_IS_NOT_ACCURACY, share
+from agent_lab.lab.stats.intervals import Z_95
 from agent_lab.resolvers.learned import ANY_TOOL
 
 if TYPE_CHECKING:
@@ -51,19 +53,54 @@ def gain_lines(learned: Learned) -> list[str]:
 
 
 def _too_few(learned: Learned) -> list[str]:
-    """Why nothing could be kept when the logs are too few for the bound: said, not guessed."""
-    if not learned.too_few:
+    """Why nothing could be kept when the logs are too few for the gate: said, not guessed."""
+    if learned.examples and not (learned.training and learned.held):
+        return [_empty_side(learned)]
+    if not learned.too_few or not learned.held:
         return []
     gate = learned.rules.source.get("gate")
-    bound = gate.get("min_precision") if isinstance(gate, dict) else None
+    facts = cast("dict[str, object]", gate) if isinstance(gate, dict) else {}
+    bound, support = facts.get("min_precision"), facts.get("min_support")
     tool, most = learned.widest
-    where = "over every tool" if tool == ANY_TOOL else f"for one tool ({tool})" if tool else ""
+    where = "over every tool" if tool == ANY_TOOL else f"for one tool ({tool})"
+    clean = clean_needed(float(bound)) if isinstance(bound, int | float) else learned.needed
+    why = (
+        f"{clean} with every firing right for a lower bound of {bound}"
+        if clean >= learned.needed
+        else f"the minimum support; {clean} with every firing right for a lower bound of {bound}"
+    )
+    # The highest bound ``most`` conversations, all right, can clear: n / (n + z^2).
+    reachable = math.floor(most / (most + Z_95**2) * 100) / 100
+    asks: list[str] = []
+    if clean > most and reachable > 0:
+        asks.append(f"a precision of at most {reachable:.2f}")
+    if isinstance(support, int) and support > most:
+        asks.append("a lower minimum support")
+    lower = f"or ask for {' and '.join(asks)}" if asks else "then learn again"
     return [
-        f"The held-out part is too small for the bound: a group's lower bound reaches "
-        f"{bound} only over {learned.needed} held-out conversations with every firing right, "
-        f"and it holds at most {most} {where}. Learn from more logs, or ask for a lower "
-        f"precision (0.9 needs {clean_needed(0.9)})."
+        f"The held-out part is too small for the gate: a group is admitted only over "
+        f"{learned.needed} held-out conversations ({why}), and it holds at most {most} "
+        f"{where}. Learn from more logs, {lower}."
     ]
+
+
+def _empty_side(learned: Learned) -> str:
+    """Why one side of the split is empty: too few conversations, or the share held out."""
+    split = learned.rules.source.get("split")
+    share = cast("dict[str, object]", split).get("holdout") if isinstance(split, dict) else None
+    part, larger = ("training", "smaller") if not learned.training else ("held-out", "larger")
+    count = learned.conversations
+    said = f"{count} conversation{'' if count == 1 else 's'}"
+    if count * 2 < learned.examples:
+        said += (
+            " (a conversation is known by its first two messages: logs whose conversations "
+            'open alike, one system prompt then "hi", count as one)'
+        )
+    held = f", {share:.2%} of them held out" if isinstance(share, float) else ""
+    return (
+        f"The split left no {part} calls: the {learned.examples} logged calls fall in {said}"
+        f"{held}. Learn from logs of more conversations, or hold out a {larger} share."
+    )
 
 
 def _saved(learned: Learned) -> str:
