@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+import json
+from pathlib import Path
 
 import pytest
 
@@ -12,9 +13,6 @@ from agent_lab.errors import InputFileError
 from agent_lab.resolvers.learned import load_rules
 from tests.learn.test_learn import APPLE, WINDY, logs
 from tests.logs.lines import jsonl
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 CONSTANT = (
     '{"format": "agent-lab.rules/1", "rules": [{"kind": "constant", "tool": "t", '
@@ -74,3 +72,35 @@ def test_shadow_never_writes_its_page_over_the_logs(tmp_path: Path) -> None:
     assert code == 2
     assert "is one of the files read" in err
     assert log.read_text() == text
+
+
+def test_learn_counts_the_lines_it_left_out_as_shadow_does(tmp_path: Path) -> None:
+    """--skip-bad-lines left lines out and said nothing; a line whose tools shadow refuses
+    was learned from, so learn's and shadow's counts of the same logs disagreed."""
+    made = logs(10, train=APPLE, held=APPLE, other=WINDY)
+    broken = json.loads(json.dumps(made[0]))
+    broken["request"]["tools"][0]["function"]["parameters"]["properties"] = [1, 2]
+    log = tmp_path / "logs.jsonl"
+    log.write_text(jsonl(*made, broken) + "{not json\n")
+    rules = tmp_path / "rules.json"
+    code, err = learn_cli("learn", str(log), "--out", str(rules))
+    assert code == 2
+    assert ":11" in err or ":12" in err
+    out = io.StringIO()
+    argv = ["learn", str(log), "--out", str(rules), "--skip-bad-lines"]
+    assert run(argv, stdout=out, stderr=io.StringIO()) == 0
+    said = " ".join(out.getvalue().split())
+    assert "Left out: bad_tools 1, malformed_json 1." in said
+    assert load_rules(rules).source["left_out"] == {"bad_tools": 1, "malformed_json": 1}
+
+
+def test_a_page_that_cannot_be_written_leaves_no_rules_file_behind(tmp_path: Path) -> None:
+    """--html /dev/full failed with exit 2 after the rules file was already written."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    log = tmp_path / "logs.jsonl"
+    log.write_text(jsonl(*logs(10, train=APPLE, held=APPLE, other=WINDY)))
+    rules = tmp_path / "rules.json"
+    code, err = learn_cli("learn", str(log), "--out", str(rules), "--html", "/dev/full")
+    assert code == 2, err
+    assert not rules.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +12,7 @@ from agent_lab.cli.loading import load_cases, load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import UsageError
 from agent_lab.lab.report.terminal import plain
-from agent_lab.logs.record import LogFormat, LoggedRequest
+from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine
 
 if TYPE_CHECKING:
     import argparse
@@ -57,13 +58,20 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
         read.append(Path(options.workload))
     check_outputs_apart({"--out": out, "--html": page}, read)
     learned = _learned(options, streams)
-    write_whole(out, "--out", lambda target: target.write_text(learned.rules.dumps()))
+    # The page first: when it cannot be written, no rules file is left behind either,
+    # and when the rules file cannot, the page that describes it is taken back.
     if page is not None:
         from agent_lab.lab.learn.page import render_learn_page  # noqa: PLC0415 (jinja2)
 
         write_whole(
             page, "--html", lambda target: render_learn_page(target, learned, rules_file=out.name)
         )
+    try:
+        write_whole(out, "--out", lambda target: target.write_text(learned.rules.dumps()))
+    except UsageError:
+        if page is not None and page.is_file():
+            page.unlink()
+        raise
     if options.json:
         print(json.dumps(_document(learned), indent=2, ensure_ascii=False), file=streams.out)
         return 0
@@ -87,6 +95,7 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
+    from agent_lab.lab.learn.examples import refused_tools  # noqa: PLC0415
     from agent_lab.lab.learn.learning import LearnSettings, digest, learn  # noqa: PLC0415
     from agent_lab.lab.learn.workloads import requests_of_workload  # noqa: PLC0415
     from agent_lab.logs.reader import read_logs  # noqa: PLC0415
@@ -99,16 +108,26 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
     for path in paths:
         if not path.is_file():
             raise UsageError(f"{path}: no such log file")
-    requests = [
-        item
-        for item in read_logs(
-            paths,
-            format=None if options.format is None else LogFormat(options.format),
-            on_error="skip" if options.skip_bad_lines else "fail",
-        )
-        if isinstance(item, LoggedRequest)
-    ]
+    requests: list[LoggedRequest] = []
+    left_out: Counter[str] = Counter()
+    for item in read_logs(
+        paths,
+        format=None if options.format is None else LogFormat(options.format),
+        on_error="skip" if options.skip_bad_lines else "fail",
+    ):
+        # A line shadow cannot use (its tools refused, say) teaches nothing either: it is
+        # counted as shadow counts it, or stops the command without --skip-bad-lines.
+        skipped = item if isinstance(item, SkippedLine) else refused_tools(item, plugins)
+        if skipped is None and isinstance(item, LoggedRequest):
+            requests.append(item)
+            continue
+        if skipped is not None:
+            if not options.skip_bad_lines:
+                raise LogError(skipped)
+            left_out[str(skipped.reason)] += 1
     source: JSONObject = {}
+    if left_out:
+        source["left_out"] = dict(sorted(left_out.items()))
     if options.workload is not None and plugins is not None:
         workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
         requests += requests_of_workload(workload, plugins)

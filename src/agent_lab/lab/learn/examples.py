@@ -23,6 +23,7 @@ from agent_lab.agents.tool_specs import tool_name
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.errors import AgentLabError
 from agent_lab.lab.shadow.cases import case_of
+from agent_lab.logs.record import SkippedLine, SkipReason
 from agent_lab.resolvers.learned import ANY_TOOL
 from agent_lab.resolvers.schema import SchemaResolver, kind_of
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["Example", "conversation_of", "examples_of", "held_out"]
+__all__ = ["Example", "conversation_of", "examples_of", "held_out", "refused_tools"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +107,21 @@ def _routed(
         return decider_for(request.tools, plugins=plugins).router.route(text, offered).event
     except AgentLabError:
         return None
+
+
+def refused_tools(request: LoggedRequest, plugins: PluginSet | None = None) -> SkippedLine | None:
+    """The request as ``agent-lab shadow`` skips it when its tools are refused, else ``None``.
+
+    A request whose tools the registry refuses (a schema that is no schema) is
+    replayed by nobody, so nothing is learned from it either.
+    """
+    try:
+        decider_for(request.tools, plugins=plugins)
+    except AgentLabError as err:
+        return SkippedLine(
+            where=request.where, reason=SkipReason.BAD_TOOLS, message=f"the tools offered: {err}"
+        )
+    return None
 
 
 def examples_of(

@@ -49,7 +49,16 @@ def gain_lines(learned: Learned) -> list[str]:
         *_too_few(learned),
         _saved(learned),
         AGREEMENT_IS_NOT_ACCURACY,
+        *_left_out(learned),
     ]
+
+
+def _left_out(learned: Learned) -> list[str]:
+    """The lines learned from nothing (``--skip-bad-lines``), by reason, as shadow says it."""
+    left = learned.rules.source.get("left_out")
+    if not isinstance(left, dict) or not left:
+        return []
+    return ["Left out: " + ", ".join(f"{reason} {n}" for reason, n in left.items()) + "."]
 
 
 def _too_few(learned: Learned) -> list[str]:
