@@ -104,3 +104,21 @@ def test_a_page_that_cannot_be_written_leaves_no_rules_file_behind(tmp_path: Pat
     code, err = learn_cli("learn", str(log), "--out", str(rules), "--html", "/dev/full")
     assert code == 2, err
     assert not rules.exists()
+
+
+def test_explain_shows_characters_that_reorder_or_hide_text_as_escapes(tmp_path: Path) -> None:
+    """A right-to-left override in a value made a rule read as another under review."""
+    from agent_lab.lab.report.terminal import printable
+
+    assert printable("New York\u202e kroY weN") == "New York\\u202e kroY weN"
+    assert printable("a\u200bb\u2066c\x1b") == "a\\u200bb\\u2066c\\x1b"
+    assert printable("tab\tand\nnewline, lumière") == "tab\tand\nnewline, lumière"
+    path = tmp_path / "rules.json"
+    path.write_text(
+        '{"format": "agent-lab.rules/1", "rules": [{"kind": "alias", "tool": "t", '
+        '"parameter": "p", "phrase": "the big apple", "value": "Paris\\u202eknaB"}]}'
+    )
+    out = io.StringIO()
+    assert run(["learn", "--explain", str(path)], stdout=out, stderr=io.StringIO()) == 0
+    assert "\u202e" not in out.getvalue()
+    assert "\\u202e" in out.getvalue()

@@ -138,8 +138,8 @@ class Workload:
                         WorkloadError(
                             self.name,
                             case.line,
-                            f"case {case.id!r}: the expected arguments fail event "
-                            f"{event!r}'s schema: {found}",
+                            f"case {case.id!r}: the expected arguments fail the schema "
+                            f"of event {event!r}: {found}",
                         )
                     )
         return problems

@@ -74,7 +74,9 @@ def _tool(item: JSONValue, index: int, where: str, *, legacy: bool) -> JSONObjec
     parameters = function.get("parameters", {"type": "object"})
     if as_object(parameters) is None:
         fail(
-            where, SkipReason.BAD_TOOLS, f"tool {name!r}'s parameters are not a JSON Schema object"
+            where,
+            SkipReason.BAD_TOOLS,
+            f"the parameters of tool {name!r} are not a JSON Schema object",
         )
     spec: JSONObject = {"name": name, "parameters": parameters}
     description = function.get("description")

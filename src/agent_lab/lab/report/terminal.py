@@ -15,13 +15,20 @@ from rich.text import Text
 
 __all__ = ["plain", "printable"]
 
-# C0 and C1 controls and DEL, but for tab and newline.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls and DEL (but tab and newline), and the invisible ones that reorder or
+# hide text (bidi overrides and isolates, zero-width marks): a value shown for review must
+# look like what it is.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
     """``text`` with every control character shown as its escape, never obeyed."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def plain(text: object) -> Text:
