@@ -161,6 +161,9 @@ def test_run_applies_a_rules_file_and_records_it(tmp_path: Path) -> None:
     correct, recorded = outcomes[True]
     assert correct == 1
     assert recorded.startswith("agent_lab.demo:plugins with rules rules.json (")
+    code, out, err = cli("report", str(tmp_path / "rTrue.sqlite"))
+    assert code == 0, err
+    assert f"Plugins: {recorded}" in out  # the terminal report says it, as the page does
 
 
 def test_precision_counts_what_the_rules_fill(tmp_path: Path) -> None:

@@ -215,6 +215,9 @@ def terminal_tables(
     if findings is not None:
         for sentence in findings.headline:
             console.print(Text(printable(sentence)))
+    if run.plugins:
+        # The plugin set, and the rules file applied to it (name and digest), shaped the figures.
+        console.print(Text(printable(f"Plugins: {run.plugins}")))
     console.print(
         _table(
             title, SUMMARY_COLUMNS, metrics, width, wide=wide, wide_hint=wide_hint, colors=colors
