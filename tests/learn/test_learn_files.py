@@ -122,3 +122,28 @@ def test_explain_shows_characters_that_reorder_or_hide_text_as_escapes(tmp_path:
     assert run(["learn", "--explain", str(path)], stdout=out, stderr=io.StringIO()) == 0
     assert "\u202e" not in out.getvalue()
     assert "\\u202e" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["learn", "FOLDER", "--out", "r.json"], "is a folder: name the log files in it"),
+        (["learn", "EMPTY", "--out", "r.json"], "the logs hold no request to learn from"),
+        (["learn", "--explain", "RULES", "--out", "r.json"], "writes nothing: no --out or --html"),
+    ],
+)
+def test_learn_says_what_is_wrong_with_what_it_was_given(
+    tmp_path: Path, argv: list[str], message: str
+) -> None:
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "rules.json").write_text('{"format": "agent-lab.rules/1", "rules": []}')
+    named = {
+        "FOLDER": str(tmp_path),
+        "EMPTY": str(tmp_path / "empty.jsonl"),
+        "RULES": str(tmp_path / "rules.json"),
+        "r.json": str(tmp_path / "r.json"),
+    }
+    code, err = learn_cli(*(named.get(a, a) for a in argv))
+    assert code == 2
+    assert message in " ".join(err.split())
+    assert not (tmp_path / "r.json").exists()

@@ -30,8 +30,10 @@ def learn_command(options: argparse.Namespace, streams: Streams) -> int:
     from agent_lab.resolvers.learned import load_rules  # noqa: PLC0415
 
     if options.explain is not None:
-        if options.logs:
-            raise UsageError("--explain prints a rules file: give it no logs")
+        if options.logs or options.workload is not None:
+            raise UsageError("--explain prints a rules file: give it no logs or workload")
+        if options.out is not None or options.html is not None:
+            raise UsageError("--explain prints a rules file and writes nothing: no --out or --html")
         book = load_rules(options.explain)
         if options.json:
             print(json.dumps(book.as_json(), indent=2, ensure_ascii=False), file=streams.out)
@@ -107,7 +109,11 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
     paths = [Path(name) for name in options.logs]
     for path in paths:
         if not path.is_file():
-            raise UsageError(f"{path}: no such log file")
+            raise UsageError(
+                f"{path} is a folder: name the log files in it"
+                if path.is_dir()
+                else f"{path}: no such log file"
+            )
     requests: list[LoggedRequest] = []
     left_out: Counter[str] = Counter()
     for item in read_logs(
@@ -135,6 +141,12 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
         source["workload_sha256"] = workload.fingerprint()
     if options.plugins is not None:
         source["plugins"] = options.plugins
+    if not requests:
+        left = sum(left_out.values())
+        raise UsageError(
+            "the logs hold no request to learn from"
+            + (f" ({left} line{'' if left == 1 else 's'} left out)" if left else "")
+        )
     settings = LearnSettings(
         holdout=options.holdout,
         min_precision=options.min_precision,
