@@ -136,9 +136,17 @@ def test_the_gate_counts_no_firing_where_the_schema_rejects_the_value(tmp_path: 
     """A schema taking four letters at most: "the big apple" -> "New York" (the model's call,
     which the schema rejects) was kept as "24 right, 0 wrong", firings that can never happen."""
     from agent_lab.lab.learn.learning import learn
-    from tests.learn.test_learn import SETTINGS
+    from tests.learn.test_learn import (
+        SETTINGS,
+        WEATHER,
+    )
 
-    short = json.loads(json.dumps(WEATHER_OF_FOUR))
+    short = json.loads(json.dumps(WEATHER))
+    short["function"]["parameters"] = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "maxLength": 4}},
+        "required": ["city"],
+    }
     said = [
         ("get the weather in the big apple", {"city": "New York"}),
         ("get the weather in the windy city", {"city": "CHI"}),
@@ -154,17 +162,3 @@ def test_the_gate_counts_no_firing_where_the_schema_rejects_the_value(tmp_path: 
     york = [r for r in learned.verdicts.refused if r.candidate.value == "New York"]
     assert york
     assert all(r.reason == "never_fired" and r.right == 0 for r in york)
-
-
-WEATHER_OF_FOUR: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "The weather forecast for a city",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string", "maxLength": 4}},
-            "required": ["city"],
-        },
-    },
-}
