@@ -44,10 +44,11 @@ import dataclasses
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.lab.learn.phrases import TOKEN, most_telling, phrases
 from agent_lab.resolvers.enums import mentions
 from agent_lab.resolvers.learned import ANY_TOOL, context_pattern, takes_format
 
@@ -59,24 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Candidate", "mine", "open_parameter", "phrases", "spelled_in"]
 
-# Words too common to stand for anything alone: a phrase of nothing else is no alias.
-STOPWORDS = frozenset(
-    [
-        "a", "an", "the", "i", "me", "my", "we", "our", "you", "your", "it", "its", "is", "are",
-        "was", "be", "to", "of", "in", "on", "at", "for", "from", "with", "by", "and", "or", "but",
-        "not", "no", "yes", "please", "can", "could", "would", "will", "want", "like", "need",
-        "find", "get", "some", "any", "this", "that", "there", "here", "what", "which", "when",
-        "where", "how", "do", "does", "did", "have", "has", "had", "am", "so", "just", "also",
-        "too", "thanks", "thank", "ok", "okay", "sure",
-    ]
-)  # fmt: skip
-# Letters and digits of any script ("lumière", "東京"): an ASCII class cut words in two.
-_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-# A phrase matches only as written, words one space apart, so none is taken across
-# punctuation ("apple, please"), where it could never fire.
-_BREAK = re.compile(r"[^\w\s']+")
 _NO_ALIAS = frozenset({"date", "time", "boolean"})
-_LONGEST = 3
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,69 +81,25 @@ def _most_specific(
     holders: Callable[[Candidate], set[int]],
     telling: Callable[[Candidate, str], bool],
 ) -> list[Candidate]:
-    """The candidates less those another one of the same tool, parameter and value explains.
+    """The candidates less those another of the same tool, parameter and value explains.
 
-    A phrase is dropped when every training example holding it (``holders``)
-    also holds another phrase for the same value with more telling words
-    (``telling``: words that on their own went with that value), or as many
-    and more words: "city", only ever in "the windy city", says no more on
-    the training calls than "the windy city", and fires on "Kansas City";
-    "in the big", only ever in "in the big apple", fires on "in the big
-    easy". Phrases held by the same examples and ranked alike ("the big
-    apple", "big apple in") are all kept: the gate judges each.
+    Per tool, parameter and value, ``phrases.most_telling`` decides, from the
+    training examples holding each phrase (``holders``) and the words that on
+    their own went with the value (``telling``).
     """
     by_phrase = {(c.tool, c.parameter, _key(c.value), c.phrase or ""): c for c in found}
-    groups: defaultdict[tuple[str, str, str], list[str]] = defaultdict(list)
-    for tool, parameter, value, phrase in by_phrase:
-        groups[tool, parameter, value].append(phrase)
+    groups: defaultdict[tuple[str, str, str], list[Candidate]] = defaultdict(list)
+    for (tool, parameter, value, _), candidate in by_phrase.items():
+        groups[tool, parameter, value].append(candidate)
     kept: list[Candidate] = []
-    for (tool, parameter, value), said in groups.items():
-        of = {phrase: by_phrase[tool, parameter, value, phrase] for phrase in said}
-        held = {phrase: holders(candidate) for phrase, candidate in of.items()}
-        rank = {
-            phrase: (sum(telling(candidate, word) for word in phrase.split()), len(phrase.split()))
-            for phrase, candidate in of.items()
-        }
-        kept.extend(
-            of[phrase]
-            for phrase in said
-            if not any(_explains(other, phrase, held, rank) for other in said if other != phrase)
+    for candidates in groups.values():
+        of = {c.phrase or "": c for c in candidates}
+        chosen = most_telling(
+            {phrase: holders(c) for phrase, c in of.items()},
+            lambda phrase, word, of=of: telling(of[phrase], word),
         )
+        kept.extend(of[phrase] for phrase in chosen)
     return kept
-
-
-def _explains(
-    other: str, phrase: str, held: Mapping[str, set[int]], rank: Mapping[str, tuple[int, int]]
-) -> bool:
-    """Whether ``other`` explains ``phrase``: held wherever it is, and more telling."""
-    if not held[phrase] <= held[other]:
-        return False
-    if rank[other] != rank[phrase]:
-        return rank[other] > rank[phrase]
-    return held[phrase] < held[other]
-
-
-def phrases(text: str, *, apart: Iterable[str] = ()) -> set[str]:
-    """Every run of one to three words of the text, lower case; none of stopwords alone.
-
-    No run takes words from where the text spells one of ``apart`` (any case,
-    on word boundaries), or across punctuation: the text is cut there, and runs
-    are taken on each side.
-    """
-    segments = _BREAK.split(text.lower())
-    for value in sorted({v.lower() for v in apart if v.strip()}, key=len, reverse=True):
-        cut = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
-        segments = [piece for segment in segments for piece in cut.split(segment)]
-    found: set[str] = set()
-    for segment in segments:
-        words = _TOKEN.findall(segment)
-        for size in range(1, _LONGEST + 1):
-            for start in range(len(words) - size + 1):
-                run = words[start : start + size]
-                if all(word in STOPWORDS for word in run):
-                    continue
-                found.add(" ".join(run))
-    return found
 
 
 def spelled_in(value: JSONValue, text: str) -> bool:
@@ -307,7 +247,7 @@ def _before(value: str, text: str) -> list[str]:
     found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text)
     if found is None:
         return []
-    words = _TOKEN.findall(text[: found.start()].lower())
+    words = TOKEN.findall(text[: found.start()].lower())
     return [" ".join(words[-size:]) for size in (1, 2) if len(words) >= size]
 
 
