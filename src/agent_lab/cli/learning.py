@@ -12,7 +12,7 @@ from agent_lab.cli.loading import load_cases, load_plugin_set, plugin_registry
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import UsageError
 from agent_lab.lab.report.terminal import plain
-from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine
+from agent_lab.logs.record import LogError, LogFormat, LoggedRequest
 
 if TYPE_CHECKING:
     import argparse
@@ -123,14 +123,16 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
     ):
         # A line shadow cannot use (its tools refused, say) teaches nothing either: it is
         # counted as shadow counts it, or stops the command without --skip-bad-lines.
-        skipped = item if isinstance(item, SkippedLine) else refused_tools(item, plugins)
-        if skipped is None and isinstance(item, LoggedRequest):
-            requests.append(item)
-            continue
-        if skipped is not None:
-            if not options.skip_bad_lines:
-                raise LogError(skipped)
-            left_out[str(skipped.reason)] += 1
+        if isinstance(item, LoggedRequest):
+            skipped = refused_tools(item, plugins)
+            if skipped is None:
+                requests.append(item)
+                continue
+        else:
+            skipped = item
+        if not options.skip_bad_lines:
+            raise LogError(skipped)
+        left_out[str(skipped.reason)] += 1
     source: JSONObject = {}
     if left_out:
         source["left_out"] = dict(sorted(left_out.items()))

@@ -60,6 +60,7 @@ __all__ = [
     "Evidence",
     "LearnedRule",
     "RuleBook",
+    "accepts",
     "context_pattern",
     "formatted",
     "load_rules",
@@ -259,7 +260,7 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
             if rule.value in FORMATS and takes_format(prop):
                 properties[rule.parameter] = cast("JSONObject", formatted(prop, str(rule.value)))
             continue
-        if rule.kind != "context" and not _accepts(prop, rule.value):
+        if rule.kind != "context" and not accepts(prop, rule.value):
             continue
         hint = prop.setdefault(HINT, {})
         if not isinstance(hint, dict):
@@ -299,10 +300,21 @@ def takes_format(schema: Mapping[str, Any]) -> bool:
     )
 
 
-def _accepts(schema: JSONObject, value: JSONValue) -> bool:
+def accepts(schema: Mapping[str, Any], value: JSONValue) -> bool:
     """Whether the parameter's schema takes the value (a rule never fires where it would not)."""
-    validator = property_validator(schema)
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # a frozen schema: validated as it is, not cached
+        validator = property_validator(schema)
+    else:
+        validator = _validator_of(key)
     return validator is not None and bool(validator.is_valid(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_of(schema: str) -> Any:
+    """One validator per schema, however many rules and requests ask of it."""
+    return property_validator(cast("Mapping[str, Any]", json.loads(schema)))
 
 
 def load_rules(path: str | Path) -> RuleBook:

@@ -25,8 +25,6 @@ decided nothing, so no rule changes what plain code already decides.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import re
 from collections import defaultdict
@@ -41,10 +39,10 @@ from agent_lab.resolvers.learned import (
     ANY_TOOL,
     Evidence,
     LearnedRule,
+    accepts,
     context_pattern,
     formatted,
     phrase_pattern,
-    property_validator,
 )
 from agent_lab.resolvers.schema import SchemaResolver
 
@@ -142,15 +140,7 @@ def _takes(example: Example, parameter: str, value: JSONValue) -> bool:
         if isinstance(properties, Mapping)
         else None
     )
-    if not isinstance(prop, Mapping):
-        return False
-    validator = _validator(json.dumps(prop, sort_keys=True, default=str))
-    return validator is not None and bool(validator.is_valid(value))
-
-
-@functools.lru_cache(maxsize=4096)
-def _validator(schema: str) -> Any:
-    return property_validator(cast("Mapping[str, Any]", json.loads(schema)))
+    return isinstance(prop, Mapping) and accepts(cast("Mapping[str, Any]", prop), value)
 
 
 def clean_needed(min_precision: float) -> int:

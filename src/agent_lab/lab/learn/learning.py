@@ -125,6 +125,7 @@ def learn(
     held = [
         e for e in examples if held_out(e.conversation, share=settings.holdout, seed=settings.seed)
     ]
+    clean = clean_needed(settings.min_precision)
     candidates = mine(train, min_support=settings.min_training, across_tools=settings.across_tools)
     verdicts = admit(
         candidates, held, min_precision=settings.min_precision, min_support=settings.min_support
@@ -149,7 +150,7 @@ def learn(
                 "across_tools": settings.across_tools,
                 "candidates": len(candidates),
                 "kept": len(verdicts.kept),
-                "clean_needed": clean_needed(settings.min_precision),
+                "clean_needed": clean,
             },
         },
     )
@@ -169,7 +170,7 @@ def learn(
         training=len(train),
         held=len(held),
         widest=_widest(held, across_tools=settings.across_tools),
-        needed=max(clean_needed(settings.min_precision), settings.min_support),
+        needed=max(clean, settings.min_support),
         conversations=len({example.conversation for example in examples}),
     )
 

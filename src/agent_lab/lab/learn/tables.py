@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, cast
 
 from rich.table import Table
 
-from agent_lab.lab.learn.gate import clean_needed
 from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.shadow.tables import AGREEMENT_IS_NOT_ACCURACY, share
-from agent_lab.lab.stats.intervals import Z_95
+from agent_lab.lab.stats.intervals import wilson
 from agent_lab.resolvers.learned import ANY_TOOL
 
 if TYPE_CHECKING:
@@ -69,17 +68,17 @@ def _too_few(learned: Learned) -> list[str]:
         return []
     gate = learned.rules.source.get("gate")
     facts = cast("dict[str, object]", gate) if isinstance(gate, dict) else {}
-    bound, support = facts.get("min_precision"), facts.get("min_support")
+    bound, support, clean = (facts.get(k) for k in ("min_precision", "min_support", "clean_needed"))
+    clean = clean if isinstance(clean, int) else learned.needed
     tool, most = learned.widest
     where = "over every tool" if tool == ANY_TOOL else f"for one tool ({tool})"
-    clean = clean_needed(float(bound)) if isinstance(bound, int | float) else learned.needed
     why = (
         f"{clean} with every firing right for a lower bound of {bound}"
         if clean >= learned.needed
         else f"the minimum support; {clean} with every firing right for a lower bound of {bound}"
     )
-    # The highest bound ``most`` conversations, all right, can clear: n / (n + z^2).
-    reachable = math.floor(most / (most + Z_95**2) * 100) / 100
+    # The highest bound ``most`` conversations, all right, can clear.
+    reachable = math.floor(wilson(most, most)[0] * 100) / 100
     asks: list[str] = []
     if clean > most and reachable > 0:
         asks.append(f"a precision of at most {reachable:.2f}")
