@@ -101,6 +101,17 @@ def test_a_value_no_column_holds_is_stored_as_a_failed_trial_never_lost(tmp_path
         assert t.ledger is not None  # what could be stored was
     assert cli("report", str(db), "--html", str(tmp_path / "r.html"))[0] == 0
     assert cli("export", str(db), "--format", "parquet", "--out", str(tmp_path / "pq"))[0] == 0
+    # --resume crashed the same way: left as a killed run leaves it, it stores the rest once.
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute("UPDATE runs SET state = 'running'")
+        connection.execute("DELETE FROM trials WHERE repeat = 1")
+    connection.close()
+    resume = ("run", str(workload), *plugins, "--db", str(db), *FAST, "--repeats", "2")
+    code, _, err = cli(*resume, "--resume")
+    assert code == 1, err
+    assert "Traceback" not in err
+    assert trial_keys(db) == (3 * 3 * 2, 3 * 3 * 2, "finished")
     code, out, err = cli("precision", str(workload), *plugins)
     assert code == 0, err
     assert "an integer of about 5000 digits" in out
