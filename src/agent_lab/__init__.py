@@ -5,10 +5,11 @@ their definitions, the registry and the kernel, results and statuses), the
 agents and the one decision function every caller shares, the plugin sets
 and routes, the schema-driven resolver, the tool layer (events as tool specs,
 results as tool answers, K30), the model port and its providers, and the
-exceptions; and log replay (the log readers, ``replay`` of one logged request,
-its figures). Test doubles are in ``agent_lab.testing``. The providers, what
-the simulated model is built from (its error profile, the truth it reads,
-its latency), the price table and log replay load on first use (the OpenAI
+exceptions; log replay (the log readers, ``replay`` of one logged request,
+its figures); and rules learned from logs (``load_rules``, ``with_rules``).
+Test doubles are in ``agent_lab.testing``. The providers, what the simulated
+model is built from (its error profile, the truth it reads, its latency),
+the price table, log replay and the rules load on first use (the OpenAI
 SDK alone takes about 2 s to import).
 """
 
@@ -68,6 +69,7 @@ from agent_lab.errors import (
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
+    from agent_lab.agents.learned_rules import with_rules
     from agent_lab.lab.shadow.figures import ShadowFigures
     from agent_lab.lab.shadow.replay import Replayed, replay
     from agent_lab.logs.reader import read_line, read_logs
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
     from agent_lab.providers.replay import RecordingProvider, ReplayProvider
     from agent_lab.providers.request_log import RequestLog
     from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
+    from agent_lab.resolvers.learned import RuleBook, load_rules
 
 __all__ = [
     "AgentLabError",
@@ -140,6 +143,7 @@ __all__ = [
     "Route",
     "RouteKind",
     "Routing",
+    "RuleBook",
     "SchemaResolver",
     "ShadowFigures",
     "SimulatedProvider",
@@ -159,12 +163,14 @@ __all__ = [
     "adecide",
     "anthropic_tool",
     "decide",
+    "load_rules",
     "openai_tool",
     "read_line",
     "read_logs",
     "replay",
     "to_tool_result",
     "tool_status",
+    "with_rules",
 ]
 
 __version__ = "0.1.0"
@@ -193,6 +199,10 @@ _PROVIDERS = {
     "Replayed": "agent_lab.lab.shadow.replay",
     "replay": "agent_lab.lab.shadow.replay",
     "ShadowFigures": "agent_lab.lab.shadow.figures",
+    # Rules learned from logs (agent-lab learn): read a rules file, apply it to a plugin set.
+    "RuleBook": "agent_lab.resolvers.learned",
+    "load_rules": "agent_lab.resolvers.learned",
+    "with_rules": "agent_lab.agents.learned_rules",
 }
 
 
