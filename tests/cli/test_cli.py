@@ -438,7 +438,9 @@ def test_events_summary_is_one_line_per_event_and_the_count() -> None:
     assert code == 0
     lines = shown.strip().splitlines()
     assert lines[-1] == f"{len(lines) - 1} events"
-    assert "set_timer (duration_seconds)" in lines
+    assert "set_reminder (task, date, time)" in lines  # it has no optional field
+    assert "set_timer (duration_seconds; optional: label)" in lines
+    assert "send_message (to, body; optional: channel)" in lines
 
 
 def test_providers_json_lists_oracle_and_simulated_apart() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,51 @@ def test_a_malformed_line_is_an_error_naming_the_file_and_line(
     assert document["calls"] == 5
 
 
+def _unknown_role(line: dict[str, Any]) -> None:
+    line["request"]["messages"].append({"role": "wizard", "content": "abracadabra"})
+
+
+def _tool_not_offered(line: dict[str, Any]) -> None:
+    line["response"]["choices"][0]["message"]["tool_calls"][0]["function"]["name"] = "launch"
+
+
+def _arguments_not_json(line: dict[str, Any]) -> None:
+    line["response"]["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = "{ci"
+
+
+@pytest.mark.parametrize(
+    ("spoil", "said", "reason"),
+    [
+        (_unknown_role, "unknown role 'wizard'", "unknown_role"),
+        (_tool_not_offered, "'launch', not offered", "tool_not_offered"),
+        (_arguments_not_json, "arguments are not JSON", "arguments_not_json"),
+    ],
+    ids=["unknown role", "tool not offered", "arguments not JSON"],
+)
+def test_a_line_the_reader_cannot_use_is_named_or_counted_by_every_log_command(
+    tmp_path: Path, spoil: Callable[[dict[str, Any]], None], said: str, reason: str
+) -> None:
+    """Each unusable line is an error naming the file and line (exit 2), or, with
+    ``--skip-bad-lines``, a skip counted under its reason while the rest is read."""
+    line = json.loads(pairs_line(0, *TALKS[0]))
+    spoil(line)
+    log = tmp_path / "spoiled.jsonl"
+    log.write_text(pairs_line(1, *TALKS[1]) + "\n" + json.dumps(line) + "\n")
+    for command in (
+        ["shadow", str(log)],
+        ["import", "logs", str(log), "--out", str(tmp_path / "i")],
+    ):
+        _, err = cli(*command, code=2)
+        assert f"{log}:2" in err
+        assert said in err
+        assert "Traceback" not in err
+    document = json.loads(cli("shadow", str(log), "--json", "--skip-bad-lines")[0])
+    assert (document["skipped"], document["calls"]) == ({reason: 1}, 1)
+    cli("import", "logs", str(log), "--out", str(tmp_path / "i"), "--skip-bad-lines")
+    imported = json.loads((tmp_path / "i" / "import-report.json").read_text())
+    assert (imported["skipped"], imported["cases"]) == ({reason: 1}, 1)
+
+
 def test_import_logs_writes_a_workload_every_command_accepts(
     logs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -201,12 +247,20 @@ def test_import_logs_writes_a_workload_every_command_accepts(
     workload = str(target / "workload-logs.jsonl")
     precision = json.loads(cli("precision", workload, "--plugins", str(target), "--json")[0])
     assert precision["overall"]["filled"] > 0
+    assert "agreement with the logged model, not accuracy" in precision["truth"]
+    assert "not accuracy" in cli("precision", workload, "--plugins", str(target))[0]
     cli("routing", workload, "--plugins", str(target), "--json")
     db = str(tmp_path / "runs.sqlite")
     for _ in range(2):
         cli("run", workload, "--plugins", str(target), "--provider", "simulated",
             "--simulated-latency", "1,2", "--warmup", "0", "--db", db, "--no-progress")  # fmt: skip
     runs = json.loads(cli("runs", db, "--json")[0])
+    # Scored against the logged model's calls, the run's figures say so wherever they say
+    # where they come from: the headline, the JSON, the page.
+    report = json.loads(cli("report", db, "--json")[0])
+    assert "agreement with the logged model, not accuracy" in report["provenance"]
+    assert any("agreement with the logged model" in line for line in report["headline"])
+    assert "agreement with the logged model" in " ".join(cli("report", db)[0].split())
     gated, _ = cli("gate", db, "--run", runs[1]["run_id"], "--baseline", runs[0]["run_id"],
                    "--json")  # fmt: skip
     assert json.loads(gated)["checks"]

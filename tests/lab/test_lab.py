@@ -43,6 +43,16 @@ GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "mi
         (json.dumps({**GOOD, "candidates": "set_timer"}), "'candidates' must be a list"),
         (json.dumps({**GOOD, "event_given": "false"}), "'event_given' must be true or false"),
         (
+            json.dumps({"id": "a", "text": "t", "expect": {"status": "success"}}),
+            "'expected' must be an object with a status \\(the line has 'expect': is it "
+            "'expected' misspelt\\?\\)",
+        ),
+        (json.dumps({"id": "a", "txt": "t", "expected": {}}), "'text' must be a string \\(the"),
+        (
+            json.dumps({**GOOD, "expected": {"statsu": "success"}}),
+            "expected status None .* \\(the line has 'statsu'",
+        ),
+        (
             json.dumps(
                 {
                     **GOOD,

@@ -38,11 +38,14 @@ from agent_lab.lab.report.terminal import plain, printable
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.stats.precision import measure_precision
 from agent_lab.lab.stats.routing import measure_routing
+from agent_lab.lab.workload import LOGGED_TRUTH, truth_is_logged
 from agent_lab.providers.redaction import split_credentials
 from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
     import argparse
+
+    from agent_lab.application.events.registry import EventRegistry
 
 
 __all__ = [
@@ -229,6 +232,17 @@ def export(options: argparse.Namespace, streams: Streams) -> int:
     return 0
 
 
+def _summary_line(name: str, registry: EventRegistry) -> str:
+    """``name (required, ...; optional: ...)``: what a request must hold, and what it may."""
+    schema = thaw_json(registry.schema(name))
+    schema = schema if isinstance(schema, dict) else {}
+    raw, properties = schema.get("required"), schema.get("properties")
+    required = [str(r) for r in raw] if isinstance(raw, list) else []
+    optional = [p for p in properties if p not in required] if isinstance(properties, dict) else []
+    shown = ", ".join(required) or "nothing required"
+    return f"{name} ({shown}; optional: {', '.join(optional)})" if optional else f"{name} ({shown})"
+
+
 def events(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab events``: each event of a plugin set, with its JSON Schema."""
     registry = plugin_registry(load_plugin_set(options.plugins), options.plugins)
@@ -236,11 +250,7 @@ def events(options: argparse.Namespace, streams: Streams) -> int:
     if options.summary:
         # An imported benchmark holds a thousand events: one line each, then the count.
         for definition in registry:
-            schema = thaw_json(registry.schema(definition.name))
-            raw = schema.get("required") if isinstance(schema, dict) else None
-            required = [str(r) for r in raw] if isinstance(raw, list) else []
-            shown = ", ".join(required) or "nothing required"
-            print(printable(f"{definition.name} ({shown})"), file=streams.out)
+            print(printable(_summary_line(definition.name, registry)), file=streams.out)
         print(f"{len(names)} events", file=streams.out)
         return 0
     for definition in registry:
@@ -302,12 +312,15 @@ def precision(options: argparse.Namespace, streams: Streams) -> int:
     workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
     plugins, _ = with_rules_file(plugins, options.plugins, options.rules, streams.err)
     result = measure_precision(workload, plugins, examples=options.examples)
+    logged = truth_is_logged(case.category for case in workload.cases)
     if options.json:
-        print(json.dumps(result.as_json(), indent=2, sort_keys=True), file=streams.out)
+        figures = result.as_json() | ({"truth": LOGGED_TRUTH} if logged else {})
+        print(json.dumps(figures, indent=2, sort_keys=True), file=streams.out)
         return 0
     table = Table(
         title=f"deterministic precision over {result.cases} cases expected to succeed "
-        f"({result.resolver_errors} resolver errors)"
+        f"({result.resolver_errors} resolver errors)",
+        caption=f"{LOGGED_TRUTH[0].upper()}{LOGGED_TRUTH[1:]}." if logged else None,
     )
     for column in ("kind", "source", "filled", "right", "precision", "95% CI"):
         table.add_column(column, justify="left" if column in ("kind", "source") else "right")

@@ -395,7 +395,7 @@ def _plugins(add_parser: AddParser) -> None:
     events.add_argument(
         "--summary",
         action="store_true",
-        help="one line per event (its required fields), and the count",
+        help="one line per event (its required fields, then its optional ones), and the count",
     )
     events.set_defaults(handler=commands.events)
 

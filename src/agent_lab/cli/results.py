@@ -64,12 +64,13 @@ def write_report(
         )
     comparisons = compare(trials, baseline) if baseline in policies and len(policies) > 1 else []
     baselines = references(trials)
-    found = find(trials, metrics, comparisons, provenance=provenance(run))
+    said = provenance(run, trials)
+    found = find(trials, metrics, comparisons, provenance=said)
     if as_json:
         figures = report_json(
             run,
             metrics,
-            provenance=provenance(run),
+            provenance=said,
             references=baselines,
             comparisons=comparisons,
         )

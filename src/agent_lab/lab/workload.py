@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import io
 from dataclasses import dataclass, field
@@ -28,11 +29,34 @@ if TYPE_CHECKING:
     from agent_lab.application.events.registry import EventRegistry
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["Case", "Expectation", "ExpectedCall", "Workload", "WorkloadError", "load_workload"]
+__all__ = [
+    "LOGGED_TAGS",
+    "LOGGED_TRUTH",
+    "Case",
+    "Expectation",
+    "ExpectedCall",
+    "Workload",
+    "WorkloadError",
+    "load_workload",
+    "truth_is_logged",
+]
 
 BUILT_IN = {"demo": "agent_lab.demo"}
 _STATUSES = {status.value for status in Status}
 _MATCHING = {"exact", "bfcl"}  # the values of lab.scoring.Matching
+
+LOGGED_TAGS = frozenset({"logged_call", "logged_words"})
+"""The tags ``import logs`` gives a case: its truth is what a logged model did."""
+LOGGED_TRUTH = (
+    "the truth is what the logged model did, so a figure scored against it is agreement "
+    "with the logged model, not accuracy"
+)
+
+
+def truth_is_logged(categories: Iterable[str]) -> bool:
+    """Whether every case (by its first tag) is scored against a logged model's calls."""
+    seen = set(categories)
+    return bool(seen) and seen <= LOGGED_TAGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,24 +249,41 @@ def _calls(
     return tuple(calls)
 
 
+_CASE_KEYS = (
+    "id", "text", "event", "expected", "payload", "context", "tags", "event_given",
+    "candidates", "matching",
+)  # fmt: skip
+_TRUTH_KEYS = ("status", "arguments", "alternatives", "calls")
+
+
+def _misspelt(row: dict[str, Any], name: str, known: tuple[str, ...]) -> str:
+    """A hint when a key the reader does not know is close to the one it missed."""
+    unknown = [key for key in row if isinstance(key, str) and key not in known]
+    close = difflib.get_close_matches(name, unknown, n=1, cutoff=0.6)
+    return f" (the line has {close[0]!r}: is it {name!r} misspelt?)" if close else ""
+
+
 def _case(data: object, source: str, line: int) -> Case:
     if not isinstance(data, dict):
         raise WorkloadError(source, line, "a case must be a JSON object")
     row: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
     for name, kind in (("id", str), ("text", str)):
         if not isinstance(row.get(name), kind):
-            raise WorkloadError(source, line, f"{name!r} must be a string")
+            hint = _misspelt(row, name, _CASE_KEYS) if name not in row else ""
+            raise WorkloadError(source, line, f"{name!r} must be a string{hint}")
     event = row.get("event")
     if event is not None and not isinstance(event, str):
         raise WorkloadError(source, line, "'event' must be a string or null")
     expected = row.get("expected")
     if not isinstance(expected, dict):
-        raise WorkloadError(source, line, "'expected' must be an object with a status")
+        hint = _misspelt(row, "expected", _CASE_KEYS) if "expected" not in row else ""
+        raise WorkloadError(source, line, f"'expected' must be an object with a status{hint}")
     truth: dict[str, Any] = expected  # pyright: ignore[reportUnknownVariableType]
     status = truth.get("status")
     if status not in _STATUSES:
+        hint = _misspelt(truth, "status", _TRUTH_KEYS) if "status" not in truth else ""
         raise WorkloadError(
-            source, line, f"expected status {status!r} is not one of {sorted(_STATUSES)}"
+            source, line, f"expected status {status!r} is not one of {sorted(_STATUSES)}{hint}"
         )
     arguments = truth.get("arguments")
     if arguments is not None and not isinstance(arguments, dict):

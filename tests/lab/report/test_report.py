@@ -124,6 +124,26 @@ def test_the_footnote_says_what_the_runs_provider_was(
     assert (SMALL_MODEL in html) == (provider == "local")
 
 
+@pytest.mark.parametrize(
+    ("categories", "logged"),
+    [
+        (["logged_call", "logged_words"], True),
+        (["logged_call"], True),
+        (["logged_call", "complete"], False),
+        (["complete"], False),
+        ([], False),
+    ],
+)
+def test_a_run_scored_against_logged_calls_says_its_figures_are_agreement(
+    categories: list[str], logged: bool
+) -> None:
+    """A workload from ``import logs`` holds what the logged model did, not a truth: its
+    run's provenance says so; a run with any case of another truth says nothing of it."""
+    trials = [trial(f"c{n}", category=category) for n, category in enumerate(categories)]
+    said = provenance(run_record(), trials)
+    assert ("agreement with the logged model, not accuracy" in said) == logged
+
+
 def test_a_profiles_source_is_no_parenthesis_inside_the_provenance() -> None:
     """The profile's source often holds a parenthesis; the provenance adds none around it."""
     config = {"provider_settings": {"profile": {"name": "typical", "wrong_value": 0.03,

@@ -27,6 +27,7 @@ from agent_lab.lab.report.wording import counted
 from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.stats.findings import Findings, find
 from agent_lab.lab.stats.llm_calls import CALLED_CASES_SHOWN
+from agent_lab.lab.workload import LOGGED_TRUTH, truth_is_logged
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -97,13 +98,21 @@ def profile_of(run: RunRecord) -> str:
     return f"{described}; {source}" if source else described
 
 
-def provenance(run: RunRecord) -> str:
-    """Which model produced the figures: a real one, the sighted simulation, or the oracle."""
+def provenance(run: RunRecord, trials: Sequence[TrialRecord] = ()) -> str:
+    """Which model produced the figures, and what the truth was where it is no truth.
+
+    The model: a real one, the sighted simulation, or the oracle. The truth of a workload
+    made from logs is a logged model's calls: its figures are agreement with that model.
+    """
     if run.provider == "oracle":
-        return f"{ORACLE_LABEL}; {profile_of(run)}"
-    if run.provider == "simulated":
-        return f"{SIMULATED_LABEL}; {profile_of(run)}"
-    return f"provider {run.provider}, model {run.model or 'default'}"
+        said = f"{ORACLE_LABEL}; {profile_of(run)}"
+    elif run.provider == "simulated":
+        said = f"{SIMULATED_LABEL}; {profile_of(run)}"
+    else:
+        said = f"provider {run.provider}, model {run.model or 'default'}"
+    if truth_is_logged(t.category for t in trials):
+        said += f"; {LOGGED_TRUTH}"
+    return said
 
 
 def footnote(run: RunRecord) -> str:
@@ -268,7 +277,7 @@ def render_html(
     findings: Findings | None = None,
 ) -> Path:
     """Write the self-contained HTML report (no scripts, no network) and return its path."""
-    found = findings or find(trials, metrics, comparisons, provenance=provenance(run))
+    found = findings or find(trials, metrics, comparisons, provenance=provenance(run, trials))
     policies = [m.policy for m in metrics]
     drawn: dict[str, Chart] = {
         "tradeoff": tradeoff_chart(metrics, references),
@@ -278,7 +287,7 @@ def render_html(
     }
     document = _TEMPLATES.get_template("report.html.j2").render(
         run=run,
-        provenance=provenance(run),
+        provenance=provenance(run, trials),
         footnote=footnote(run),
         python=run.environment.get("python"),
         cpu=run.environment.get("cpu"),

@@ -109,7 +109,7 @@ def case_of(
         text=turn.text,
         context=context,
         expected=expected,
-        tags=("logged_call" if calls else "logged_words",),
+        tags=("logged_call" if calls else "logged_words",),  # workload.LOGGED_TAGS
         candidates=offered,
         matching=matching,
     )

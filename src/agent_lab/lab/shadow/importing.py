@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.lab.importers.common import write_events
 from agent_lab.lab.shadow.cases import case_of
+from agent_lab.lab.workload import LOGGED_TRUTH
 from agent_lab.logs.reader import read_logs
 from agent_lab.logs.record import SkippedLine
 from agent_lab.strict_json import canonical_dumps
@@ -60,8 +61,7 @@ class LogImport:
             "events": self.events,
             "skipped": dict(sorted(self.skipped.items())),
             "conflicting_tools": list(self.conflicting_tools),
-            "truth": "what the logged model did: a figure scored against it is agreement, "
-            "not accuracy",
+            "truth": LOGGED_TRUTH,
         }
 
 
