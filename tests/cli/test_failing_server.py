@@ -171,3 +171,36 @@ def test_the_worst_case_is_the_providers_attempts_per_request_and_one_request_pe
     assert asked
     assert {t.llm_calls for t in asked} == {3}
     assert len(server.requests) == sum(t.llm_calls for t in trials)
+
+
+@pytest.mark.slow
+def test_a_trial_the_runner_tries_twice_sends_at_most_twice_the_providers_attempts(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """The worst case docs/agents.md states: 6 requests for a trial, never more.
+
+    Each 503 comes after 1.2 s and the provider backs off at most 0.5 s, then
+    1 s: its second attempt always starts within the trial's 3 s (by 1.7 s),
+    its three attempts never end within it (3.6 s at least). So every try times out having sent 2 or 3
+    requests, the runner tries once more, and each trial sent 4 to 6, all
+    counted. A layer that retried on top of another would send more.
+    """
+    down = json.dumps({"error": {"message": "down"}})
+    server.default = Behavior(kind="status", status=503, body=down, delay=1.2)
+    db = tmp_path / "r.sqlite"
+    out, err = io.StringIO(), io.StringIO()
+    argv = [
+        "run", "demo", "--plugins", "agent_lab.demo:plugins", "--no-progress", "--warmup", "0",
+        "--limit", "4", "--policy", "llm-always", "--provider", "openai", "--model", "m",
+        "--base-url", server.url, "--structured-output", "json_object", "--timeout", "3",
+        "--concurrency", "4", "--db", str(db),
+    ]  # fmt: skip
+    assert run(argv, stdout=out, stderr=err) == 1, err.getvalue()
+    with Store(db, read_only=True) as store:
+        [record] = store.runs()
+        trials = store.trials(record.run_id, include_warmup=False)
+    assert trials
+    for trial in trials:
+        assert (trial.status, trial.reason) == (TrialStatus.ERROR, "timeout")
+        assert 4 <= trial.llm_calls <= 6
+    assert len(server.requests) == sum(t.llm_calls for t in trials)

@@ -17,6 +17,7 @@ from agent_lab.agents.port import (
     ProviderReply,
     ProviderRequest,
     ProviderSetup,
+    request_sent,
 )
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ProviderError, SettingError
@@ -268,19 +269,13 @@ class OpenAIProvider:
             await entry[1].close()
 
     async def _attempts(
-        self,
-        client: openai.AsyncOpenAI,
-        arguments: dict[str, Any],
-        model: str,
-        started: int,
-        *,
-        mode: StructuredOutput,
-        format_tool: str | None,
-        context: Mapping[str, JSONValue],
-    ) -> ProviderReply:
+        self, client: openai.AsyncOpenAI, arguments: dict[str, Any], model: str, started: int,
+        *, mode: StructuredOutput, format_tool: str | None, context: Mapping[str, JSONValue],
+    ) -> ProviderReply:  # fmt: skip
         attempt = 0
         while True:
             attempt += 1
+            request_sent()  # heard by a meter: a call cut short still counts each attempt
             sent_at = self._clock.monotonic_ns()
             try:
                 body = await asyncio.wait_for(self._send(client, arguments), self.timeout)

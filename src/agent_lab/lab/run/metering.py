@@ -4,7 +4,10 @@ A trial's figures normally come from its agent's reply. A trial that timed
 out, or whose policy raised, has no reply, yet the requests it sent were
 sent, waited for and often paid for: a figure of zero would flatter the
 policy. So the lab's providers are wrapped in ``MeteredProvider``, which
-counts every request toward the trial that sent it.
+counts every request toward the trial that sent it: a call that returned by
+its reply's count, a call cut short by the requests its provider said it
+sent (``agents.port.request_sent``: each retry of the OpenAI-compatible
+provider), or one.
 
 The trial is found through a ``ContextVar`` that the runner sets around each
 trial. That is observation, not a value any call needs: the count must
@@ -19,12 +22,28 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.agents.port import hearing_requests
 from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
     from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
 
 __all__ = ["MeteredProvider", "RequestCount", "counting"]
+
+
+@dataclass(slots=True)
+class _OpenCall:
+    """A provider call that has not returned, and the requests it said it sent."""
+
+    heard: int = 0
+
+    def hear(self) -> None:
+        self.heard += 1
+
+    @property
+    def requests(self) -> int:
+        # A provider that never says (one request per call) has sent one.
+        return max(1, self.heard)
 
 
 @dataclass(slots=True)
@@ -37,16 +56,23 @@ class RequestCount:
     """Of those, the calls that returned a reply (a failed one included)."""
     usage: Usage = field(default_factory=Usage.zero)
     """The finished calls' usage (their own retries included)."""
+    open_calls: list[_OpenCall] = field(default_factory=list[_OpenCall])
+    """The calls that have not returned (cut short, when the trial is over)."""
+
+    @property
+    def cut_requests(self) -> int:
+        """Requests of the calls that never returned: each retry the provider said it made."""
+        return sum(call.requests for call in self.open_calls)
 
     @property
     def requests(self) -> int:
-        """Requests sent: each finished call's own count, and one for each call cut short."""
-        return self.usage.requests + (self.started - self.finished)
+        """Requests sent: each finished call's own count, and those of each call cut short."""
+        return self.usage.requests + self.cut_requests
 
     @property
     def failed(self) -> int:
-        """Requests with no usable reply: the failed ones, and every call cut short."""
-        return self.usage.failed + (self.started - self.finished)
+        """Requests with no usable reply: the failed ones, and every request of a call cut short."""
+        return self.usage.failed + self.cut_requests
 
     @property
     def complete(self) -> bool:
@@ -105,7 +131,11 @@ class MeteredProvider:
         if count is None:
             return await self.inner.complete(request)
         count.started += 1
-        reply = await self.inner.complete(request)
+        call = _OpenCall()
+        count.open_calls.append(call)
+        with hearing_requests(call.hear):
+            reply = await self.inner.complete(request)
+        count.open_calls.remove(call)
         count.finished += 1
         # A provider of the user's may hand back any usage: only plausible figures count.
         count.usage += checked_usage(reply.usage) or Usage()
