@@ -181,9 +181,10 @@ def test_a_trial_the_runner_tries_twice_sends_at_most_twice_the_providers_attemp
 
     Each 503 comes after 1.2 s and the provider backs off at most 0.5 s, then
     1 s: its second attempt always starts within the trial's 3 s (by 1.7 s),
-    its three attempts never end within it (3.6 s at least). So every try times out having sent 2 or 3
-    requests, the runner tries once more, and each trial sent 4 to 6, all
-    counted. A layer that retried on top of another would send more.
+    its three attempts never end within it (3.6 s at least). So every try
+    times out having sent 2 or 3 requests, the runner tries once more, and
+    each trial sent 4 to 6, all counted (a call cut short was counted as one
+    request). A layer that retried on top of another would send more.
     """
     down = json.dumps({"error": {"message": "down"}})
     server.default = Behavior(kind="status", status=503, body=down, delay=1.2)

@@ -13,7 +13,7 @@ from agent_lab.cli import run
 from agent_lab.lab.learn.gate import clean_needed
 from agent_lab.lab.learn.learning import learn
 from agent_lab.lab.stats.intervals import wilson
-from tests.learn.test_learn import APPLE, COUNT, SETTINGS, WINDY, line, logs, requests_of
+from tests.lab.learn.test_learn import APPLE, COUNT, SETTINGS, WINDY, line, logs, requests_of
 from tests.logs.lines import jsonl
 
 if TYPE_CHECKING:

@@ -98,7 +98,7 @@ def test_phrases_keep_words_of_any_script_whole_and_stop_at_punctuation() -> Non
 def test_an_alias_in_another_script_is_learned_whole_and_fires(tmp_path: Path) -> None:
     from agent_lab.lab.learn.learning import learn
     from agent_lab.lab.shadow.replay import Replayed, replay
-    from tests.learn.test_learn import COUNT, SETTINGS, WINDY, logs, requests_of
+    from tests.lab.learn.test_learn import COUNT, SETTINGS, WINDY, logs, requests_of
 
     paris = ("get the weather in la ville lumière in celsius", {"city": "Paris", "unit": "celsius"})
     requests = requests_of(logs(COUNT, train=paris, held=paris, other=WINDY), tmp_path)
@@ -136,7 +136,7 @@ def test_the_gate_counts_no_firing_where_the_schema_rejects_the_value(tmp_path: 
     """A schema taking four letters at most: "the big apple" -> "New York" (the model's call,
     which the schema rejects) was kept as "24 right, 0 wrong", firings that can never happen."""
     from agent_lab.lab.learn.learning import learn
-    from tests.learn.test_learn import (
+    from tests.lab.learn.test_learn import (
         SETTINGS,
         WEATHER,
     )

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from agent_lab.cli import run
+from tests.lab.learn.test_learn import APPLE, COUNT, WINDY, line
 from tests.lab.report.test_report_browser import (
     ARGS,
     ARTIFACTS,
@@ -21,7 +22,6 @@ from tests.lab.report.test_report_browser import (
     need_chromium,
     open_page,
 )
-from tests.learn.test_learn import APPLE, COUNT, WINDY, line
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ import pytest
 from agent_lab.cli import run
 from agent_lab.errors import InputFileError
 from agent_lab.resolvers.learned import load_rules
-from tests.learn.test_learn import APPLE, WINDY, logs
+from tests.lab.learn.test_learn import APPLE, WINDY, logs
 from tests.logs.lines import jsonl
 
 CONSTANT = (
