@@ -264,8 +264,9 @@ def test_import_logs_writes_a_workload_every_command_accepts(
     gated, _ = cli("gate", db, "--run", runs[1]["run_id"], "--baseline", runs[0]["run_id"],
                    "--json")  # fmt: skip
     assert json.loads(gated)["checks"]
-    cli("sweep", workload, "--plugins", str(target), "--vary", "wrong_value=0,0.1",
-        "--db", str(tmp_path / "sweep.sqlite"), "--no-progress", "--json")  # fmt: skip
+    swept = cli("sweep", workload, "--plugins", str(target), "--vary", "wrong_value=0,0.1",
+                "--db", str(tmp_path / "sweep.sqlite"), "--no-progress", "--json")  # fmt: skip
+    assert "agreement with the logged model, not accuracy" in json.loads(swept[0])["truth"]
 
 
 def test_tools_the_registry_refuses_are_named_or_counted(tmp_path: Path) -> None:

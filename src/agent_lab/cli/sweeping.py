@@ -137,10 +137,13 @@ def show_sweep(summary: SweepSummary, streams: Streams, *, as_json: bool, html: 
         print(f"always-decline: {summary.decline.format(1, 100, '%')}", file=streams.out)
         for even in summary.break_evens:
             print(even.sentence(), file=streams.out)
+        if summary.truth:
+            print(f"Accuracy here: {summary.truth}.", file=streams.out)
     if html:
         from agent_lab.lab.report.render import render_sweep_html  # noqa: PLC0415 (matplotlib)
 
         label = "ORACLE (the answer key)" if summary.provider == "oracle" else "SIMULATED"
+        label += f"; {summary.truth}" if summary.truth else ""
         written = write_whole(
             Path(html), "--html", lambda path: render_sweep_html(summary, path, label=label)
         )

@@ -118,6 +118,7 @@ def test_sweep_end_to_end_prints_json_with_the_break_even(tmp_path: Path) -> Non
     assert last < first  # the varied rate reaches the model
     assert set(figures["break_even"][0]) >= {"key", "value", "low", "high", "above"}
     assert figures["always_decline"]["value"] is not None
+    assert "truth" not in figures  # the demo's truth is a truth: no logged model's to name
 
 
 def test_a_sweep_refuses_a_real_model() -> None:

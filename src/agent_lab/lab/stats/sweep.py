@@ -20,6 +20,7 @@ import numpy as np
 
 from agent_lab.errors import SettingError
 from agent_lab.lab.stats.metrics import Estimate, references, summarize
+from agent_lab.lab.workload import LOGGED_TRUTH, truth_is_logged
 from agent_lab.providers.profiles import RATES
 
 if TYPE_CHECKING:
@@ -146,6 +147,8 @@ class SweepSummary:
     policies: list[str]
     provider: str = "simulated"
     """Who answered: ``simulated`` (the sighted model) or ``oracle`` (the answer key)."""
+    truth: str | None = None
+    """What the truth was where it is no truth (``LOGGED_TRUTH``: a logged model's calls)."""
 
     def as_json(self) -> JSONObject:
         """The sweep as JSON data (what ``agent-lab sweep --json`` prints)."""
@@ -153,7 +156,7 @@ class SweepSummary:
         def estimate(e: Estimate) -> JSONObject:
             return {"value": e.value, "low": e.low, "high": e.high, "n": e.n}
 
-        return {
+        figures: JSONObject = {
             "sweep": self.sweep_id,
             "vary": {key: cast("list[JSONValue]", values) for key, values in self.varied},
             "points": [
@@ -168,6 +171,9 @@ class SweepSummary:
             "break_even": [b.as_json() for b in self.break_evens],
             "always_decline": estimate(self.decline),
         }
+        if self.truth:
+            figures["truth"] = self.truth
+        return figures
 
 
 def summarize_sweep(
@@ -210,6 +216,9 @@ def summarize_sweep(
         break_evens=break_evens,
         decline=decline,
         policies=policies,
+        truth=LOGGED_TRUTH
+        if truth_is_logged(t.category for _, _, trials in runs for t in trials)
+        else None,
     )
 
 
