@@ -9,7 +9,7 @@ exceptions; log replay (the log readers, ``replay`` of one logged request,
 its figures); and rules learned from logs (``load_rules``, ``with_rules``).
 Test doubles are in ``agent_lab.testing``. The providers, what the simulated
 model is built from (its error profile, the truth it reads, its latency),
-the price table, log replay and the rules load on first use (the OpenAI
+the price table and log replay load on first use (the OpenAI
 SDK alone takes about 2 s to import).
 """
 

@@ -204,4 +204,6 @@ def test_a_trial_the_runner_tries_twice_sends_at_most_twice_the_providers_attemp
     for trial in trials:
         assert (trial.status, trial.reason) == (TrialStatus.ERROR, "timeout")
         assert 4 <= trial.llm_calls <= 6
-    assert len(server.requests) == sum(t.llm_calls for t in trials)
+    # An attempt is counted as it goes out: one cut in the instant before the server read it
+    # is counted and not seen; none the server saw goes uncounted.
+    assert len(server.requests) <= sum(t.llm_calls for t in trials)

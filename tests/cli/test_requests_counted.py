@@ -83,6 +83,38 @@ def test_requests_cut_by_the_trial_timeout_are_counted(
     assert len(server.requests) == sum(trial.llm_calls for trial in trials)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
+def test_a_try_cut_short_is_counted_when_the_next_try_is_answered(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """The runner tries a timed-out trial again; the answered try's reply does not report the
+    request the cut try sent, so the trial counts it from the meter, its tokens unknown."""
+    answered = Behavior(message={"role": "assistant", "content": "{}"})
+    first = [True]
+
+    def respond(body: dict[str, object]) -> Behavior:
+        if first[0]:
+            first[0] = False
+            return Behavior(message={"role": "assistant", "content": "{}"}, delay=4.0)
+        return answered
+
+    server.responder = respond
+    workload = tmp_path / "w.jsonl"
+    workload.write_text(json.dumps(CASES[0]) + "\n")
+    db = tmp_path / "r.sqlite"
+    cli(
+        "run", str(workload), "--plugins", "agent_lab.demo:plugins", "--no-progress",
+        "--warmup", "0", "--provider", "openai", "--model", "m", "--base-url", server.url,
+        "--policy", "llm-always", "--timeout", "2", "--structured-output", "json_object",
+        "--db", str(db),
+    )  # fmt: skip
+    [trial] = stored(db)
+    assert trial.reason != "timeout"  # type: ignore[attr-defined]  # the second try answered
+    assert (trial.llm_calls, trial.failed_calls) == (2, 1)  # type: ignore[attr-defined]
+    assert trial.prompt_tokens is None  # type: ignore[attr-defined]  # the cut try's: unknown
+    assert len(server.requests) == 2
+
+
 def test_a_provider_that_raises_is_a_counted_failure_under_every_policy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

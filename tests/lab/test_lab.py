@@ -48,6 +48,7 @@ GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "mi
             "'expected' misspelt\\?\\)",
         ),
         (json.dumps({"id": "a", "txt": "t", "expected": {}}), "'text' must be a string \\(the"),
+        (json.dumps({"ID": "a", "text": "t", "expected": {}}), "is it 'id' misspelt"),
         (
             json.dumps({**GOOD, "expected": {"statsu": "success"}}),
             "expected status None .* \\(the line has 'statsu'",

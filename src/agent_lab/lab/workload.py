@@ -259,7 +259,9 @@ _TRUTH_KEYS = ("status", "arguments", "alternatives", "calls")
 def _misspelt(row: dict[str, Any], name: str, known: tuple[str, ...]) -> str:
     """A hint when a key the reader does not know is close to the one it missed."""
     unknown = [key for key in row if isinstance(key, str) and key not in known]
-    close = difflib.get_close_matches(name, unknown, n=1, cutoff=0.6)
+    # "ID" shares no character with "id" as difflib compares: case first.
+    same = [key for key in unknown if key.casefold() == name]
+    close = same or difflib.get_close_matches(name, unknown, n=1, cutoff=0.6)
     return f" (the line has {close[0]!r}: is it {name!r} misspelt?)" if close else ""
 
 

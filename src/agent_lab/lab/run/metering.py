@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["MeteredProvider", "RequestCount", "counting"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # compared by identity: two open calls may have heard alike
 class _OpenCall:
     """A provider call that has not returned, and the requests it said it sent."""
 

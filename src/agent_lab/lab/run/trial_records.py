@@ -46,7 +46,7 @@ def trial_record(
     common.update(policy=policy, repeat=repeat, warmup=warmup, latency_ns=latency_ns)
     if isinstance(outcome, PolicyFailure):
         return _failed(case, common, outcome, sent)
-    return _answered(case, common, outcome)
+    return _answered(case, common, outcome, _spent(outcome, sent))
 
 
 def _case_fields(case: Case) -> dict[str, Any]:
@@ -113,7 +113,31 @@ def _failed(
     )
 
 
-def _answered(case: Case, common: dict[str, Any], outcome: Decision) -> TrialRecord:
+@dataclass(frozen=True, slots=True)
+class _Spent:
+    """What an answered trial spent: requests, failed ones, and their usage's figures."""
+
+    requests: int
+    failed: int
+    usage: Usage
+
+
+def _spent(outcome: Decision, sent: RequestCount) -> _Spent:
+    """The reply's figures, or the meter's when it saw more requests than the reply reports.
+
+    A try cut short by the timeout, or one whose policy raised, sent requests
+    that the next try's reply does not report; the meter counted them. Their
+    tokens are known only if every call returned.
+    """
+    # A policy of the user's may hand back any usage; the store takes only plausible figures.
+    usage = checked_usage(outcome.usage) or Usage()
+    if sent.requests <= outcome.llm_calls:
+        return _Spent(outcome.llm_calls, usage.failed, usage)
+    known = sent.usage if sent.complete else Usage(requests=sent.requests)
+    return _Spent(sent.requests, sent.failed, known)
+
+
+def _answered(case: Case, common: dict[str, Any], outcome: Decision, spent: _Spent) -> TrialRecord:
     """A trial its policy answered: the reply scored, its usage, timings and ledger."""
     made = outcome.calls
     scored = _scored(
@@ -125,15 +149,14 @@ def _answered(case: Case, common: dict[str, Any], outcome: Decision) -> TrialRec
     )
     result = outcome.result
     timings = result.timings if result is not None else Timings()
-    # A policy of the user's may hand back any usage; the store takes only plausible figures.
-    usage = checked_usage(outcome.usage) or Usage()
     raw = result.fallback_raw if result is not None else None
+    usage = spent.usage
     return TrialRecord(
         **common,
         **scored,
         event=outcome.event,
         reason=str(outcome.reason),
-        llm_calls=outcome.llm_calls,
+        llm_calls=spent.requests,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
         cached_tokens=usage.cached_tokens,
@@ -144,7 +167,7 @@ def _answered(case: Case, common: dict[str, Any], outcome: Decision) -> TrialRec
         handler_ns=timings.handler_ns,
         routed_by=outcome.routed_by,
         path=str(outcome.path),
-        failed_calls=usage.failed,
+        failed_calls=spent.failed,
         ledger=outcome.ledger.as_json(),
         llm_raw=raw if raw is not None else outcome.model_text,
         calls=[{"event": c.event, "status": str(c.status), "arguments": c.arguments} for c in made]
