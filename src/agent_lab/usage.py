@@ -1,11 +1,28 @@
-"""Usage: what LLM requests cost, in tokens and money. ``None`` means unknown, never zero."""
+"""Usage: what LLM requests cost, in tokens and money. ``None`` means unknown, never zero.
+
+Also each request a provider announces as it goes out (``request_sent``), for
+whoever meters it.
+"""
 
 from __future__ import annotations
 
+from contextvars import ContextVar, Token
 from dataclasses import KW_ONLY, dataclass, replace
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-__all__ = ["MAX_COUNT", "ZERO_USAGE", "Usage", "checked_count", "checked_usage"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = [
+    "MAX_COUNT",
+    "ZERO_USAGE",
+    "Usage",
+    "checked_count",
+    "checked_usage",
+    "hearing_requests",
+    "request_sent",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +173,41 @@ def checked_usage(usage: object) -> Usage | None:
         if type(succeeded) is int and counted is not None and 0 <= succeeded <= counted
         else None,
     )
+
+
+# Observation, not a value any call needs: a call cut short returns nothing to carry its
+# count, and asyncio copies the context into the tasks a trial starts.
+_HEARING: ContextVar[Callable[[], None] | None] = ContextVar("agent_lab.hearing", default=None)
+
+
+def request_sent() -> None:
+    """Say that one HTTP request goes out now: a provider that retries says it per attempt.
+
+    A call's reply reports every request it made (``Usage.requests``), but a
+    call cut short by its caller's timeout never replies; whoever meters the
+    provider (the lab's runner) counts the requests it heard of here instead.
+    Nothing listens unless ``hearing_requests`` is in force, so a provider may
+    always call it; one that sends one request per call need not.
+    """
+    listener = _HEARING.get()
+    if listener is not None:
+        listener()
+
+
+class hearing_requests:  # noqa: N801 - used as a function: ``with hearing_requests(f):``
+    """Call ``listener`` on each ``request_sent`` inside the block (and the tasks it starts)."""
+
+    __slots__ = ("_listener", "_token")
+
+    def __init__(self, listener: Callable[[], None]) -> None:
+        self._listener = listener
+        self._token: Token[Callable[[], None] | None] | None = None
+
+    def __enter__(self) -> None:
+        """Start listening."""
+        self._token = _HEARING.set(self._listener)
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop: the listener before is back."""
+        if self._token is not None:
+            _HEARING.reset(self._token)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from contextvars import ContextVar, Token
 from dataclasses import KW_ONLY, dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -25,9 +24,7 @@ __all__ = [
     "ProviderRequest",
     "ProviderSetup",
     "ToolCall",
-    "hearing_requests",
     "prepare",
-    "request_sent",
     "tools_json",
 ]
 
@@ -232,39 +229,3 @@ class Provider(Protocol):
     async def aclose(self) -> None:
         """Release what the provider keeps open (connections, files); a no-op if nothing."""
         ...
-
-
-_HEARING: ContextVar[Callable[[], None] | None] = ContextVar("agent_lab.hearing", default=None)
-
-
-def request_sent() -> None:
-    """Say that one HTTP request goes out now: a provider that retries says it per attempt.
-
-    A call's reply reports every request it made (``Usage.requests``), but a
-    call cut short by its caller's timeout never replies; whoever meters the
-    provider (the lab's runner) counts the requests it heard of here instead.
-    Nothing listens unless ``hearing_requests`` is in force, so a provider may
-    always call it; one that sends one request per call need not.
-    """
-    listener = _HEARING.get()
-    if listener is not None:
-        listener()
-
-
-class hearing_requests:  # noqa: N801 - used as a function: ``with hearing_requests(f):``
-    """Call ``listener`` on each ``request_sent`` inside the block (and the tasks it starts)."""
-
-    __slots__ = ("_listener", "_token")
-
-    def __init__(self, listener: Callable[[], None]) -> None:
-        self._listener = listener
-        self._token: Token[Callable[[], None] | None] | None = None
-
-    def __enter__(self) -> None:
-        """Start listening."""
-        self._token = _HEARING.set(self._listener)
-
-    def __exit__(self, *exc: object) -> None:
-        """Stop: the listener before is back."""
-        if self._token is not None:
-            _HEARING.reset(self._token)

@@ -17,7 +17,6 @@ from agent_lab.agents.port import (
     ProviderReply,
     ProviderRequest,
     ProviderSetup,
-    request_sent,
 )
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ProviderError, SettingError
@@ -37,7 +36,7 @@ from agent_lab.providers._openai_wire import (
 from agent_lab.providers._openai_wire import retry_after as retry_after_of
 from agent_lab.providers.pricing import PriceTable
 from agent_lab.providers.redaction import Redactor, split_credentials
-from agent_lab.usage import Usage
+from agent_lab.usage import Usage, request_sent
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_lab.agents.port import Message, ProviderReply, ProviderRequest, request_sent
+from agent_lab.agents.port import Message, ProviderReply, ProviderRequest
 from agent_lab.lab.run.metering import MeteredProvider, RequestCount, counting
-from agent_lab.usage import Usage
+from agent_lab.usage import Usage, request_sent
 
 
 class Retrying:

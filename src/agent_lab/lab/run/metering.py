@@ -6,7 +6,7 @@ sent, waited for and often paid for: a figure of zero would flatter the
 policy. So the lab's providers are wrapped in ``MeteredProvider``, which
 counts every request toward the trial that sent it: a call that returned by
 its reply's count, a call cut short by the requests its provider said it
-sent (``agents.port.request_sent``: each retry of the OpenAI-compatible
+sent (``usage.request_sent``: each retry of the OpenAI-compatible
 provider), or one.
 
 The trial is found through a ``ContextVar`` that the runner sets around each
@@ -22,8 +22,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.agents.port import hearing_requests
-from agent_lab.usage import Usage, checked_usage
+from agent_lab.usage import Usage, checked_usage, hearing_requests
 
 if TYPE_CHECKING:
     from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
