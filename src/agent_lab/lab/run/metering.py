@@ -49,12 +49,8 @@ class _OpenCall:
 class RequestCount:
     """The requests one trial has sent so far."""
 
-    started: int = 0
-    """Calls to the provider that began."""
-    finished: int = 0
-    """Of those, the calls that returned a reply (a failed one included)."""
     usage: Usage = field(default_factory=Usage.zero)
-    """The finished calls' usage (their own retries included)."""
+    """The returned calls' usage (their own retries included)."""
     open_calls: list[_OpenCall] = field(default_factory=list[_OpenCall])
     """The calls that have not returned (cut short, when the trial is over)."""
 
@@ -76,7 +72,7 @@ class RequestCount:
     @property
     def complete(self) -> bool:
         """Whether every call returned, so that the usage is the whole of it."""
-        return self.started == self.finished
+        return not self.open_calls
 
 
 _TRIAL: ContextVar[RequestCount | None] = ContextVar("agent_lab.trial_requests", default=None)
@@ -129,13 +125,11 @@ class MeteredProvider:
         count = _TRIAL.get()
         if count is None:
             return await self.inner.complete(request)
-        count.started += 1
         call = _OpenCall()
         count.open_calls.append(call)
         with hearing_requests(call.hear):
             reply = await self.inner.complete(request)
         count.open_calls.remove(call)
-        count.finished += 1
         # A provider of the user's may hand back any usage: only plausible figures count.
         count.usage += checked_usage(reply.usage) or Usage()
         return reply
