@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.errors import StrictJSONError
 from agent_lab.logs._values import as_list, as_object, fail, json_text
+from agent_lab.logs.bounds import MAX_MESSAGES, MAX_SCHEMA_VALUES, MAX_TOOLS, schema_values_over
 from agent_lab.logs.record import LoggedToolCall, SkipReason
 from agent_lab.strict_json import loads
 
@@ -33,11 +34,18 @@ def checked_messages(value: JSONValue | None, where: str) -> tuple[JSONObject, .
 
     Raises:
         LogError: ``malformed_json`` for a shape that is no list of messages,
-            ``unknown_role`` for a role none of ``ROLES``.
+            ``unknown_role`` for a role none of ``ROLES``, ``too_large`` for more
+            than ``MAX_MESSAGES``.
     """
     messages = as_list(value)
     if messages is None:
         fail(where, SkipReason.MALFORMED_JSON, "messages is not a list")
+    if len(messages) > MAX_MESSAGES:
+        fail(
+            where,
+            SkipReason.TOO_LARGE,
+            f"{len(messages)} messages, more than the {MAX_MESSAGES} a request is decided on",
+        )
     checked: list[JSONObject] = []
     for index, item in enumerate(messages):
         message = as_object(item)
@@ -92,7 +100,8 @@ def checked_tools(
 
     Raises:
         LogError: ``bad_tools`` for a tool that is no function with a name and
-            an object schema, or a name offered twice.
+            an object schema, or a name offered twice; ``too_large`` past ``MAX_TOOLS``
+            tools or ``MAX_SCHEMA_VALUES`` values in their schemas.
     """
     legacy = tools is None and functions is not None
     given = functions if legacy else tools
@@ -101,12 +110,33 @@ def checked_tools(
     items = as_list(given)
     if items is None:
         fail(where, SkipReason.BAD_TOOLS, "the tools are not a list")
+    if len(items) > MAX_TOOLS:
+        fail(
+            where,
+            SkipReason.TOO_LARGE,
+            f"{len(items)} tools, more than the {MAX_TOOLS} a request is decided on",
+        )
     specs = tuple(_tool(item, index, where, legacy=legacy) for index, item in enumerate(items))
+    if schema_values_over([_parameters(spec) for spec in specs]):
+        fail(
+            where,
+            SkipReason.TOO_LARGE,
+            f"the tools' schemas hold more than {MAX_SCHEMA_VALUES} values",
+        )
     names = [_name(spec) for spec in specs]
-    twice = sorted({name for name in names if names.count(name) > 1})
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for name in names:  # a set, not names.count: 20,000 tools cost 15 s quadratically
+        (repeated if name in seen else seen).add(name)
+    twice = sorted(repeated)
     if twice:
         fail(where, SkipReason.BAD_TOOLS, f"tools offered twice: {twice}")
     return specs
+
+
+def _parameters(spec: JSONObject) -> JSONValue:
+    function = as_object(spec.get("function"))
+    return function.get("parameters") if function else None
 
 
 def _name(spec: JSONObject) -> str:

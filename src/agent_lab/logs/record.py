@@ -58,7 +58,7 @@ class SkipReason(StrEnum):
     NO_CONTENT = "no_content"
     """An OTel span recorded without message content: nothing to replay, never guessed."""
     TOO_LARGE = "too_large"
-    """A line over the reader's size bound."""
+    """A line over the reader's size bound, or a request past ``logs.bounds``."""
     FAILED_REQUEST = "failed_request"
     """A logged attempt that failed (an ``error`` and no response): the model answered nothing."""
     NO_TOOLS = "no_tools"
