@@ -46,11 +46,12 @@ def serving(
     *,
     keys: tuple[str | None, str | None] = (None, None),
     gateway: Gateway | None = None,
+    port: int = 0,
 ) -> Generator[Served]:
     app = gateway or Gateway(settings, keys=keys)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = int(sock.getsockname()[1])
     config = uvicorn.Config(
         app,

@@ -88,7 +88,7 @@ FORWARDED: list[tuple[str, dict[str, Any]]] = [
     ("a-field-not-understood", changed(logprobs=True)),
     ("legacy-functions", changed(tools=None, functions=[TOOLS[0]["function"]])),
     ("n-above-1", changed(n=2)),
-    ("parallel-tool-calls-not-a-boolean", changed(parallel_tool_calls="no")),
+    ("n-one-as-a-decimal", changed(n=1.0)),
     (
         "tool-choice-names-another-tool",
         changed(tool_choice={"type": "function", "function": {"name": "set_timer"}}),

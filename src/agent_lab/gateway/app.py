@@ -2,15 +2,23 @@
 
 Admission runs first, as plain ASGI around every ``/v1/`` request: over
 ``max_in_flight`` requests at once the answer is 429 with ``Retry-After``;
-with a gateway key, a request without it is 401. Then ``POST
-/v1/chat/completions`` is answered locally (``enforce``, a covered request
-for a trusted tool) or forwarded; any other ``/v1/`` route is forwarded as
-it is; ``/healthz`` and ``/metrics`` are the gateway's own; anything else is
-404, in the API's error shape.
+with a gateway key, a request without it is 401 (``/metrics`` too); a
+request that already passed this gateway (its ``x-agent-lab-via`` names this
+run) is 508, a loop. Then the path is checked (``routes.route``): one that
+would leave ``/v1`` is 400, one the API does not have 404, a method its path
+does not take 405. ``POST /v1/chat/completions`` is read once, strictly, its
+types checked (``body.read_body``: 400 as the API says it), then answered
+locally (``enforce``, a covered request for a trusted tool) or forwarded;
+every other API path is forwarded as it is; ``/healthz`` and ``/metrics`` are
+the gateway's own; anything else is 404, in the API's error shape.
+
+With ``-v`` (the ``agent_lab.gateway.requests`` logger at INFO) every request
+gets one line: method, path, status, how it was answered, the rule, the time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import logging
@@ -19,14 +27,18 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Route
 
 from agent_lab.clock import SystemClock
+from agent_lab.gateway.body import Refused, read_body
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.local import Answering, answer_locally
 from agent_lab.gateway.metrics import GatewayMetrics
 from agent_lab.gateway.relay import JSON, Answered, error_response, failure_response, relay
+from agent_lab.gateway.routes import route
+from agent_lab.gateway.rules import over_bounds
 from agent_lab.gateway.settings import Mode
 from agent_lab.gateway.store import ExchangeStore
 from agent_lab.gateway.trust import Trust
@@ -46,7 +58,16 @@ if TYPE_CHECKING:
 __all__ = ["Gateway", "no_plugins"]
 
 _LOG = logging.getLogger(__name__)
+_REQUESTS = logging.getLogger("agent_lab.gateway.requests")
+"""One line per request, at INFO (``agent-lab serve -v``)."""
 _CLOCK = SystemClock()
+VIA_HEADER = "x-agent-lab-via"
+"""Set on every forwarded request to the run's id: a request that comes back is a loop (508)."""
+_LEFT = 499
+"""The status logged for a client that left before its body arrived (nginx's word for it)."""
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+"""Every method reaches the route check, which says 405 in the API's shape."""
+_BODY_REFUSALS = {413: "too_large", 408: "slow_body", _LEFT: "client_left"}
 
 
 def no_plugins() -> PluginSet | None:
@@ -90,6 +111,7 @@ class Gateway:
             connect_timeout=settings.connect_timeout,
             connections=settings.max_in_flight,
             max_body_bytes=settings.max_upstream_body_bytes,
+            pass_cors=settings.pass_cors,
         )
         self.trust = Trust(
             settings.enforce,
@@ -100,14 +122,9 @@ class Gateway:
         self.store: ExchangeStore | None = None
         self.in_flight = 0
         routes = [
-            Route("/v1/chat/completions", self._chat, methods=["POST"]),
             Route("/healthz", self._health, methods=["GET"]),
             Route("/metrics", self._metrics, methods=["GET"]),
-            Route(
-                "/v1/{path:path}",
-                self._passthrough,
-                methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-            ),
+            Route("/v1/{path:path}", self._v1, methods=[*_METHODS]),
         ]
         self._app = Starlette(routes=routes, lifespan=self._lifespan)
         self._app.add_exception_handler(404, self._not_found)
@@ -139,12 +156,18 @@ class Gateway:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Admission, then the routes."""
-        if scope["type"] != "http" or not str(scope["path"]).startswith("/v1/"):
+        if scope["type"] != "http":
             await self._app(scope, receive, send)
+            return
+        path = str(scope["path"])
+        if not path.startswith("/v1/"):
+            locked = self._unauthorized(scope) if path == "/metrics" else None
+            await (locked or self._app)(scope, receive, send)
             return
         self.metrics.requests.inc()
         refused = self._refusal(scope)
         if refused is not None:
+            _logged(scope, refused.status_code, "refused", "admission", _CLOCK.monotonic_ns())
             await refused(scope, receive, send)
             return
         self.in_flight += 1
@@ -156,6 +179,14 @@ class Gateway:
             self.metrics.in_flight.dec()
 
     def _refusal(self, scope: Scope) -> Response | None:
+        if self._looped(scope):
+            self.metrics.refused.labels("loop").inc()
+            return error_response(
+                508,
+                "this request already passed this gateway: its upstream leads back to it, a loop",
+                type="invalid_request_error",
+                code="loop_detected",
+            )
         if self.in_flight >= self.settings.max_in_flight:
             self.metrics.refused.labels("busy").inc()
             return error_response(
@@ -165,6 +196,9 @@ class Gateway:
                 code="rate_limit_exceeded",
                 headers={"Retry-After": "1"},
             )
+        return self._unauthorized(scope)
+
+    def _unauthorized(self, scope: Scope) -> Response | None:
         if self.key is None:
             return None
         given = _bearer(scope)
@@ -178,12 +212,24 @@ class Gateway:
             code="invalid_api_key",
         )
 
+    def _looped(self, scope: Scope) -> bool:
+        for name, value in scope["headers"]:
+            if name == VIA_HEADER.encode():
+                passed = bytes(value).decode("latin-1").split(",")
+                if self.settings.instance in (hop.strip() for hop in passed):
+                    return True
+        return False
+
     def _upstream_headers(self, request: Request) -> dict[str, str]:
         headers = {name: value for name, value in request.headers.items() if name not in HOP_BY_HOP}
         if self.key is not None:
             headers.pop("authorization", None)  # the gateway's key is not the upstream's
         if self.upstream_key is not None:
             headers["authorization"] = f"Bearer {self.upstream_key}"
+        passed = headers.get(VIA_HEADER)
+        headers[VIA_HEADER] = (
+            f"{passed}, {self.settings.instance}" if passed else self.settings.instance
+        )
         return headers
 
     def secrets(self, request: Request) -> tuple[str, ...]:
@@ -198,11 +244,28 @@ class Gateway:
             return self._too_large(cap)
         pieces: list[bytes] = []
         size = 0
-        async for piece in request.stream():
-            size += len(piece)
-            if size > cap:
-                return self._too_large(cap)
-            pieces.append(piece)
+        try:
+            # A client that announces more than it sends holds a connection: it gets a
+            # deadline for the whole body, as it would from any proxy in front of a server.
+            async with asyncio.timeout(self.settings.body_timeout):
+                async for piece in request.stream():
+                    size += len(piece)
+                    if size > cap:
+                        return self._too_large(cap)
+                    pieces.append(piece)
+        except TimeoutError:
+            self.metrics.refused.labels("slow_body").inc()
+            return error_response(
+                408,
+                f"the request body did not arrive within {self.settings.body_timeout:g} seconds",
+                type="invalid_request_error",
+                code="request_timeout",
+                headers={"Connection": "close"},
+            )
+        except ClientDisconnect:
+            # Nobody is left to answer: one quiet line, never a traceback.
+            self.metrics.refused.labels("client_left").inc()
+            return Response(status_code=_LEFT)
         return b"".join(pieces)
 
     def _too_large(self, cap: int) -> Response:
@@ -214,13 +277,52 @@ class Gateway:
             code="request_too_large",
         )
 
-    async def _chat(self, request: Request) -> Response:
+    async def _v1(self, request: Request) -> Response:
         started = _CLOCK.monotonic_ns()
+        raw_path = request.scope.get("raw_path")
+        routed = route(
+            request.method,
+            request.url.path,
+            bytes(raw_path) if isinstance(raw_path, bytes | bytearray) else None,
+        )
+        match routed.outcome:
+            case "chat":
+                response, answered, rule = await self._chat(request, started)
+            case "forward":
+                response, answered, rule = await self._passthrough(request, routed.path, started)
+            case "bad_path":
+                self.metrics.refused.labels("bad_path").inc()
+                response = error_response(
+                    400,
+                    f"Invalid URL ({request.method} {request.url.path}): {routed.why}; the "
+                    "gateway forwards only the API's own paths under /v1",
+                    type="invalid_request_error",
+                    code="invalid_path",
+                )
+                answered, rule = "refused", "bad_path"
+            case "not_found":
+                response = await self._not_found(request, None)
+                answered, rule = "refused", "not_found"
+            case "not_allowed":
+                response = await self._not_allowed(request, None)
+                answered, rule = "refused", "not_allowed"
+        _logged(request.scope, response.status_code, answered, rule, started)
+        return response
+
+    async def _chat(self, request: Request, started: int) -> tuple[Response, str, str]:
         at = _now()
         body = await self._body(request)
         if isinstance(body, Response):
-            return body
-        if self.settings.mode is Mode.ENFORCE:
+            return body, "refused", _BODY_REFUSALS.get(body.status_code, "body")
+        read = read_body(body, max_bytes=self.settings.max_body_bytes)
+        if isinstance(read, Refused):
+            self.metrics.refused.labels("invalid_request").inc()
+            refusal = error_response(
+                400, read.message, type="invalid_request_error", code=read.code, param=read.param
+            )
+            return refusal, "refused", "invalid_request"
+        rule = read.undecided or "shadow"
+        if read.value is not None and self.settings.mode is Mode.ENFORCE:
             answering = Answering(
                 plugins=self.plugins,
                 read=self.settings.read,
@@ -228,20 +330,30 @@ class Gateway:
                 store=self.store,
                 rules=self.rules,
             )
-            local = answer_locally(answering, body, at=at, secrets=self.secrets(request))
-            if local is not None:
+            local = answer_locally(
+                answering, read.value, body, at=at, secrets=self.secrets(request)
+            )
+            if isinstance(local, Response):
                 self.metrics.answered_locally.inc()
                 added = (_CLOCK.monotonic_ns() - started) / 1e9
                 self.metrics.added_latency.labels("local").observe(added)
-                return local
-        return await self._forward(request, body, "chat/completions", at=at, started=started)
+                return local, "local", "covered"
+            rule = local
+        elif read.value is not None and over_bounds(read.value):
+            rule = "over_bounds"
+        if rule == "over_bounds":
+            self.metrics.undecided.labels("over_bounds").inc()
+        forwarded = await self._forward(request, body, "chat/completions", at=at, started=started)
+        return forwarded, "forwarded", rule
 
-    async def _passthrough(self, request: Request) -> Response:
+    async def _passthrough(
+        self, request: Request, path: str, started: int
+    ) -> tuple[Response, str, str]:
         body = await self._body(request)
         if isinstance(body, Response):
-            return body
-        path = str(request.path_params["path"])
-        return await self._forward(request, body, path, at=None, started=_CLOCK.monotonic_ns())
+            return body, "refused", _BODY_REFUSALS.get(body.status_code, "body")
+        forwarded = await self._forward(request, body, path, at=None, started=started)
+        return forwarded, "forwarded", "passthrough"
 
     async def _forward(
         self, request: Request, body: bytes, path: str, *, at: str | None, started: int
@@ -287,6 +399,7 @@ class Gateway:
             check_json=at is not None,
             finished=finished,
             on_failure=lambda reason: self.metrics.upstream_failures.labels(reason).inc(),
+            hint=self.upstream.hint,
         )
         if not reply.streamed:
             added = (_CLOCK.monotonic_ns() - started) - (answered[0] - sent)
@@ -300,7 +413,7 @@ class Gateway:
         text, kind = self.metrics.render()
         return Response(text, media_type=kind)
 
-    async def _not_found(self, request: Request, _: Exception) -> Response:
+    async def _not_found(self, request: Request, _: Exception | None) -> Response:
         return error_response(
             404,
             f"Invalid URL ({request.method} {request.url.path})",
@@ -308,7 +421,7 @@ class Gateway:
             code=None,
         )
 
-    async def _not_allowed(self, request: Request, _: Exception) -> Response:
+    async def _not_allowed(self, request: Request, _: Exception | None) -> Response:
         return error_response(
             405,
             f"Method {request.method} not allowed here",
@@ -321,6 +434,19 @@ class Gateway:
         _LOG.error("unexpected failure serving a request: %s", type(error).__name__)
         return error_response(
             500, "the gateway failed to serve this request", type="server_error", code=None
+        )
+
+
+def _logged(scope: Scope, status: int, answered: str, rule: str, started: int) -> None:
+    """The request's one line at INFO: fixed words and numbers, and its method and path.
+
+    Nothing else the client sent is logged; the CLI's formatter escapes what could
+    reorder or hide text.
+    """
+    if _REQUESTS.isEnabledFor(logging.INFO):
+        took = (_CLOCK.monotonic_ns() - started) / 1e6
+        _REQUESTS.info(
+            "%s %s %d %s %s %.2f ms", scope["method"], scope["path"], status, answered, rule, took
         )
 
 

@@ -10,7 +10,6 @@ locally: ``agent-lab shadow`` leaves it out (no model answered it).
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import uuid
@@ -30,19 +29,11 @@ if TYPE_CHECKING:
     from agent_lab.gateway.store import ExchangeStore
     from agent_lab.gateway.trust import Trust
     from agent_lab.resolvers.learned import RuleBook
-    from agent_lab.strict_json import JSONValue
+    from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["Answering", "answer_locally"]
 
 _LOG = logging.getLogger(__name__)
-
-
-def _parsed(body: bytes) -> JSONValue | None:
-    try:
-        value: JSONValue = json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    return value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,16 +48,15 @@ class Answering:
 
 
 def answer_locally(
-    answering: Answering, body: bytes, *, at: str, secrets: tuple[str, ...]
-) -> Response | None:
-    """The local answer to ``body``, or ``None`` to forward it untouched."""
-    parsed = _parsed(body)
+    answering: Answering, parsed: JSONObject, body: bytes, *, at: str, secrets: tuple[str, ...]
+) -> Response | str:
+    """The local answer to ``parsed`` (``body`` as it came), or the rule that forwards it."""
     gated = gate(parsed)
     checked: Gate | FollowUp | None = gated if isinstance(gated, Gate) else None
     if gated == "not_a_user_turn":
         checked = follow_up(parsed)
     if checked is None:
-        return None
+        return gated if isinstance(gated, str) else "not_covered"
     try:
         if isinstance(checked, Gate):
             decided = verdict(
@@ -80,10 +70,12 @@ def answer_locally(
             decided = reply_verdict(checked, plugins=answering.plugins)
     except Exception:  # noqa: BLE001  (a user's resolver may raise anything: the model's turn)
         _LOG.warning("a plugin raised while deciding a request; forwarded")
-        return None
+        return "plugin_raised"
     names = list(decided.tools)
-    if not (decided.calls or decided.text) or not answering.trust.trusts(names):
-        return None
+    if not (decided.calls or decided.text):
+        return decided.reason
+    if not answering.trust.trusts(names):
+        return "not_trusted"
     # Seconds since the epoch, as the API's ``created``: a wall-clock fact, not a duration.
     created = int(time.time())
     if checked.stream:

@@ -77,7 +77,15 @@ class GatewayMetrics:
         )
         self.refused = Counter(
             "agent_lab_gateway_refused",
-            "Requests refused before any work: too large, too many in flight, no valid key",
+            "Requests refused by the gateway itself: too many in flight, no valid key, a loop, "
+            "a bad path, a body too large, too slow, cut off or invalid",
+            ["reason"],
+            registry=registry,
+        )
+        self.undecided = Counter(
+            "agent_lab_gateway_undecided",
+            "Chat completions forwarded with no decision: past the bounds on tools, messages or "
+            "schema values",
             ["reason"],
             registry=registry,
         )

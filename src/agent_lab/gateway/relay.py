@@ -50,11 +50,20 @@ class Answered:
 
 
 def error_response(
-    status: int, message: str, *, type: str, code: str | None, headers: dict[str, str] | None = None
+    status: int,
+    message: str,
+    *,
+    type: str,
+    code: str | None,
+    headers: dict[str, str] | None = None,
+    param: str | None = None,
 ) -> Response:
     """The API's error object with ``status``."""
     return Response(
-        error_body(message, type=type, code=code), status, headers=headers, media_type=JSON
+        error_body(message, type=type, code=code, param=param),
+        status,
+        headers=headers,
+        media_type=JSON,
     )
 
 
@@ -87,10 +96,12 @@ async def relay(
     check_json: bool,
     finished: Callable[[Answered], None],
     on_failure: Callable[[str], None],
+    hint: str = "",
 ) -> Response:
     """The client's response for ``reply``; ``finished`` is told what came, once it all came.
 
     ``check_json``: a 2xx that is not JSON is a broken answer (a chat completion's).
+    ``hint``: said after a 404 that is no API error object (the upstream URL may lack ``/v1``).
     """
     if reply.streamed and 200 <= reply.status < 300:
         return StreamingResponse(
@@ -112,9 +123,10 @@ async def relay(
     elif not _is_api_error(body):
         on_failure(f"status_{reply.status // 100}xx")
         finished(Answered(status=reply.status, body=body))
+        said = hint if reply.status == 404 and hint else ""
         return error_response(
             reply.status,
-            f"the upstream answered HTTP {reply.status} without the API's error object",
+            f"the upstream answered HTTP {reply.status} without the API's error object{said}",
             type="upstream_error",
             code="upstream_error",
             headers={k: v for k, v in reply.headers.items() if k == "retry-after"},

@@ -3,17 +3,26 @@
 The decision itself is ``agents.decide.decide``, the function the agents and
 log replay call; this module only says when to ask it, from the request
 alone (nothing is kept between requests), and turns its ``Decision`` into
-calls. A request is forwarded untouched unless every rule holds:
+calls. The body has been read and its types checked (``gateway.body``). A
+request is forwarded untouched unless every rule holds:
 
-* the body is a JSON object whose every field is one this module understands
-  (``UNDERSTOOD``); a ``response_format``, ``logprobs``, ``n`` above 1,
-  legacy ``functions`` or anything newer are forwarded;
+* every field of the body is one this module understands (``UNDERSTOOD``);
+  a ``response_format``, ``logprobs``, ``logit_bias``, audio, ``n`` other
+  than 1, legacy ``functions`` or anything newer are forwarded;
+* the request is within ``logs.bounds`` (tools, messages, schema values);
+* the conversation is well formed, as the API requires: every tool call of
+  an assistant message is answered by a tool message before the next other
+  message, and every tool message answers one;
 * the last message is the user's, and holds text only (an image is forwarded);
 * tools are offered, each a function tool with a name and an object schema;
 * ``tool_choice`` allows a call: absent, ``auto``, ``required``, or one named
   function (then the decision must call it); ``none`` is forwarded;
 * plain code decided it all (``Decision.local``);
-* with ``parallel_tool_calls: false``, at most one call.
+* with ``parallel_tool_calls: false``, at most one call;
+* no setting would change the answer: no ``stop`` string occurs in it, and
+  ``max_tokens`` (or ``max_completion_tokens``) is at least its length in
+  UTF-8 bytes plus 16 a call, a bound on its tokens in any byte-level
+  tokenizer.
 
 A follow-up (``follow_up``, then ``reply_verdict``) is the turn after the
 gateway's own calls: the request ends with the results of every call of its
@@ -34,7 +43,8 @@ from agent_lab.agents.learned_rules import applied
 from agent_lab.errors import AgentLabError
 from agent_lab.integrations.seam import reply_locally
 from agent_lab.logs._openai import checked_messages, checked_tools, offered_names
-from agent_lab.logs.record import LogError
+from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over
+from agent_lab.logs.record import LogError, SkipReason
 
 if TYPE_CHECKING:
     from agent_lab.agents.outcome import Decision
@@ -48,11 +58,14 @@ __all__ = [
     "UNDERSTOOD",
     "FollowUp",
     "Gate",
+    "Limits",
     "Verdict",
     "follow_up",
     "gate",
+    "over_bounds",
     "reply_verdict",
     "verdict",
+    "well_formed",
 ]
 
 UNDERSTOOD = frozenset(
@@ -98,6 +111,43 @@ class Gate:
     model: str
     stream: bool
     include_usage: bool
+    limits: Limits
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """The request's settings that bound what a model may write: a local answer must fit them."""
+
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, body: JSONObject) -> Limits:
+        """The smaller of ``max_tokens`` and ``max_completion_tokens``, and the ``stop`` strings."""
+        given = [
+            value
+            for key in ("max_tokens", "max_completion_tokens")
+            if isinstance(value := body.get(key), int)
+        ]
+        stop = body.get("stop")
+        words = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+        return cls(
+            max_tokens=min(given) if given else None,
+            stop=tuple(word for word in words if isinstance(word, str) and word),
+        )
+
+    def refusal(self, calls: tuple[LocalCall, ...], text: str | None) -> str | None:
+        """``stop`` or ``max_tokens`` when the answer would not be written whole, else ``None``."""
+        said = [piece for call in calls for piece in call]
+        if text is not None:
+            said.append(text)
+        if any(word in piece for word in self.stop for piece in said):
+            return "stop"
+        if self.max_tokens is not None:
+            needed = sum(len(piece.encode()) for piece in said) + 16 * len(calls)
+            if self.max_tokens < needed:
+                return "max_tokens"
+        return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,6 +187,49 @@ def _text_only(message: JSONObject) -> bool:
     )
 
 
+def well_formed(messages: tuple[JSONObject, ...]) -> bool:
+    """Whether every tool call is answered before the next other message, and every result a call.
+
+    That is the conversation the API takes. Legacy ``function`` results are not
+    judged here, so they are never answered locally.
+    """
+    waiting: set[str] = set()
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            answered = message.get("tool_call_id")
+            if not isinstance(answered, str) or answered not in waiting:
+                return False
+            waiting.discard(answered)
+            continue
+        if waiting or role == "function":
+            return False
+        calls = message.get("tool_calls") if role == "assistant" else None
+        for call in calls if isinstance(calls, list) else []:
+            ident = call.get("id") if isinstance(call, dict) else None
+            if not isinstance(ident, str) or ident in waiting:
+                return False
+            waiting.add(ident)
+    return not waiting
+
+
+def over_bounds(body: JSONObject) -> bool:
+    """Whether the request is past ``logs.bounds``: more tools, messages or schema values."""
+    messages, tools = body.get("messages"), body.get("tools")
+    if isinstance(messages, list) and len(messages) > MAX_MESSAGES:
+        return True
+    if not isinstance(tools, list):
+        return False
+    if len(tools) > MAX_TOOLS:
+        return True
+    schemas: list[JSONValue] = []
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict):
+            schemas.append(function.get("parameters"))
+    return schema_values_over(schemas)
+
+
 def _envelope(body: JSONObject) -> str | None:
     if "response_format" in body:
         return "response_format"
@@ -144,7 +237,7 @@ def _envelope(body: JSONObject) -> str | None:
         return "tool_choice_none"
     if any(key not in UNDERSTOOD for key in body):
         return "not_understood"
-    if body.get("n", 1) != 1 or not isinstance(body.get("stream", False), bool):
+    if body.get("n") not in (None, 1) or not isinstance(body.get("stream", False), bool):
         return "not_understood"
     if not isinstance(body.get("parallel_tool_calls", True), bool):
         return "not_understood"
@@ -164,10 +257,12 @@ def gate(body: JSONValue) -> Gate | str:
     try:
         messages = checked_messages(body.get("messages"), "request")
         tools = checked_tools(body.get("tools"), "request")
-    except LogError:
-        return "not_understood"
+    except LogError as err:
+        return "over_bounds" if err.skipped.reason is SkipReason.TOO_LARGE else "not_understood"
     if not messages or messages[-1].get("role") != "user":
         return "not_a_user_turn"
+    if not well_formed(messages):
+        return "ill_formed"
     if not _text_only(messages[-1]):
         return "not_understood"
     if not tools:
@@ -185,6 +280,7 @@ def gate(body: JSONValue) -> Gate | str:
         model=model if isinstance(model, str) else "",
         stream=body.get("stream") is True,
         include_usage=isinstance(options, dict) and options.get("include_usage") is True,
+        limits=Limits.of(body),
     )
 
 
@@ -230,6 +326,9 @@ def verdict(
         return Verdict(reason="not_the_forced_tool", decision=decision)
     if checked.single and len(calls) > 1:
         return Verdict(reason="parallel_tool_calls", decision=decision)
+    cut = checked.limits.refusal(calls, None)
+    if cut is not None:
+        return Verdict(reason=cut, decision=decision)
     names = tuple(name for name, _ in calls)
     return Verdict(calls=calls, tools=names, reason="covered", decision=decision)
 
@@ -243,6 +342,7 @@ class FollowUp:
     model: str
     stream: bool
     include_usage: bool
+    limits: Limits
 
 
 def follow_up(body: JSONValue) -> FollowUp | None:
@@ -258,6 +358,8 @@ def follow_up(body: JSONValue) -> FollowUp | None:
         return None
     if not tools or not messages or messages[-1].get("role") != "tool":
         return None
+    if not well_formed(messages):
+        return None
     model = body.get("model")
     options = body.get("stream_options")
     return FollowUp(
@@ -266,6 +368,7 @@ def follow_up(body: JSONValue) -> FollowUp | None:
         model=model if isinstance(model, str) else "",
         stream=body.get("stream") is True,
         include_usage=isinstance(options, dict) and options.get("include_usage") is True,
+        limits=Limits.of(body),
     )
 
 
@@ -274,6 +377,9 @@ def reply_verdict(checked: FollowUp, *, plugins: PluginSet | None) -> Verdict:
     answer = reply_locally(checked.messages, checked.tools, plugins=plugins)
     if answer is None or answer.text is None:
         return Verdict(reason="no_reply")
+    cut = checked.limits.refusal((), answer.text)
+    if cut is not None:
+        return Verdict(reason=cut)
     decision = answer.decision
     said = [call.event for call in decision.calls] or [decision.event or ""]
     return Verdict(text=answer.text, tools=tuple(said), reason="local_reply", decision=decision)

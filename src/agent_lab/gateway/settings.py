@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -67,6 +68,15 @@ class GatewaySettings:
     for."""
     graceful_seconds: float = 30.0
     """On shutdown, how long requests in flight may take to finish."""
+    body_timeout: float = 10.0
+    """Seconds a client has to send a request's whole body; later, 408 and the connection
+    closed (a body that stops short of its ``Content-Length`` holds nothing longer)."""
+    pass_cors: bool = False
+    """Relay the upstream's ``access-control-*`` headers (a browser client of the upstream's
+    own CORS policy); by default the gateway drops them, as it drops cookies."""
+    instance: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    """This run's id, sent upstream in ``x-agent-lab-via``: a request that comes back is a loop.
+    The same in every worker (it travels in ``to_json``)."""
 
     def __post_init__(self) -> None:
         """Refuse settings no gateway can run with (``ArgumentError``)."""
@@ -77,7 +87,12 @@ class GatewaySettings:
         for name in ("max_body_bytes", "max_upstream_body_bytes", "max_in_flight", "store_queue"):
             if getattr(self, name) < 1:
                 raise ArgumentError(f"{name} must be at least 1")
-        for name in ("upstream_timeout", "connect_timeout", "trust_refresh_seconds"):
+        for name in (
+            "upstream_timeout",
+            "connect_timeout",
+            "trust_refresh_seconds",
+            "body_timeout",
+        ):
             if not getattr(self, name) > 0:
                 raise ArgumentError(f"{name} must be positive")
 

@@ -5,16 +5,25 @@ The client is aiohttp's, already a dependency (the ``openai`` SDK's
 Every forwarded request has one deadline, ``upstream_timeout`` after it was
 sent: a server that never answers, answers slowly or trickles its body a
 byte at a time is cut off at the same moment. A body read whole has a cap,
-``max_body_bytes``: a broken or hostile upstream cannot fill the gateway's
-memory. Bodies come back uncompressed (``Accept-Encoding: identity``), so
-that what is relayed is what is stored.
+``max_body_bytes``, counted after decoding: a broken or hostile upstream
+cannot fill the gateway's memory. Bodies are asked for uncompressed
+(``Accept-Encoding: identity``); one that comes gzipped, deflated or in
+Brotli anyway is decoded, so that what is relayed is what is stored, and
+its ``Content-Encoding`` is dropped with it (any other encoding is relayed
+with its header, never decoded).
+
+The gateway's own headers are its own: of the upstream's, the hop-by-hop
+ones, ``x-agent-lab-*`` (an upstream cannot say an answer was local),
+``set-cookie`` and the CORS headers (unless ``pass_cors``) are never relayed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -23,7 +32,7 @@ from agent_lab.errors import ProviderError
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
 
-__all__ = ["HOP_BY_HOP", "Upstream", "UpstreamFailure", "UpstreamReply"]
+__all__ = ["HOP_BY_HOP", "Upstream", "UpstreamFailure", "UpstreamReply", "relayed_headers"]
 
 HOP_BY_HOP = frozenset(
     {
@@ -44,6 +53,33 @@ HOP_BY_HOP = frozenset(
     }
 )
 """Headers that belong to one hop, or that the gateway sets itself: never relayed."""
+
+_NEVER_RELAYED = frozenset({"set-cookie", "set-cookie2"})
+_OWN_PREFIX = "x-agent-lab-"
+_CORS_PREFIX = "access-control-"
+_DECODED = frozenset({"gzip", "deflate", "br", "zstd", "identity", ""})
+"""Encodings aiohttp decodes (``br`` and ``zstd`` when their libraries are installed; a body it
+ cannot decode is a broken answer, 502)."""
+_VERSIONED = re.compile(r"/v\d+[a-z0-9]*$")
+
+
+def relayed_headers(headers: Mapping[str, str], *, pass_cors: bool) -> dict[str, str]:
+    """The upstream's headers a client may see: none the gateway owns or that set state."""
+    kept: dict[str, str] = {}
+    for name, value in headers.items():
+        lowered = name.lower()
+        if (
+            lowered in HOP_BY_HOP
+            or lowered in _NEVER_RELAYED
+            or lowered.startswith(_OWN_PREFIX)
+            or (not pass_cors and lowered.startswith(_CORS_PREFIX))
+        ):
+            continue
+        kept[lowered] = value
+    encoding = headers.get("content-encoding", "").strip().lower()
+    if encoding not in _DECODED:
+        kept["content-encoding"] = encoding
+    return kept
 
 
 class UpstreamFailure(ProviderError):  # noqa: N818  (a value carried back, as httpx's are)
@@ -145,8 +181,18 @@ class Upstream:
         connect_timeout: float,
         connections: int,
         max_body_bytes: int,
+        pass_cors: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self._pass_cors = pass_cors
+        path = urlsplit(self.base_url).path
+        self.hint = (
+            ""
+            if _VERSIONED.search(path)
+            else f"; the upstream URL's path ({path or '/'}) has no version: OpenAI-compatible "
+            "servers serve under /v1, which the URL given to agent-lab serve --upstream includes"
+        )
+        """Said after a bare 404: the upstream URL may lack its ``/v1``."""
         self._timeout = timeout
         self._max_body_bytes = max_body_bytes
         self._client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=connect_timeout)
@@ -159,7 +205,7 @@ class Upstream:
         self._session = aiohttp.ClientSession(
             connector=connector,
             timeout=self._client_timeout,
-            auto_decompress=False,
+            auto_decompress=True,
             skip_auto_headers=("User-Agent", "Content-Type"),
         )
 
@@ -194,9 +240,5 @@ class Upstream:
             ) from err
         except aiohttp.ClientError as err:
             raise _broken() from err
-        relayed = {
-            name.lower(): value
-            for name, value in response.headers.items()
-            if name.lower() not in HOP_BY_HOP
-        }
+        relayed = relayed_headers(response.headers, pass_cors=self._pass_cors)
         return UpstreamReply(response.status, relayed, response, deadline, self._max_body_bytes)

@@ -37,9 +37,11 @@ LocalCall = tuple[str, str]
 """A tool call answered locally: the tool's name and its arguments as JSON text."""
 
 
-def error_body(message: str, *, type: str, code: str | None = None) -> bytes:
-    """The API's error object, as bytes."""
-    error: JSONObject = {"message": message, "type": type, "param": None, "code": code}
+def error_body(
+    message: str, *, type: str, code: str | None = None, param: str | None = None
+) -> bytes:
+    """The API's error object, as bytes (``param``: the request field it is about)."""
+    error: JSONObject = {"message": message, "type": type, "param": param, "code": code}
     return json.dumps({"error": error}).encode()
 
 
