@@ -121,6 +121,9 @@ class SkippedLine:
     where: str
     reason: SkipReason
     message: str
+    counted: bool = False
+    """No fault of whoever reads the log: counted, never an error, whatever its reason (a
+    client's request a gateway stored). ``reader.COUNTED`` reasons are counted either way."""
 
 
 class LogError(InputError):
