@@ -126,8 +126,9 @@ def test_shadow_json_has_the_promised_shape_and_counts(logs: dict[str, Path]) ->
     assert set(document["by_tool"]) == {"get_weather", "set_timer"}
     assert document["by_tool"]["set_timer"]["calls"] == 1
     saved = document["saved"]
-    assert saved["requests"] == 4
-    assert (saved["prompt_tokens"], saved["completion_tokens"]) == (400, 40)
+    # Covered and agreed: the covered call where the model erred is no saving.
+    assert saved["requests"] == 3
+    assert (saved["prompt_tokens"], saved["completion_tokens"]) == (300, 30)
     assert saved["cost_usd"] > 0  # gpt-4o-mini, priced by genai-prices
     assert document["skipped"] == {}
     assert document["answered_in_words"] == 1
@@ -160,6 +161,25 @@ def test_the_terminal_names_agreement_for_what_it_is(logs: dict[str, Path]) -> N
     assert "not accuracy" in out
     assert "get_weather" in out
     assert "Deterministic-first would have sent no request for 4 of the 5 tool calls" in out
+
+
+def test_saved_counts_only_requests_answered_locally_and_agreed(tmp_path: Path) -> None:
+    """Issue 36: plain code acting where the model answered in words is no saving, and a
+    ``tool_choice: "none"`` request (the model's whatever plain code decides) is never covered."""
+    lines = [json.loads(pairs_line(i, text, None, {})) for i, (text, *_) in enumerate(TALKS[:2])]
+    for index, (text, *_) in enumerate(TALKS[:2], start=2):
+        line = json.loads(pairs_line(index, text, None, {}))
+        line["request"]["tool_choice"] = "none"
+        lines.append(line)
+    log = tmp_path / "words.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    document = json.loads(cli("shadow", str(log), "--json")[0])
+    assert (document["answered_in_words"], document["calls"], document["covered"]) == (4, 0, 0)
+    assert document["acted_where_the_model_answered_in_words"] == 2  # not the tool_choice ones
+    assert document["saved"]["requests"] == 0
+    assert document["saved"]["cost_unknown_for"] == 0
+    assert document["switch_first"] == []
+    assert "Saved where it agreed: 0 requests." in cli("shadow", str(log))[0]
 
 
 def test_workers_give_the_figures_one_process_gives(logs: dict[str, Path]) -> None:

@@ -11,6 +11,7 @@ import io
 import json
 import sqlite3
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import httpx
 
 from agent_lab.cli import run
 from agent_lab.gateway import GatewaySettings, Mode
-from tests.gateway.conftest import TOOLS, user
+from tests.gateway.conftest import COVERED, SDK, TOOLS, user
 from tests.gateway.running import Served, serving
 from tests.openai_server import Behavior, OpenAIServer, content, tool_calls
 
@@ -187,3 +188,68 @@ def test_trust_is_not_earned_below_the_bound(
         )
         assert served.gateway.trust.earned == frozenset()
     assert "x-agent-lab-answered" not in response.headers
+
+
+UNREADABLE: list[Any] = [
+    {"type": "function", "function": {"name": "lookup", "parameters": 5}},
+    {"type": "function", "function": {"name": "lookup", "parameters": {"type": "nonsense"}}},
+]
+"""A client's tools replay cannot use: a schema that is no object (the reader refuses it),
+and one the registry refuses (replay does: the stored decision says so)."""
+
+
+@pytest.mark.parametrize("tool", UNREADABLE, ids=["parameters 5", "schema the registry refuses"])
+def test_a_stored_request_replay_cannot_use_is_left_out_and_counted_not_an_error(
+    upstream: OpenAIServer, tmp_path: Path, sdk: SDK, tool: Any
+) -> None:
+    """Issue 36: the gateway's owner cannot fix a client's request, so ``agent-lab shadow`` on
+    the store counts it under its reason and reads on (exit 0); the same request in a log of
+    one's own stays an error."""
+    store = tmp_path / "gateway.sqlite"
+    upstream.script = [content("I cannot look that up."), answer("get_weather", {"city": "Paris"})]
+    with serving(GatewaySettings(upstream=upstream.url, db=str(store))) as served:
+        client = sdk(served.url)
+        client.chat.completions.create(
+            model="gpt-4o-mini", messages=user("look up Paris"), tools=[tool]
+        )
+        client.chat.completions.create(model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS)
+        served.flush()
+    marked = sqlite3.connect(store).execute("SELECT decision FROM exchanges ORDER BY id").fetchone()
+    assert json.loads(marked[0])["skipped"] == "bad_tools"
+    document = json.loads(cli("shadow", str(store), "--json"))
+    assert document["skipped"] == {"bad_tools": 1}
+    assert (document["calls"], document["covered"], document["saved"]["requests"]) == (1, 1, 1)
+    assert "Left out: bad_tools 1." in cli("shadow", str(store))
+    own = tmp_path / "own.jsonl"
+    exchanged = upstream.requests[0]
+    own.write_text(json.dumps({"request": exchanged.body, "response": exchanged.reply}) + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["shadow", str(own)], stdout=out, stderr=err) == 2
+    assert f"{own}:1" in err.getvalue()
+
+
+def test_requests_the_gateway_forwards_are_never_covered_nor_saved_from_the_store(
+    upstream: OpenAIServer, tmp_path: Path, sdk: SDK
+) -> None:
+    """Issue 36: ``tool_choice: "none"`` and ``response_format`` are forwarded whatever plain
+    code decides; plain code acting where the model answered in words saves nothing."""
+    store = tmp_path / "gateway.sqlite"
+    upstream.default = content("It is sunny in Paris.")
+    with serving(GatewaySettings(upstream=upstream.url, db=str(store))) as served:
+        client = sdk(served.url)
+        create = partial(
+            client.chat.completions.create,
+            model="gpt-4o-mini",
+            messages=user(COVERED),
+            tools=TOOLS,
+        )
+        create()
+        create(tool_choice="none")
+        create(response_format={"type": "json_object"})
+        served.flush()
+    rows = sqlite3.connect(store).execute("SELECT decision FROM exchanges ORDER BY id")
+    assert [json.loads(text)["covered"] for (text,) in rows] == [True, False, False]
+    document = json.loads(cli("shadow", str(store), "--json"))
+    assert (document["answered_in_words"], document["covered"]) == (3, 0)
+    assert document["acted_where_the_model_answered_in_words"] == 1
+    assert document["saved"]["requests"] == 0

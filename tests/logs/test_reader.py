@@ -128,6 +128,27 @@ def test_a_litellm_standard_logging_payload_is_a_pair() -> None:
     assert isinstance(found, LoggedRequest)
     assert (found.tools, found.latency_ms) == ((WEATHER,), 500.0)
     assert found.timestamp == "2023-11-14T22:13:20+00:00"
+    assert found.forwarded is None
+
+
+@pytest.mark.parametrize(
+    ("choice", "forwarded"),
+    [("none", "tool_choice_none"), ("auto", None), ("required", None)],
+    ids=["none", "auto", "required"],
+)
+def test_tool_choice_none_makes_a_pair_the_models_alone(choice: str, forwarded: str | None) -> None:
+    """Calls forbidden: the request is the model's whatever plain code decides (``forwarded``),
+    in a pair's request and in a LiteLLM payload's ``model_parameters``."""
+    pair = pair_line()
+    pair["request"]["tool_choice"] = choice
+    [found] = read_line(json.dumps(pair), where="f:1", format=LogFormat.PAIRS)
+    assert isinstance(found, LoggedRequest)
+    assert found.forwarded == forwarded
+    payload = {"messages": ASKED, "call_type": "acompletion", "response": pair["response"],
+               "model_parameters": {"tools": [WEATHER], "tool_choice": choice}}  # fmt: skip
+    [found] = read_line(json.dumps(payload), where="f:1", format=LogFormat.PAIRS)
+    assert isinstance(found, LoggedRequest)
+    assert found.forwarded == forwarded
 
 
 def test_legacy_functions_are_read_as_tools() -> None:

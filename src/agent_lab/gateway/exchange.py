@@ -4,7 +4,12 @@ Built in the store's writer thread, off the response path: the bodies are
 parsed there, a streamed answer's chunks put back together into the
 ``chat.completion`` they spell, the client's key redacted from everything,
 and the request replayed (``lab.shadow.replay.replay``, the function
-``agent-lab shadow`` runs) on the very line that is stored.
+``agent-lab shadow`` runs) on the very line that is stored. A line that
+replay cannot use (a client's tools the registry refuses) is stored marked
+so: its decision says ``skipped``, with the reason and the problem in words,
+and ``agent-lab shadow`` counts it as left out (``logs.exchanges``), never as
+an error. A request the gateway's rules forward is replayed as never covered,
+as ``agent-lab shadow`` reads it back from the rule stored beside it.
 """
 
 from __future__ import annotations
@@ -162,6 +167,11 @@ def _line(exchange: Exchange) -> JSONObject:
     return line
 
 
+def _skipped(skipped: SkippedLine, rule: str | None) -> JSONObject:
+    """The mark of a line replay cannot use: what ``logs.exchanges`` reads it back as."""
+    return {"skipped": str(skipped.reason), "message": skipped.message, "rule": rule}
+
+
 def _decision(
     line: JSONObject,
     where: str,
@@ -174,10 +184,12 @@ def _decision(
     try:
         request = pair_request(line, where)
     except LogError as err:
-        return {"skipped": str(err.skipped.reason), "rule": rule}
+        return _skipped(err.skipped, rule)
+    if rule is not None:
+        request = dataclasses.replace(request, forwarded=rule)
     replayed = replay(request, plugins=plugins, read=read, rules=rules)
     if isinstance(replayed, SkippedLine):
-        return {"skipped": str(replayed.reason), "rule": rule}
+        return _skipped(replayed, rule)
     assert isinstance(replayed, Replayed)
     # Field by field, not dataclasses.asdict: its deep copy was a seventh of a row's cost.
     fields: JSONObject = {name: getattr(replayed, name) for name in _DECIDED}

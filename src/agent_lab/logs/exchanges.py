@@ -5,28 +5,39 @@ is what a ``pairs`` log line holds (the request without its headers, the
 answer, the latency and the time). So ``agent-lab shadow`` and
 ``read_logs`` read a store as one more log, through ``pair_request``: the
 figures of a store and of the same requests logged as ``pairs`` are the same
-by construction. The table is defined here, below the gateway, because the
-reader needs its name and columns too.
+by construction, but for what only the store knows (below). The table is
+defined here, below the gateway, because the reader needs its name and
+columns too.
 
 Rows the gateway answered itself (``origin = 'local'``) are not read: no model
 answered them, so there is nothing to agree or disagree with.
+
+A row is a client's request, which the gateway's owner cannot fix, so one
+that cannot be used is counted (``SkippedLine.counted``), never an error:
+a line the reader refuses, or one whose stored decision says its replay
+refused it (``{"skipped": reason}``: tools the registry refuses). The rule
+stored beside a row (``tool_choice_none``, ``not_understood``...: why the
+gateway forwards it whatever plain code decides) is the request's
+``forwarded``: never covered, never saved.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from typing import TYPE_CHECKING
 
 from agent_lab.errors import InputFileError
 from agent_lab.logs._values import parse
 from agent_lab.logs.pairs import pair_request
-from agent_lab.logs.record import LogError
+from agent_lab.logs.record import LogError, SkippedLine, SkipReason
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from agent_lab.logs.record import LoggedRequest, SkippedLine
+    from agent_lab.logs.record import LoggedRequest
+    from agent_lab.strict_json import JSONObject
 
 __all__ = ["MAGIC", "SCHEMA", "store_rows"]
 
@@ -47,7 +58,8 @@ CREATE TABLE IF NOT EXISTS exchanges (
 """
 """One row per finished request. ``request_id`` is unique so that a write retried after an
 ambiguous failure never stores a request twice; ``line`` is a ``pairs`` line's JSON text;
-``decision`` the deterministic decision's JSON (``null`` when none was computed)."""
+``decision`` the deterministic decision's JSON (``null`` when none was computed): the replayed
+request and the gateway's ``rule``, or ``{"skipped": reason, "message": ..., "rule": ...}``."""
 
 _BATCH = 256
 
@@ -71,7 +83,8 @@ def store_rows(path: Path, *, after: int = 0) -> Iterator[tuple[int, LoggedReque
         while True:
             try:
                 rows = connection.execute(
-                    "SELECT id, line FROM exchanges WHERE id > ? AND origin = 'upstream' "
+                    "SELECT id, line, decision FROM exchanges WHERE id > ? "
+                    "AND origin = 'upstream' "
                     "ORDER BY id LIMIT ?",
                     (last, _BATCH),
                 ).fetchall()
@@ -79,15 +92,48 @@ def store_rows(path: Path, *, after: int = 0) -> Iterator[tuple[int, LoggedReque
                 raise InputFileError(str(path), f"not a readable gateway store ({err})") from err
             if not rows:
                 return
-            for row_id, line in rows:
+            for row_id, line, decision in rows:
                 last = int(row_id)
-                yield last, _request(str(line), f"{path}:{last}")
+                where = f"{path}:{last}"
+                yield last, _request(str(line), _stored(decision, where), where)
     finally:
         connection.close()
 
 
-def _request(text: str, where: str) -> LoggedRequest | SkippedLine:
+def _stored(decision: object, where: str) -> JSONObject:
+    """The stored decision as an object; ``{}`` for none (or one this reader cannot read)."""
+    if not isinstance(decision, str):
+        return {}
     try:
-        return pair_request(parse(text, where), where)
+        # Strict and bounded, as the line is: a store may come from anywhere.
+        found = parse(decision, where, "the decision")
+    except LogError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _refused(decision: JSONObject) -> SkipReason | None:
+    """The reason the gateway's replay left the row out, if its decision says one."""
+    skipped = decision.get("skipped")
+    try:
+        return SkipReason(skipped) if isinstance(skipped, str) else None
+    except ValueError:
+        return None
+
+
+def _request(text: str, decision: JSONObject, where: str) -> LoggedRequest | SkippedLine:
+    try:
+        request = pair_request(parse(text, where), where)
     except LogError as err:
-        return err.skipped
+        return dataclasses.replace(err.skipped, counted=True)
+    reason = _refused(decision)
+    if reason is not None:
+        message = decision.get("message")
+        said = message if isinstance(message, str) else "its replay refused it"
+        return SkippedLine(
+            where=where, reason=reason, message=f"the gateway's replay: {said}", counted=True
+        )
+    rule = decision.get("rule")
+    if isinstance(rule, str):
+        return dataclasses.replace(request, forwarded=rule)
+    return request

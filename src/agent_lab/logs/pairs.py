@@ -12,6 +12,8 @@ field                       read as
 ``response.usage``          ``prompt_tokens``, ``completion_tokens``,
                             ``prompt_tokens_details.cached_tokens``
 ``metadata.estimated``      ``true``: the usage is an estimate, not a bill
+``request.tool_choice``     ``none``: the request forbade calls, so it is the
+                            model's whatever plain code decides (never covered)
 ``timestamp``               the wrapper's (``timestamp``, ``created_at``,
                             ``request_created_at``, ``startTime``: ISO 8601 or
                             unix seconds), else ``response.created``
@@ -21,7 +23,8 @@ latency                     ``latency_ms``, ``duration_ms``, ``delay_ms``;
 
 LiteLLM's ``StandardLoggingPayload`` (a logging callback's
 ``standard_logging_object``) is read too: its ``messages``, ``model``,
-``model_parameters.tools`` and ``response``, with ``startTime``/``endTime``.
+``model_parameters.tools`` (and ``tool_choice``) and ``response``, with
+``startTime``/``endTime``.
 
 A response with several choices is read at choice 0, the one a client
 without ``n`` uses. A line with an ``error`` and no response, a LiteLLM
@@ -67,7 +70,7 @@ def _litellm(fields: JSONObject) -> tuple[JSONValue | None, JSONValue | None]:
     if isinstance(fields.get("model"), str):
         request["model"] = fields.get("model")
     parameters = as_object(fields.get("model_parameters")) or {}
-    for key in ("tools", "functions"):
+    for key in ("tools", "functions", "tool_choice"):
         if key in parameters:
             request[key] = parameters[key]
     return request, fields.get("response")
@@ -145,4 +148,6 @@ def pair_request(line: JSONValue, where: str) -> LoggedRequest:
         usage=usage_from(response.get("usage"), estimated=is_estimated(fields.get("metadata"))),
         latency_ms=milliseconds(fields),
         timestamp=timestamp or iso_timestamp(response.get("created")),
+        # The gateway's word for it (gateway.rules), so a store and a log say the same.
+        forwarded="tool_choice_none" if request.get("tool_choice") == "none" else None,
     )

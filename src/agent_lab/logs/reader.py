@@ -1,7 +1,8 @@
 """Reading log files: line by line, plain or gzipped, each line a request, several, or a skip.
 
 A gateway's SQLite store (``agent-lab serve --db``, told by its first bytes)
-is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``).
+is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``),
+and a row it cannot use is a client's request, counted and never an error.
 Memory stays flat whatever the file's length: one line is held at a time,
 and a line over ``MAX_LINE_BYTES`` is passed over unread (``too_large``). A
 gzipped file is told by its magic bytes, not its name. Only regular files
@@ -195,7 +196,8 @@ def read_logs(
         on_error: ``"fail"`` raises at the first line that cannot be used;
             ``"skip"`` yields it as a ``SkippedLine`` and reads on. A line that
             is whole but holds nothing to replay (a failed request, a span
-            recorded without content: ``COUNTED``) is yielded either way.
+            recorded without content: ``COUNTED``), or a row of a gateway's
+            store (``SkippedLine.counted``), is yielded either way.
 
     Raises:
         LogError: With ``on_error="fail"``, the first line that cannot be used
@@ -216,6 +218,7 @@ def read_logs(
                 isinstance(found, SkippedLine)
                 and on_error == "fail"
                 and found.reason not in COUNTED
+                and not found.counted
             ):
                 raise LogError(found)
             yield found

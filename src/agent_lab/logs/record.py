@@ -108,6 +108,10 @@ class LoggedRequest:
     latency_ms: float | None = None
     timestamp: str | None = None
     """When the request was made, ISO 8601 (a resolver's ``now``), when the log says."""
+    forwarded: str | None = None
+    """Why the request is the model's whatever plain code decides, when its log says:
+    ``tool_choice_none`` (the request forbade calls), or the rule a gateway stored beside it
+    (``logs.exchanges``); ``None`` when nothing forbids a local answer."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,6 +121,9 @@ class SkippedLine:
     where: str
     reason: SkipReason
     message: str
+    counted: bool = False
+    """No fault of whoever reads the log: counted, never an error, whatever its reason (a
+    client's request a gateway stored). ``reader.COUNTED`` reasons are counted either way."""
 
 
 class LogError(InputError):

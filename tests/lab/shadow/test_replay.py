@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from typing import Any
 
@@ -98,6 +99,36 @@ def test_acting_where_the_model_answered_in_words_is_counted_as_such() -> None:
     assert (outcome.kind, outcome.covered, outcome.agreed, outcome.cause) == (
         Kind.WORDS, True, False, Cause.ACTED,
     )  # fmt: skip
+
+
+def test_a_request_that_is_the_models_whatever_plain_code_decides_is_never_covered() -> None:
+    """``tool_choice: "none"``, or a gateway's rule: decided, routed, never covered."""
+    request = dataclasses.replace(
+        logged("get the weather forecast in Paris", ("get_weather", {"city": "Paris"})),
+        forwarded="tool_choice_none",
+    )
+    outcome = replayed(request)
+    assert (outcome.covered, outcome.agreed, outcome.cause) == (False, None, None)
+    assert (outcome.routed, outcome.produced) == ("get_weather", {"city": "Paris"})
+
+
+def test_saved_counts_only_covered_requests_that_agreed() -> None:
+    """Issue 36: a covered call that disagrees, or acting on words, saves nothing."""
+    usage = LoggedUsage(prompt_tokens=100, completion_tokens=10)
+    figures = ShadowFigures()
+    for request in (
+        logged(
+            "get the weather forecast in Paris", ("get_weather", {"city": "Paris"}), usage=usage
+        ),
+        logged("get the weather forecast in Paris", ("get_weather", {"city": "Oslo"}), usage=usage),
+        logged("get the weather forecast in Oslo", usage=usage),
+    ):
+        figures.add(replayed(request))
+    document: dict[str, Any] = figures.as_json()
+    assert (document["covered"], document["acted_where_the_model_answered_in_words"]) == (2, 1)
+    saved = document["saved"]
+    assert (saved["requests"], saved["prompt_tokens"], saved["completion_tokens"]) == (1, 100, 10)
+    assert document["by_tool"]["get_weather"]["saved"]["requests"] == 1
 
 
 def test_a_request_after_a_tools_result_is_a_follow_up() -> None:

@@ -1,7 +1,9 @@
 """The figures of a log replay, added up one replayed request at a time and mergeable.
 
 Every figure names what it is: *agreement* is agreement with the logged
-model, not accuracy (a disagreement may be the model's error); tokens from a
+model, not accuracy (a disagreement may be the model's error); *saved* counts
+only what would have been answered locally and agreed (a covered request that
+disagrees would have answered otherwise, not saved a request); tokens from a
 rendered log are estimates and say so; a cost nobody prices stays unknown.
 """
 
@@ -59,10 +61,11 @@ class Tally:
     """Covered calls that dispatched the logged tool (whatever the values)."""
     routed_right: int = 0
     saved_requests: int = 0
+    """Requests covered and agreed: answered locally as the logged model answered them."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     tokens_unknown: int = 0
-    """Covered requests whose log gives no token counts."""
+    """Saved requests whose log gives no token counts."""
     cost: Decimal = Decimal(0)
     cost_unknown: int = 0
     latency_ms: float = 0.0
@@ -80,6 +83,9 @@ class Tally:
             self.same_tool += item.produced_tool == item.tool
             self.agreed += bool(item.agreed)
             self.agreed_lenient += bool(item.agreed_lenient)
+        if not item.agreed:
+            # Answered otherwise than the logged model (acting on words included): no saving.
+            return
         self.saved_requests += 1
         if item.prompt_tokens is None or item.completion_tokens is None:
             self.tokens_unknown += 1
@@ -101,7 +107,7 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def saved_json(self) -> JSONObject:
-        """What deterministic-first would not have spent: requests, tokens, cost, time."""
+        """What deterministic-first would not have spent, answering locally and in agreement."""
         known = self.saved_requests - self.tokens_unknown
         priced = self.saved_requests - self.cost_unknown
         timed = self.saved_requests - self.latency_unknown
@@ -159,7 +165,7 @@ class ShadowFigures:
         self.tokens_estimated |= item.tokens_estimated
         if item.kind is Kind.FOLLOW_UP:
             return
-        cost = self._cost(item) if item.covered else None
+        cost = self._cost(item) if item.covered and item.agreed else None
         self.total.add(item, cost)
         if item.kind is Kind.CALL and item.tool is not None:
             self.by_tool.setdefault(item.tool, Tally()).add(item, cost)

@@ -68,7 +68,9 @@ class Replayed:
     tool: str | None
     """The tool the model called (its first, when it called several)."""
     covered: bool
-    """Plain code completed every required argument: deterministic-first sends no request."""
+    """Plain code completed every required argument and nothing forbids a local answer
+    (``LoggedRequest.forwarded``: ``tool_choice`` ``none``, a gateway's rule): deterministic-first
+    sends no request."""
     agreed: bool | None = None
     """On a covered request: the same tool and the same arguments, type-sensitively."""
     agreed_lenient: bool | None = None
@@ -106,7 +108,8 @@ def replay(
     ``plugins`` supplies the user's own resolvers and routes for the tools it
     names; the other tools get the schema-driven resolver. ``rules``
     (``agent-lab learn``'s) apply to both (``learned_rules.applied``). Tools a registry
-    refuses (a broken schema) make the request a ``SkippedLine`` (``bad_tools``).
+    refuses (a broken schema) make the request a ``SkippedLine`` (``bad_tools``). A request
+    that is the model's whatever plain code decides (``forwarded``) is never covered.
     """
     usage = request.usage
     tool = request.calls[0].name if request.calls else None
@@ -148,7 +151,7 @@ def _compared(case: Case, decision: Decision, request: LoggedRequest, logged: Re
         produced=produced,
         produced_tool=decision.event,
     )
-    if not decision.local:
+    if not decision.local or request.forwarded is not None:
         return decided
     verdict = score(case, TrialStatus.of(decision.status), produced, decision.event)
     return dataclasses.replace(

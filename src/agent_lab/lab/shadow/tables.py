@@ -88,7 +88,8 @@ def _saved_sentence(total: Tally, *, estimated: bool) -> str:
         if count
     ]
     tail = f" ({'; '.join(unknown)})" if unknown else ""
-    return "Saved: " + ", ".join(parts) + tail + "."
+    # Only what it would have answered as the logged model did is a saving.
+    return "Saved where it agreed: " + ", ".join(parts) + tail + "."
 
 
 def tool_table(figures: ShadowFigures, *, min_agreement: float) -> Table:
