@@ -190,17 +190,21 @@ def test_trust_is_not_earned_below_the_bound(
     assert "x-agent-lab-answered" not in response.headers
 
 
+LOOKUP: Any = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
 UNREADABLE: list[Any] = [
-    {"type": "function", "function": {"name": "lookup", "parameters": 5}},
-    {"type": "function", "function": {"name": "lookup", "parameters": {"type": "nonsense"}}},
+    [LOOKUP, LOOKUP],
+    [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "nonsense"}}}],
 ]
-"""A client's tools replay cannot use: a schema that is no object (the reader refuses it),
-and one the registry refuses (replay does: the stored decision says so)."""
+"""A client's tools replay cannot use, which the gateway forwards (a schema that is no object
+is its own 400): one tool offered twice (the reader refuses it), and a schema the registry
+refuses (replay does: the stored decision says so)."""
 
 
-@pytest.mark.parametrize("tool", UNREADABLE, ids=["parameters 5", "schema the registry refuses"])
+@pytest.mark.parametrize(
+    "tools", UNREADABLE, ids=["a tool offered twice", "schema the registry refuses"]
+)
 def test_a_stored_request_replay_cannot_use_is_left_out_and_counted_not_an_error(
-    upstream: OpenAIServer, tmp_path: Path, sdk: SDK, tool: Any
+    upstream: OpenAIServer, tmp_path: Path, sdk: SDK, tools: Any
 ) -> None:
     """Issue 36: the gateway's owner cannot fix a client's request, so ``agent-lab shadow`` on
     the store counts it under its reason and reads on (exit 0); the same request in a log of
@@ -210,7 +214,7 @@ def test_a_stored_request_replay_cannot_use_is_left_out_and_counted_not_an_error
     with serving(GatewaySettings(upstream=upstream.url, db=str(store))) as served:
         client = sdk(served.url)
         client.chat.completions.create(
-            model="gpt-4o-mini", messages=user("look up Paris"), tools=[tool]
+            model="gpt-4o-mini", messages=user("look up Paris"), tools=tools
         )
         client.chat.completions.create(model="gpt-4o-mini", messages=user(COVERED), tools=TOOLS)
         served.flush()
