@@ -37,6 +37,7 @@ def serve(*argv: str) -> tuple[int, str]:
             "max-upstream-body-bytes",
         ),
         (["--upstream", "http://127.0.0.1:9/v1", "--rules", "no-such-rules.json"], "rules"),
+        (["--upstream", "http://127.0.0.1:9/v1", "--port", "99999"], "99999 is not a port"),
     ],
     ids=[
         "not-http",
@@ -47,6 +48,7 @@ def serve(*argv: str) -> tuple[int, str]:
         "agreement",
         "no-upstream-body",
         "no-rules-file",
+        "port-past-65535",
     ],
 )
 def test_a_bad_option_is_one_line_and_exit_2(
