@@ -22,6 +22,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.loading import load_plugin_set, plugin_registry
+from agent_lab.cli.serve_checks import check_not_itself, start_warnings, trusted
 from agent_lab.errors import AgentLabError, ArgumentError, StoreError, UsageError
 from agent_lab.lab.report.terminal import printable
 from agent_lab.lab.run.plugin_sets import load_plugins
@@ -48,6 +49,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
     problem = url_problem(options.upstream)
     if problem is not None:
         raise UsageError(f"--upstream: {problem}")
+    check_not_itself(options.upstream, host=options.host, port=options.port)
     try:
         return GatewaySettings(
             upstream=options.upstream,
@@ -144,11 +146,16 @@ def serve_command(options: argparse.Namespace, streams: Streams) -> int:
             open_store(settings.db).close()
         except StoreError as err:
             raise UsageError(str(err)) from err
+    for warning in start_warnings(settings):
+        print(printable(f"agent-lab serve: warning: {warning}"), file=streams.err)
     where = split_credentials(settings.upstream)[0]
+    trust = trusted(settings)
+    trusting = "" if trust is None else f"; trusted: {trust}"
     print(
         printable(
             f"agent-lab serve: http://{options.host}:{options.port} ({settings.mode} mode, "
             f"{options.workers} worker(s)) -> {where}; store: {settings.db or 'none'}"
+            f"{trusting}"
         ),
         file=streams.err,
         flush=True,
