@@ -8,6 +8,7 @@ pytest.importorskip("prometheus_client", reason="the gateway extra is not instal
 
 import io
 import json
+import logging
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -275,3 +276,43 @@ def test_the_tools_offered_are_read_from_the_newest_requests_only(tmp_path: Path
     assert (read.names, read.requests) == ({"newest"}, 1)
     assert offered_tools(str(store_offering(tmp_path / "new.sqlite"))) is None
     assert offered_tools(str(tmp_path / "none.sqlite")) is None
+
+
+@pytest.fixture
+def agent_lab_logger() -> Iterator[logging.Logger]:
+    """The package's logger, its handlers and level put back after the test."""
+    logger = logging.getLogger("agent_lab")
+    handlers, level = list(logger.handlers), logger.level
+    yield logger
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+
+
+@pytest.mark.usefixtures("agent_lab_logger")
+@pytest.mark.parametrize(
+    ("verbosity", "lines"),
+    [("0", []), ("1", ["INFO"]), ("2", ["INFO", "DEBUG"])],
+    ids=["quiet", "v", "vv"],
+)
+def test_a_worker_logs_to_stderr_as_v_asked(
+    verbosity: str,
+    lines: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``gateway_app`` (each worker's factory) logs as the command does, controls shown."""
+    settings = GatewaySettings(upstream=UPSTREAM, db=None)
+    monkeypatch.setenv(serving.SETTINGS_ENV, settings.to_json())
+    monkeypatch.setenv(serving.VERBOSITY_ENV, verbosity)
+    serving.gateway_app()
+    serving.gateway_app()  # one handler, however often it is called
+    requests = logging.getLogger("agent_lab.gateway.requests")
+    requests.info("POST /v1/chat/completions forwarded \x1b[2J")
+    requests.debug("more")
+    said = capsys.readouterr().err.splitlines()
+    assert [line.split()[1] for line in said] == lines
+    if lines:
+        assert said[0] == (
+            "agent-lab: INFO agent_lab.gateway.requests: POST /v1/chat/completions forwarded "
+            "\\x1b[2J"
+        )
