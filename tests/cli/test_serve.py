@@ -7,11 +7,19 @@ import pytest
 pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
 
 import io
+import json
+import logging
+import signal
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import uvicorn
+
 from agent_lab.cli import run, serving
+from agent_lab.cli.serve_checks import offered_tools
 from agent_lab.errors import ArgumentError, UsageError
 from agent_lab.gateway import Gateway, GatewaySettings
+from agent_lab.gateway.store import open_store
 
 
 def serve(*argv: str) -> tuple[int, str]:
@@ -37,6 +45,7 @@ def serve(*argv: str) -> tuple[int, str]:
             "max-upstream-body-bytes",
         ),
         (["--upstream", "http://127.0.0.1:9/v1", "--rules", "no-such-rules.json"], "rules"),
+        (["--upstream", "http://127.0.0.1:9/v1", "--port", "99999"], "99999 is not a port"),
     ],
     ids=[
         "not-http",
@@ -47,6 +56,7 @@ def serve(*argv: str) -> tuple[int, str]:
         "agreement",
         "no-upstream-body",
         "no-rules-file",
+        "port-past-65535",
     ],
 )
 def test_a_bad_option_is_one_line_and_exit_2(
@@ -90,3 +100,219 @@ def test_the_upstream_body_cap_reaches_every_workers_settings(
     assert GatewaySettings.from_json(settings.to_json()) == settings
     with pytest.raises(ArgumentError, match="max_upstream_body_bytes"):
         GatewaySettings(upstream="http://127.0.0.1:9/v1", max_upstream_body_bytes=0)
+
+
+Started = Callable[..., tuple[int, str]]
+
+
+def not_served(*_: object, **__: object) -> None:
+    """In place of ``uvicorn.run``: the command returns as if the server had stopped."""
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Started]:
+    """``agent-lab serve`` in-process up to the server, which is not started: (code, stderr)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(uvicorn, "run", not_served)
+    before = signal.getsignal(signal.SIGTERM)
+    yield serve
+    signal.signal(signal.SIGTERM, before)
+
+
+@pytest.mark.parametrize(
+    ("upstream", "argv"),
+    [
+        ("http://127.0.0.1:8080/v1", []),
+        ("http://localhost:8080/v1", []),
+        ("http://127.0.0.1:7000/v1", ["--host", "localhost", "--port", "7000"]),
+        ("http://[::1]:7000/v1", ["--host", "0.0.0.0", "--port", "7000"]),
+        ("http://10.1.2.3/v1", ["--host", "10.1.2.3", "--port", "80"]),
+        ("https://me:secret@localhost:8443/v1", ["--port", "8443"]),
+    ],
+    ids=["defaults", "localhost", "both-names", "any-address", "same-host", "credentials"],
+)
+def test_an_upstream_that_is_the_gateway_itself_is_refused(
+    upstream: str, argv: list[str], started: Started
+) -> None:
+    """Requests sent to itself would loop until 429: exit 2, one line naming both addresses."""
+    code, err = started("--upstream", upstream, *argv)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "is this gateway itself" in err
+    assert upstream.replace("me:secret@", "") in err
+    assert "--port" in err
+    assert "secret" not in err
+
+
+@pytest.mark.parametrize(
+    ("upstream", "argv"),
+    [
+        ("http://127.0.0.1:8081/v1", []),
+        ("http://127.0.0.1:8080/v1", ["--host", "10.1.2.3"]),
+        ("http://127.0.0.1/v1", ["--port", "0"]),
+    ],
+    ids=["other-port", "other-interface", "any-free-port"],
+)
+def test_an_upstream_on_another_address_is_served(
+    upstream: str, argv: list[str], started: Started
+) -> None:
+    """Another port, or loopback while the gateway listens on another interface: no refusal."""
+    code, err = started("--upstream", upstream, *argv)
+    assert (code, "itself" in err) == (0, False), err
+
+
+UPSTREAM = "http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize(
+    ("argv", "warning"),
+    [
+        (["--upstream", "http://127.0.0.1:9"], "usually serve under /v1"),
+        (["--upstream", "http://127.0.0.1:9/api/"], "usually serve under /v1"),
+        (["--enforce", "get_weather"], "--enforce has no effect in shadow mode"),
+        (["--min-agreement", "0.99"], "--min-agreement has no effect in shadow mode"),
+        (
+            ["--mode", "enforce", "--min-agreement", "0.99", "--no-store"],
+            "--min-agreement has no effect with --no-store",
+        ),
+        (["--mode", "enforce"], "--mode enforce trusts no tool"),
+    ],
+    ids=["no-path", "no-version", "enforce-in-shadow", "agreement-in-shadow", "agreement-no-store",
+         "enforce-nothing"],
+)  # fmt: skip
+def test_a_setting_that_cannot_take_effect_is_a_warning_before_serving(
+    argv: list[str], warning: str, started: Started
+) -> None:
+    """One warning line on stderr, then the start-up line; the gateway still serves."""
+    code, err = started("--upstream", UPSTREAM, *argv)
+    lines = err.splitlines()
+    assert code == 0
+    (said,) = [line for line in lines if line.startswith("agent-lab serve: warning: ")]
+    assert warning in said
+    assert lines[-1].startswith("agent-lab serve: http://127.0.0.1:8080 ")
+
+
+@pytest.mark.parametrize(
+    ("upstream", "argv", "trusted"),
+    [
+        (UPSTREAM, [], None),
+        ("http://127.0.0.1:9/v1beta/", ["--mode", "enforce", "--enforce", "get_weather"],
+         "; trusted: get_weather"),
+        (UPSTREAM, ["--mode", "enforce", "--enforce", "a", "--enforce", "b", "--min-agreement",
+         "0.99"], "; trusted: a, b and those earned at >= 0.99"),
+        (UPSTREAM, ["--mode", "enforce", "--min-agreement", "0.9"],
+         "; trusted: those earned at >= 0.9"),
+    ],
+    ids=["shadow", "listed", "listed-and-earned", "earned"],
+)  # fmt: skip
+def test_the_start_up_line_lists_what_enforce_trusts_and_nothing_is_warned_of(
+    upstream: str, argv: list[str], trusted: str | None, started: Started
+) -> None:
+    """Settings that all take effect: no warning (a new store offered no tool yet, says nothing)."""
+    code, err = started("--upstream", upstream, *argv)
+    assert code == 0
+    (line,) = err.splitlines()
+    assert line.startswith("agent-lab serve: http://127.0.0.1:8080 ")
+    if trusted is None:
+        assert "trusted" not in line
+    else:
+        assert line.endswith(trusted)
+
+
+def tool(name: str) -> dict[str, object]:
+    return {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+
+
+def store_offering(path: Path, *requests: dict[str, object]) -> Path:
+    """A gateway store holding these requests, oldest first."""
+    connection = open_store(str(path))
+    with connection:
+        connection.executemany(
+            "INSERT INTO exchanges (request_id, at, origin, status, line, decision, worker) "
+            "VALUES (?, '2025-01-01T00:00:00Z', 'upstream', 200, ?, NULL, 1)",
+            [(str(n), json.dumps({"request": r})) for n, r in enumerate(requests)],
+        )
+    connection.close()
+    return path
+
+
+def test_a_trusted_tool_no_stored_request_offered_is_a_warning(
+    started: Started, tmp_path: Path
+) -> None:
+    """``--enforce get_wether``: none of the stored requests offered it, perhaps a typo."""
+    store = store_offering(
+        tmp_path / "gateway.sqlite",
+        {"model": "m", "tools": [tool("get_weather"), tool("set_timer")]},
+        {"model": "m", "functions": [{"name": "book_table", "parameters": {"type": "object"}}]},
+    )
+    code, err = started(
+        "--upstream", UPSTREAM, "--mode", "enforce", "--db", str(store),
+        "--enforce", "get_weather", "--enforce", "get_wether", "--enforce", "book_table",
+    )  # fmt: skip
+    assert code == 0
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert "--enforce get_wether: none of the store's newest 2 requests offered" in warning
+
+
+def test_the_tools_offered_are_read_from_the_newest_requests_only(tmp_path: Path) -> None:
+    """Bounded by rows and by characters read; a request with odd tools is passed over."""
+    store = str(
+        store_offering(
+            tmp_path / "gateway.sqlite",
+            {"model": "m", "tools": [tool("oldest")]},
+            {"model": "m", "tools": "not a list"},
+            {"model": "m", "tools": [tool("newer"), 7, {"function": None}]},
+            {"model": "m", "tools": [tool("newest")]},
+        )
+    )
+    read = offered_tools(store)
+    assert read is not None
+    assert (read.names, read.requests) == ({"oldest", "newer", "newest"}, 4)
+    read = offered_tools(store, newest=2)
+    assert read is not None
+    assert (read.names, read.requests) == ({"newer", "newest"}, 2)
+    read = offered_tools(store, budget=1)
+    assert read is not None
+    assert (read.names, read.requests) == ({"newest"}, 1)
+    assert offered_tools(str(store_offering(tmp_path / "new.sqlite"))) is None
+    assert offered_tools(str(tmp_path / "none.sqlite")) is None
+
+
+@pytest.fixture
+def agent_lab_logger() -> Iterator[logging.Logger]:
+    """The package's logger, its handlers and level put back after the test."""
+    logger = logging.getLogger("agent_lab")
+    handlers, level = list(logger.handlers), logger.level
+    yield logger
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+
+
+@pytest.mark.usefixtures("agent_lab_logger")
+@pytest.mark.parametrize(
+    ("verbosity", "lines"),
+    [("0", []), ("1", ["INFO"]), ("2", ["INFO", "DEBUG"])],
+    ids=["quiet", "v", "vv"],
+)
+def test_a_worker_logs_to_stderr_as_v_asked(
+    verbosity: str,
+    lines: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``gateway_app`` (each worker's factory) logs as the command does, controls shown."""
+    settings = GatewaySettings(upstream=UPSTREAM, db=None)
+    monkeypatch.setenv(serving.SETTINGS_ENV, settings.to_json())
+    monkeypatch.setenv(serving.VERBOSITY_ENV, verbosity)
+    serving.gateway_app()
+    serving.gateway_app()  # one handler, however often it is called
+    requests = logging.getLogger("agent_lab.gateway.requests")
+    requests.info("POST /v1/chat/completions forwarded \x1b[2J")
+    requests.debug("more")
+    said = capsys.readouterr().err.splitlines()
+    assert [line.split()[1] for line in said] == lines
+    if lines:
+        assert said[0] == (
+            "agent-lab: INFO agent_lab.gateway.requests: POST /v1/chat/completions forwarded "
+            "\\x1b[2J"
+        )

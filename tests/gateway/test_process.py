@@ -12,6 +12,7 @@ pytest.importorskip("prometheus_client", reason="the gateway extra is not instal
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import threading
@@ -145,3 +146,28 @@ def test_the_gateway_binds_to_loopback_unless_told_otherwise(upstream: OpenAISer
         banner = output(said)
     assert "http://127.0.0.1:" in banner
     assert os.environ.get("AGENT_LAB_GATEWAY_SETTINGS") is None
+
+
+def test_v_reaches_every_worker(upstream: OpenAIServer) -> None:
+    """``-v --workers 2``: what each worker logs at INFO on the request logger reaches stderr.
+
+    The plugin module logs, with its process id, when a process imports it: the
+    command does, and so does each worker it spawns.
+    """
+    plugins = "tests.gateway.logging_plugins:plugins"
+    argv = ("--upstream", upstream.url, "--no-store", "--workers", "2", "-v", "--plugins", plugins)
+    line = re.compile(
+        r"^agent-lab: INFO agent_lab\.gateway\.requests: imported in process (\d+) \\x1b\[2J$",
+        re.MULTILINE,
+    )
+    with serve(*argv) as (_, process, said):
+        deadline = time.monotonic() + 30
+        while len(workers := {int(pid) for pid in line.findall(output(said))} - {process.pid}) < 2:
+            assert time.monotonic() < deadline, output(said)
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+        logged = output(said)
+    assert f"imported in process {process.pid} " in logged  # the command's own, as before
+    assert len(workers) == 2
+    assert "\x1b" not in logged

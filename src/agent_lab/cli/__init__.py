@@ -7,7 +7,6 @@ Exit codes: 0 ok, 1 a failed run, 2 bad usage or input (an ``InputError``), 130 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import shutil
 import sys
@@ -18,11 +17,12 @@ from rich.console import Console
 from agent_lab.cli.flags import said
 from agent_lab.cli.loading import Streams
 from agent_lab.cli.parser import build_parser
+from agent_lab.cli.verbosity import logging_to
 from agent_lab.errors import InputError
 from agent_lab.lab.report.terminal import printable
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Sequence
+    from collections.abc import Sequence
 
 __all__ = ["main", "run"]
 
@@ -45,7 +45,7 @@ def run(
         out=out, err=err, console=Console(file=out, width=_width(out, wide=wide)), wide=wide
     )
     try:
-        with _logging_to(err, int(getattr(options, "verbose", 0))):
+        with logging_to(err, int(getattr(options, "verbose", 0))):
             return options.handler(options, streams)
     except InputError as problem:
         # Whatever the user supplied wrongly, on the command line or in a file it names.
@@ -53,38 +53,6 @@ def run(
         return 2
     except KeyboardInterrupt:
         return 130
-
-
-@contextlib.contextmanager
-def _logging_to(err: TextIO, verbosity: int) -> Generator[None]:
-    # -v and -vv attach a handler to the package's logger for this command only, so
-    # that in-process callers (the tests) do not pile handlers up.
-    if verbosity <= 0:
-        yield
-        return
-    logger = logging.getLogger("agent_lab")
-    handler = logging.StreamHandler(err)
-    handler.setFormatter(_PrintableFormatter("agent-lab: %(levelname)s %(name)s: %(message)s"))
-    before = logger.level
-    logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
-    logger.addHandler(handler)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(before)
-
-
-class _PrintableFormatter(logging.Formatter):
-    """Log lines whose control characters are shown, never obeyed by the terminal.
-
-    A log line may quote a server (an error's text) or a model (its name):
-    escape sequences in them would recolour, retitle or rewrite the terminal.
-    """
-
-    def format(self, record: logging.LogRecord) -> str:
-        """The formatted line, through ``printable``."""
-        return printable(super().format(record))
 
 
 _FILE_WIDTH = 160

@@ -20,6 +20,7 @@ __all__ = [
     "fraction",
     "latency_pair",
     "margins",
+    "port",
     "positive_count",
     "positive_rate",
     "positive_seconds",
@@ -49,6 +50,18 @@ def positive_count(text: str) -> int:
     value = _integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+MAX_PORT = 65_535
+"""The largest TCP port: a larger number would be taken modulo 65,536 by the socket."""
+
+
+def port(text: str) -> int:
+    """A TCP port, 0 to ``MAX_PORT`` (``--port``; 0 asks for any free one)."""
+    value = count(text)
+    if value > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: give 0 to {MAX_PORT}")
     return value
 
 

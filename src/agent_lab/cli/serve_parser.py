@@ -68,7 +68,7 @@ def add_serve(add_parser: AddParser) -> None:
 def _serving_options(serve: argparse.ArgumentParser) -> None:
     """Where it listens, the keys, and the limits."""
     serve.add_argument("--host", default="127.0.0.1", help="bind here (default 127.0.0.1)")
-    serve.add_argument("--port", type=checks.count, default=8080, help="(default 8080)")
+    serve.add_argument("--port", type=checks.port, default=8080, help="(default 8080)")
     serve.add_argument(
         "--workers", type=checks.positive_count, default=1, help="processes (default 1)"
     )

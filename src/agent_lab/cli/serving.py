@@ -7,9 +7,10 @@ imported when the command runs (``agent-lab --help`` stays fast), and only
 with the ``gateway`` extra installed.
 
 With ``--workers N``, uvicorn's supervisor binds the socket once and starts N
-processes that each build the app from the settings in
-``SETTINGS_ENV`` (``gateway_app``); the counters of all of them are summed
-through ``PROMETHEUS_MULTIPROC_DIR``, a folder made for this run.
+processes that each build the app from the settings in ``SETTINGS_ENV``
+(``gateway_app``) and log to stderr as ``-v`` asked (``VERBOSITY_ENV``); the
+counters of all of them are summed through ``PROMETHEUS_MULTIPROC_DIR``, a
+folder made for this run.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ import functools
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from typing import TYPE_CHECKING
 
 from agent_lab.cli.loading import load_plugin_set, plugin_registry
+from agent_lab.cli.serve_checks import check_not_itself, start_warnings, trusted
+from agent_lab.cli.verbosity import log_for_life
 from agent_lab.errors import AgentLabError, ArgumentError, StoreError, UsageError
 from agent_lab.lab.report.terminal import printable
 from agent_lab.lab.run.plugin_sets import load_plugins
@@ -35,10 +39,12 @@ if TYPE_CHECKING:
     from agent_lab.cli.loading import Streams
     from agent_lab.gateway import Gateway, GatewaySettings
 
-__all__ = ["SETTINGS_ENV", "gateway_app", "serve_command"]
+__all__ = ["SETTINGS_ENV", "VERBOSITY_ENV", "gateway_app", "serve_command"]
 
 SETTINGS_ENV = "AGENT_LAB_GATEWAY_SETTINGS"
 """The settings as JSON, for the worker processes (names of key variables, never keys)."""
+VERBOSITY_ENV = "AGENT_LAB_GATEWAY_VERBOSITY"
+"""``-v`` counted, for the worker processes: their log lines reach stderr as the command's do."""
 _EXTRA = "pip install 'agent-lab[gateway]' (or uv sync --extra gateway)"
 
 
@@ -48,6 +54,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
     problem = url_problem(options.upstream)
     if problem is not None:
         raise UsageError(f"--upstream: {problem}")
+    check_not_itself(options.upstream, host=options.host, port=options.port)
     try:
         return GatewaySettings(
             upstream=options.upstream,
@@ -121,6 +128,8 @@ def gateway_app() -> Gateway:
     """The app factory uvicorn calls in each worker process: the settings from ``SETTINGS_ENV``."""
     from agent_lab.gateway import GatewaySettings  # noqa: PLC0415
 
+    verbosity = os.environ.get(VERBOSITY_ENV, "")
+    log_for_life(sys.stderr, int(verbosity) if verbosity.isdigit() else 0)
     return build_gateway(GatewaySettings.from_json(os.environ[SETTINGS_ENV]))
 
 
@@ -144,11 +153,16 @@ def serve_command(options: argparse.Namespace, streams: Streams) -> int:
             open_store(settings.db).close()
         except StoreError as err:
             raise UsageError(str(err)) from err
+    for warning in start_warnings(settings):
+        print(printable(f"agent-lab serve: warning: {warning}"), file=streams.err)
     where = split_credentials(settings.upstream)[0]
+    trust = trusted(settings)
+    trusting = "" if trust is None else f"; trusted: {trust}"
     print(
         printable(
             f"agent-lab serve: http://{options.host}:{options.port} ({settings.mode} mode, "
             f"{options.workers} worker(s)) -> {where}; store: {settings.db or 'none'}"
+            f"{trusting}"
         ),
         file=streams.err,
         flush=True,
@@ -171,6 +185,7 @@ def serve_command(options: argparse.Namespace, streams: Streams) -> int:
         return 0
     folder = tempfile.mkdtemp(prefix="agent-lab-metrics-")
     os.environ[SETTINGS_ENV] = settings.to_json()
+    os.environ[VERBOSITY_ENV] = str(int(getattr(options, "verbose", 0)))
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
     try:
         uvicorn.run(
