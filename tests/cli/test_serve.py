@@ -102,6 +102,30 @@ def test_the_upstream_body_cap_reaches_every_workers_settings(
         GatewaySettings(upstream="http://127.0.0.1:9/v1", max_upstream_body_bytes=0)
 
 
+def test_the_body_timeout_and_cors_setting_reach_the_gateway(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--body-timeout`` (10 s unless told) and ``--pass-cors``, through the workers' JSON too;
+    the instance id that tells a loop is the same in every worker."""
+    seen: list[GatewaySettings] = []
+
+    def build(settings: GatewaySettings, *, spans: bool = True) -> Gateway:
+        seen.append(settings)
+        raise UsageError("stop here: nothing is served")
+
+    monkeypatch.setattr(serving, "build_gateway", build)
+    serve("--upstream", "http://127.0.0.1:9/v1")
+    serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "2.5", "--pass-cors")
+    (default, told) = seen
+    assert (default.body_timeout, default.pass_cors) == (10.0, False)
+    assert (told.body_timeout, told.pass_cors) == (2.5, True)
+    assert GatewaySettings.from_json(told.to_json()) == told
+    assert default.instance != told.instance
+    code, err = serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "0")
+    assert code == 2
+    assert "--body-timeout" in err
+
+
 Started = Callable[..., tuple[int, str]]
 
 

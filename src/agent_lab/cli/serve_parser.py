@@ -108,6 +108,19 @@ def _serving_options(serve: argparse.ArgumentParser) -> None:
         help="requests served at once per process; more get 429 with Retry-After (default 512)",
     )
     serve.add_argument(
+        "--body-timeout",
+        type=checks.positive_seconds,
+        default=10.0,
+        help="seconds a client has to send a request's whole body; later, 408 and the "
+        "connection closed (default 10)",
+    )
+    serve.add_argument(
+        "--pass-cors",
+        action="store_true",
+        help="relay the upstream's access-control-* headers (by default the gateway drops them, "
+        "as it drops its cookies)",
+    )
+    serve.add_argument(
         "--read",
         choices=("last", "user_turns"),
         default="last",

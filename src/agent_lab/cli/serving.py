@@ -71,6 +71,8 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
             max_upstream_body_bytes=options.max_upstream_body_bytes,
             upstream_timeout=options.upstream_timeout,
             max_in_flight=options.max_in_flight,
+            body_timeout=options.body_timeout,
+            pass_cors=options.pass_cors,
         )
     except ArgumentError as err:
         raise UsageError(str(err)) from err
