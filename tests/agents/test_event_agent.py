@@ -331,3 +331,17 @@ def test_no_words_without_a_reply_a_fitting_one_or_a_success() -> None:
     ]:
         reply = EventAgent(plugins_).respond_sync(text)
         assert reply.said is None, (plugins_.definitions[0].reply, text, reply.status)
+
+
+def test_no_words_over_a_handler_output_that_reports_failure() -> None:
+    """A handler that returns its error as data succeeds as a call, but is no success to say."""
+    definition = EventDefinition(
+        "set_timer",
+        parameters=TIMER_SCHEMA,
+        resolver=SchemaResolver(TIMER_SCHEMA),
+        handler=lambda _: {"error": "the timer service is down"},
+        reply="Your timer is set.",
+    )
+    reply = EventAgent(PluginSet("timers", (definition,))).respond_sync("set a timer for 5 minutes")
+    assert reply.status is Status.SUCCESS
+    assert reply.said is None

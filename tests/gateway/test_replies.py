@@ -24,6 +24,7 @@ from agent_lab.application.events.models import EventDefinition
 from agent_lab.gateway import Gateway, GatewaySettings, Mode
 from agent_lab.integrations.seam import is_local_call
 from agent_lab.resolvers.schema import SchemaResolver
+from agent_lab.strict_json import JSONValue
 from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, WEATHER, user
 from tests.gateway.running import serving
 from tests.openai_server import OpenAIServer, content
@@ -62,6 +63,37 @@ def broken_plugins() -> PluginSet:
     return PluginSet("weather", (definition,))
 
 
+def forecast_said(result: JSONValue) -> str:
+    """A reply function that says a text result as the forecast itself."""
+    forecast = result.get("forecast") if isinstance(result, dict) else result
+    return f"It is {forecast} in Paris."
+
+
+def said_plugins() -> PluginSet:
+    schema = WEATHER["function"]["parameters"]
+    definition = EventDefinition(
+        "get_weather", parameters=schema, resolver=SchemaResolver(schema), reply=forecast_said
+    )
+    return PluginSet("weather", (definition,))
+
+
+def rejected(result: JSONValue) -> bool:
+    """The event's own word for failure: a result whose state is "rejected"."""
+    return not isinstance(result, dict) or result.get("state") == "rejected"
+
+
+def rejecting_plugins() -> PluginSet:
+    schema = WEATHER["function"]["parameters"]
+    definition = EventDefinition(
+        "get_weather",
+        parameters=schema,
+        resolver=SchemaResolver(schema),
+        reply=SAID,
+        failed=rejected,
+    )
+    return PluginSet("weather", (definition,))
+
+
 def gateway(
     upstream: OpenAIServer,
     tmp_path: Path,
@@ -76,8 +108,8 @@ def gateway(
     return Gateway(settings, load_plugins=plugins)
 
 
-def follow_up(call_id: str, result: object = RESULT) -> list[Any]:
-    """The conversation after a get_weather call with ``call_id`` and its result."""
+def follow_up(call_id: str, result: object = RESULT, *, text: str | None = None) -> list[Any]:
+    """The conversation after a get_weather call with ``call_id`` and its result (or ``text``)."""
     return [
         *user(COVERED),
         {
@@ -91,7 +123,11 @@ def follow_up(call_id: str, result: object = RESULT) -> list[Any]:
                 }
             ],
         },
-        {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)},
+        {
+            "role": "tool",
+            "tool_call_id": call_id,
+            "content": json.dumps(result) if text is None else text,
+        },
     ]
 
 
@@ -249,3 +285,69 @@ def test_a_result_for_a_call_the_gateway_did_not_make_goes_upstream(
             model="gpt-4o-mini", messages=messages, tools=TOOLS
         )
     assert len(upstream.requests) == 1
+
+
+FAILED = "ERROR: upstream weather API down"
+
+
+@pytest.mark.parametrize(
+    ("case", "plugins", "messages", "result"),
+    [
+        (
+            "an error object",
+            weather_plugins,
+            follow_up("call_al_1", {**RESULT, "error": FAILED}),
+            json.dumps({**RESULT, "error": FAILED}),
+        ),
+        ("an error string", said_plugins, follow_up("call_al_1", text=FAILED), FAILED),
+        (
+            "the event's own failed",
+            rejecting_plugins,
+            follow_up("call_al_1", {**RESULT, "state": "rejected"}),
+            json.dumps({**RESULT, "state": "rejected"}),
+        ),
+    ],
+    ids=["an error object", "an error string", "the event's own failed"],
+)
+def test_a_failed_result_is_forwarded_not_said_with_the_declared_reply(
+    sdk: SDK,
+    upstream: OpenAIServer,
+    tmp_path: Path,
+    *,
+    case: str,
+    plugins: Any,
+    messages: list[Any],
+    result: str,
+) -> None:
+    """A reply that could say the result ("It is sunny in Paris.") would claim a success.
+
+    The tool reported failure (by the conservative rule, or by the event's own
+    ``failed``): the follow-up goes upstream, result and all, and the client
+    gets the model's words.
+    """
+    upstream.default = content("The weather service is down; try again later.")
+    made = gateway(upstream, tmp_path, plugins=plugins)
+    with serving(GatewaySettings(upstream=upstream.url), gateway=made) as served:
+        raw = sdk(served.url, KEY).chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=messages, tools=TOOLS
+        )
+    assert len(upstream.requests) == 1, case
+    forwarded = upstream.requests[0].body["messages"][-1]
+    assert (forwarded["role"], forwarded["content"]) == ("tool", result), case
+    assert "x-agent-lab-answered" not in raw.headers, case
+    answer = raw.parse()
+    assert answer.choices[0].message.content == "The weather service is down; try again later."
+
+
+def test_the_events_own_failed_replaces_the_rule_and_lets_a_success_be_said(
+    sdk: SDK, upstream: OpenAIServer, tmp_path: Path
+) -> None:
+    """Errors the event knows are no failure (a station offline): its reply is said locally."""
+    accepted = {**RESULT, "state": "accepted", "errors": ["one station offline"]}
+    made = gateway(upstream, tmp_path, plugins=rejecting_plugins)
+    with serving(GatewaySettings(upstream=upstream.url), gateway=made) as served:
+        answer = sdk(served.url, KEY).chat.completions.create(
+            model="gpt-4o-mini", messages=follow_up("call_al_1", accepted), tools=TOOLS
+        )
+    assert upstream.requests == []
+    assert answer.choices[0].message.content == "It is sunny in Paris."

@@ -204,6 +204,33 @@ def test_a_reply_that_does_not_fit_the_result_leaves_the_words_to_the_model() ->
     assert (result.output, len(counted.asked)) == ("the model's words", 1)
 
 
+def timer_set(result: JSONValue) -> str:
+    return "Your timer is set."
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [{"error": "the timer service is down"}, "Error: the timer service is down"],
+    ids=["an error object", "an error string"],
+)
+def test_a_tool_that_reports_failure_is_said_by_the_model_not_the_reply(failure: Any) -> None:
+    """A reply function that says any result: over a failure it is not said."""
+    counted = Counted()
+    agent = Agent(DeterministicFirstModel(FunctionModel(counted.answer), timer_plugins(timer_set)))
+
+    @agent.tool_plain
+    def set_timer(minutes: int) -> Any:
+        """Set a timer for some minutes."""
+        return failure
+
+    result = run_agent(agent, "set a timer for 10 minutes")
+
+    assert (result.output, len(counted.asked)) == ("the model's words", 1)
+    returned = counted.asked[0][-1].parts[0]
+    assert isinstance(returned, ToolReturnPart)
+    assert returned.content == failure
+
+
 def test_a_tool_that_asks_for_a_retry_is_the_models_to_handle() -> None:
     """A failed local call (ModelRetry) is never replied to: the model gets the retry."""
     counted = Counted()

@@ -148,9 +148,7 @@ class Decider:
             )
         self.kernel = EventKernel(registry, clock=clock, offload=offload)
         self._replies = {
-            d.name: d.reply
-            for d in plugins.definitions
-            if d.reply is not None and d.handler is not None
+            d.name: d for d in plugins.definitions if d.reply is not None and d.handler is not None
         }
         # One copy of the LLM-free routing, shared with the lab's measurement of it.
         self.router = DeterministicRouter(plugins, lexical=lexical)
@@ -226,7 +224,11 @@ class Decider:
         for result in results:
             if result is None or result.status is not Status.SUCCESS:
                 return decision
-            words = say(self._replies.get(result.event), result.output)
+            replying = self._replies.get(result.event)
+            if replying is None:
+                return decision
+            # A handler may report its failure in its output: no words of success over it.
+            words = say(replying.reply, result.output, failed=replying.failed)
             if words is None:
                 return decision
             said.append(words)

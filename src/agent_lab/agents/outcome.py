@@ -90,7 +90,7 @@ class Decision:
     said: str | None = None
     """The words that end the turn with no model: each call's event's declared ``reply``
     (``EventDefinition.reply``) over its handler's output, a line each; ``None`` when an
-    event declares none or its reply cannot say the output."""
+    event declares none, its reply cannot say the output, or the output reports failure."""
     calls: tuple[DispatchedCall, ...] = ()
     """When the message was answered with several calls: each one, dispatched in turn."""
     path: FallbackPath = FallbackPath.NONE

@@ -273,7 +273,9 @@ def reply_locally(
     The conversation must end with the results of every call of its last
     assistant message, each call a wrapper's (``is_local_call``), each to an
     offered tool whose definition in ``plugins`` declares a ``reply`` that can
-    say its result (the tool message's content, read as JSON when it is JSON).
+    say its result (the tool message's content, read as JSON when it is JSON),
+    a result that does not report failure (``EventDefinition.failed``, else
+    ``events.reply.reports_failure``): a failed call is the model's to say.
     The replies are joined by a line break. The answer's ``decision`` is local
     (no LLM request, ``reason`` ``REPLY_REASON``, routed ``given``), with a call
     per result, so that it counts as a request saved; its ledger is the
@@ -290,7 +292,11 @@ def reply_locally(
     calls: list[DispatchedCall] = []
     for name, arguments, content in answered:
         definition = definitions.get(name)
-        words = None if definition is None else say(definition.reply, _result(content))
+        words = (
+            None
+            if definition is None
+            else say(definition.reply, _result(content), failed=definition.failed)
+        )
         if words is None:
             return None
         said.append(words)

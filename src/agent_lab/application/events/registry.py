@@ -213,9 +213,9 @@ class EventRegistry:
         reply: object = definition.reply
         if reply is not None and not isinstance(reply, str) and not callable(reply):
             raise DefinitionError(name, "", "the reply must be a template string or a function")
-        reply: object = definition.reply
-        if reply is not None and not isinstance(reply, str) and not callable(reply):
-            raise DefinitionError(name, "", "the reply must be a template string or a function")
+        failed: object = definition.failed
+        if failed is not None and not callable(failed):
+            raise DefinitionError(name, "", "failed must be a function of the result")
         marks: object = definition.user_only
         if isinstance(marks, str) or not isinstance(marks, tuple | list):
             raise DefinitionError(name, "", "user_only must be a tuple of names or JSON pointers")
