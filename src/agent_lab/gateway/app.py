@@ -1,13 +1,11 @@
 """The gateway's ASGI app (Starlette): admission, the routes, one decision per request.
 
-Admission runs first, as plain ASGI around every ``/v1/`` request: over
-``max_in_flight`` requests at once the answer is 429 with ``Retry-After``;
-with a gateway key, a request without it is 401 (``/metrics`` too); a
-request that already passed this gateway (its ``x-agent-lab-via`` names this
-run) is 508, a loop. Then the path is checked (``routes.route``): one that
-would leave ``/v1`` is 400, one the API does not have 404, a method its path
-does not take 405. ``POST /v1/chat/completions`` is read once, strictly, its
-types checked (``body.read_body``: 400 as the API says it), then answered
+Admission (``admission.Admission``) runs first, as plain ASGI around every
+``/v1/`` request and ``/metrics``: a loop, the bound in flight, the key. Then
+the path is checked (``routes.route``): one that would leave ``/v1`` is 400,
+one the API does not have 404, a method its path does not take 405.
+``POST /v1/chat/completions`` is read once, strictly, its types checked
+(``body.read_body``: 400 as the API says it), then answered
 locally (``enforce``, a covered request for a trusted tool) or forwarded;
 every other API path is forwarded as it is; ``/healthz`` and ``/metrics`` are
 the gateway's own; anything else is 404, in the API's error shape.
@@ -20,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import uuid
 from datetime import UTC, datetime
@@ -32,6 +29,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from agent_lab.clock import SystemClock
+from agent_lab.gateway.admission import VIA_HEADER, Admission, bearer
 from agent_lab.gateway.body import Refused, read_body
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.local import Answering, answer_locally
@@ -61,8 +59,6 @@ _LOG = logging.getLogger(__name__)
 _REQUESTS = logging.getLogger("agent_lab.gateway.requests")
 """One line per request, at INFO (``agent-lab serve -v``)."""
 _CLOCK = SystemClock()
-VIA_HEADER = "x-agent-lab-via"
-"""Set on every forwarded request to the run's id: a request that comes back is a loop (508)."""
 _LEFT = 499
 """The status logged for a client that left before its body arrived (nginx's word for it)."""
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -120,7 +116,12 @@ class Gateway:
         )
         self._make_spans = make_spans
         self.store: ExchangeStore | None = None
-        self.in_flight = 0
+        self.admission = Admission(
+            key=self.key,
+            instance=settings.instance,
+            max_in_flight=settings.max_in_flight,
+            metrics=self.metrics,
+        )
         routes = [
             Route("/healthz", self._health, methods=["GET"]),
             Route("/metrics", self._metrics, methods=["GET"]),
@@ -161,64 +162,22 @@ class Gateway:
             return
         path = str(scope["path"])
         if not path.startswith("/v1/"):
-            locked = self._unauthorized(scope) if path == "/metrics" else None
+            locked = self.admission.unauthorized(scope) if path == "/metrics" else None
             await (locked or self._app)(scope, receive, send)
             return
         self.metrics.requests.inc()
-        refused = self._refusal(scope)
+        refused = self.admission.refusal(scope)
         if refused is not None:
             _logged(scope, refused.status_code, "refused", "admission", _CLOCK.monotonic_ns())
             await refused(scope, receive, send)
             return
-        self.in_flight += 1
+        self.admission.in_flight += 1
         self.metrics.in_flight.inc()
         try:
             await self._app(scope, receive, send)
         finally:
-            self.in_flight -= 1
+            self.admission.in_flight -= 1
             self.metrics.in_flight.dec()
-
-    def _refusal(self, scope: Scope) -> Response | None:
-        if self._looped(scope):
-            self.metrics.refused.labels("loop").inc()
-            return error_response(
-                508,
-                "this request already passed this gateway: its upstream leads back to it, a loop",
-                type="invalid_request_error",
-                code="loop_detected",
-            )
-        if self.in_flight >= self.settings.max_in_flight:
-            self.metrics.refused.labels("busy").inc()
-            return error_response(
-                429,
-                "the gateway is serving as many requests as it may; retry shortly",
-                type="rate_limit_error",
-                code="rate_limit_exceeded",
-                headers={"Retry-After": "1"},
-            )
-        return self._unauthorized(scope)
-
-    def _unauthorized(self, scope: Scope) -> Response | None:
-        if self.key is None:
-            return None
-        given = _bearer(scope)
-        if given is not None and hmac.compare_digest(given.encode(), self.key.encode()):
-            return None
-        self.metrics.refused.labels("unauthorized").inc()
-        return error_response(
-            401,
-            "the gateway needs its API key in the Authorization header",
-            type="invalid_request_error",
-            code="invalid_api_key",
-        )
-
-    def _looped(self, scope: Scope) -> bool:
-        for name, value in scope["headers"]:
-            if name == VIA_HEADER.encode():
-                passed = bytes(value).decode("latin-1").split(",")
-                if self.settings.instance in (hop.strip() for hop in passed):
-                    return True
-        return False
 
     def _upstream_headers(self, request: Request) -> dict[str, str]:
         headers = {name: value for name, value in request.headers.items() if name not in HOP_BY_HOP}
@@ -226,15 +185,12 @@ class Gateway:
             headers.pop("authorization", None)  # the gateway's key is not the upstream's
         if self.upstream_key is not None:
             headers["authorization"] = f"Bearer {self.upstream_key}"
-        passed = headers.get(VIA_HEADER)
-        headers[VIA_HEADER] = (
-            f"{passed}, {self.settings.instance}" if passed else self.settings.instance
-        )
+        headers[VIA_HEADER] = self.admission.via(headers.get(VIA_HEADER))
         return headers
 
     def secrets(self, request: Request) -> tuple[str, ...]:
         """Every key this request carries or the gateway holds: redacted from what is stored."""
-        given = _bearer(request.scope)
+        given = bearer(request.scope)
         return tuple(key for key in (given, self.key, self.upstream_key) if key)
 
     async def _body(self, request: Request) -> bytes | Response:
@@ -448,15 +404,6 @@ def _logged(scope: Scope, status: int, answered: str, rule: str, started: int) -
         _REQUESTS.info(
             "%s %s %d %s %s %.2f ms", scope["method"], scope["path"], status, answered, rule, took
         )
-
-
-def _bearer(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            text = bytes(value).decode("latin-1")
-            scheme, _, token = text.partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else None
-    return None
 
 
 def asgi(gateway: Gateway) -> ASGIApp:
