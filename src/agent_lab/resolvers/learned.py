@@ -48,7 +48,9 @@ from typing import Any, cast
 
 import jsonschema_rs
 
+from agent_lab._input_files import MAX_RULES_BYTES, read_input_text
 from agent_lab.errors import InputFileError, MissingInputError
+from agent_lab.resolvers.rules_bounds import phrase_over, rules_over, searched_over
 from agent_lab.strict_json import JSONObject, JSONValue, StrictJSONError
 from agent_lab.strict_json import loads as strict_loads
 
@@ -82,8 +84,6 @@ _KEPT = 256
 """Annotated tools a ``RuleBook`` keeps, the first made first dropped."""
 _AS_GIVEN: JSONObject = {}
 """Kept for a tool none of whose rules applies (route rules among tools not seen)."""
-_MAX_RULES_BYTES = 256 << 20
-"""A rules file this large is no review's; larger is refused rather than read."""
 
 
 # A run of capitalised words (a name: "San Jose", "Sino", "The Met"), linear in the text;
@@ -93,11 +93,7 @@ _NAME = r"([A-Z0-9][\w'&-]*(?:\s+[A-Z0-9][\w'&-]*)*)"
 
 @functools.lru_cache(maxsize=4096)
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """The pattern of an ``alias`` rule: its phrase, lower case, on word boundaries.
-
-    The gate searches with it, one phrase at a time; the resolver finds a
-    parameter's aliases together (``resolvers.aliases``), where this pattern would.
-    """
+    """An ``alias`` rule's phrase, lower case, on word boundaries (``resolvers.aliases``)."""
     return re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
 
 
@@ -365,20 +361,21 @@ def load_rules(path: str | Path) -> RuleBook:
     Raises:
         MissingInputError: No such file.
         InputFileError: Not a rules file: not JSON, another ``format``, or a rule
-            without its tool, parameter, kind or value.
+            without its tool, parameter, kind or value; or past a bound, which the
+            message names (``resolvers.rules_bounds``).
     """
     where = Path(path)
     try:
-        # An editor's byte-order mark is no reason to refuse a file edited by hand.
-        text = where.read_text(encoding="utf-8-sig")
+        text = read_input_text(where, what="rules file", max_bytes=MAX_RULES_BYTES)
     except FileNotFoundError as err:
         raise MissingInputError(f"{where}: no such rules file") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         raise InputFileError(str(where), f"cannot be read ({err})") from err
     try:
         # Strictly, with the depth bound every value decide meets: duplicate keys, lone
         # surrogates or a value nested 100,000 deep are refused here, not at a request.
-        parsed: object = strict_loads(text, max_bytes=_MAX_RULES_BYTES)
+        # An editor's byte-order mark is no reason to refuse a file edited by hand.
+        parsed: object = strict_loads(text.removeprefix("\ufeff"), max_bytes=MAX_RULES_BYTES)
     except StrictJSONError as err:
         raise InputFileError(str(where), f"not JSON ({err})") from err
     data = cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else {}
@@ -387,7 +384,12 @@ def load_rules(path: str | Path) -> RuleBook:
     items: object = data.get("rules")
     if not isinstance(items, list):
         raise InputFileError(str(where), "its rules are not a list")
-    rules = [_rule(item, where, index) for index, item in enumerate(cast("list[object]", items))]
+    listed = cast("list[object]", items)
+    if broken := rules_over(len(listed)):
+        raise InputFileError(str(where), broken)
+    rules = [_rule(item, where, index) for index, item in enumerate(listed)]
+    if broken := searched_over(rule.kind for rule in rules):
+        raise InputFileError(str(where), broken)
     source: object = data.get("source")
     seen: object = data.get("tools_seen", [])
     if not isinstance(seen, list) or not all(
@@ -413,6 +415,8 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     phrase = rule.get("phrase")
     if kind in ("alias", "context", "route") and not (isinstance(phrase, str) and phrase.strip()):
         raise InputFileError(str(where), f"rule {index} ({kind}) has no phrase")
+    if isinstance(phrase, str) and (broken := phrase_over(phrase, index)):
+        raise InputFileError(str(where), broken)
     if kind == "format" and rule["value"] not in FORMATS:
         raise InputFileError(str(where), f"rule {index} is a format none of {list(FORMATS)}")
     evidence = rule.get("evidence")
