@@ -44,6 +44,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from threading import Lock
 from typing import Any, cast
 
 import jsonschema_rs
@@ -81,6 +82,7 @@ FORMATS = ("date", "time", "number")
 """The values of a ``format`` rule: the kinds the schema-driven resolver reads and writes."""
 HINT = "x-agent-lab"
 _KEPT = 256
+_KEEPING = Lock()
 """Annotated tools a ``RuleBook`` keeps, the first made first dropped."""
 _AS_GIVEN: JSONObject = {}
 """Kept for a tool none of whose rules applies (route rules among tools not seen)."""
@@ -243,9 +245,10 @@ class RuleBook:
             if kept is None:
                 kept = self._annotated(tool, name, routing=routing)
                 if key is not None:
-                    if len(self.kept) >= _KEPT:
-                        self.kept.pop(next(iter(self.kept)), None)
-                    self.kept[key] = kept
+                    with _KEEPING:  # the gateway annotates in several threads
+                        if len(self.kept) >= _KEPT:
+                            self.kept.pop(next(iter(self.kept)))
+                        self.kept[key] = kept
             annotated.append(cast("JSONObject", tool) if kept is _AS_GIVEN else kept)
         return tuple(annotated)
 
