@@ -19,6 +19,7 @@ prices              16 MiB    a price per model: kilobytes
 cassette            1 GiB     a few KiB per request: 100,000 requests and more
 LLM profile         1 MiB     a dozen error rates
 benchmark file      64 MiB    SGD's largest dialogue file is 4 MB, BFCL's 1 MB
+rules file          64 MiB    ``learn`` kept 86 rules on SGD, under 1 KiB each
 ==================  ========  =================================================
 """
 
@@ -41,6 +42,7 @@ __all__ = [
     "MAX_EVENTS_BYTES",
     "MAX_PRICES_BYTES",
     "MAX_PROFILE_BYTES",
+    "MAX_RULES_BYTES",
     "MAX_WORKLOAD_BYTES",
     "open_input",
     "read_input",
@@ -53,6 +55,7 @@ MAX_PRICES_BYTES = 16 << 20
 MAX_CASSETTE_BYTES = 1 << 30
 MAX_PROFILE_BYTES = 1 << 20
 MAX_BENCHMARK_FILE_BYTES = 64 << 20
+MAX_RULES_BYTES = 64 << 20
 
 # O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever.
 # O_NOCTTY: a terminal device named as input must not become the controlling one.

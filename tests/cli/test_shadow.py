@@ -304,6 +304,48 @@ def test_tools_the_registry_refuses_are_named_or_counted(tmp_path: Path) -> None
     assert document["calls"] == 1
 
 
+def _many_tools(line: dict[str, Any]) -> None:
+    line["request"]["tools"] = TOOLS + [
+        {"type": "function", "function": {"name": f"tool_{i}", "parameters": {"type": "object"}}}
+        for i in range(20_001 - len(TOOLS))
+    ]
+
+
+def _many_messages(line: dict[str, Any]) -> None:
+    line["request"]["messages"] *= 1_001
+
+
+def _many_schema_values(line: dict[str, Any]) -> None:
+    line["request"]["tools"][1]["function"]["parameters"]["properties"]["minutes"]["enum"] = list(
+        range(1, 20_002)
+    )
+
+
+@pytest.mark.parametrize(
+    ("spoil", "said"),
+    [
+        (_many_tools, "too large: 20,001 tools offered; a request is decided on 128 at most"),
+        (_many_messages, "too large: 1,001 messages; a request is decided on 1,000 at most"),
+        (_many_schema_values, "too large: the tools' schemas hold more than 20,000 JSON values"),
+    ],
+    ids=["20,001 tools", "1,001 messages", "20,001 schema values"],
+)
+def test_a_request_past_the_bounds_is_named_or_counted_as_too_large(
+    tmp_path: Path, spoil: Callable[[dict[str, Any]], None], said: str
+) -> None:
+    """A request past ``logs.bounds`` is refused naming its file and line (exit 2), or, with
+    ``--skip-bad-lines``, counted as too_large while the rest is read (issue 36: 20,001
+    tools once cost 15 s of CPU)."""
+    line = json.loads(pairs_line(0, *TALKS[0]))
+    spoil(line)
+    log = tmp_path / "huge.jsonl"
+    log.write_text(pairs_line(1, *TALKS[1]) + "\n" + json.dumps(line) + "\n")
+    _, err = cli("shadow", str(log), code=2)
+    assert f"{log}:2: {said}" in err
+    document = json.loads(cli("shadow", str(log), "--json", "--skip-bad-lines")[0])
+    assert (document["skipped"], document["calls"]) == ({"too_large": 1}, 1)
+
+
 def test_the_parsers_default_agreement_is_the_figures(tmp_path: Path) -> None:
     from agent_lab.cli.parser import build_parser
     from agent_lab.lab.shadow.figures import DEFAULT_MIN_AGREEMENT

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.logs import (
@@ -339,7 +342,7 @@ def test_a_line_over_the_bound_is_passed_over_unread(
     from agent_lab.logs import reader
 
     monkeypatch.setattr(reader, "MAX_LINE_BYTES", 1000)
-    monkeypatch.setattr(reader, "_DISCARD", 64)
+    monkeypatch.setattr(reader, "_BLOCK", 64)
     long_line = json.dumps(chat_line(padding="x" * 5000))
     path = write(tmp_path / "log.jsonl", long_line + "\n" + jsonl(pair_line()))
     first, second = requests(path, on_error="skip")
@@ -390,6 +393,72 @@ def test_a_byte_order_mark_and_blank_lines_are_no_lines(tmp_path: Path) -> None:
     path = tmp_path / "bom.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + jsonl(pair_line()).encode() + b"\n  \n")
     assert [r.where for r in requests(path)] == [f"{path}:1"]
+
+
+@pytest.mark.parametrize("zipped", [False, True], ids=["plain", "gzipped"])
+def test_millions_of_blank_lines_are_passed_over_and_counted(tmp_path: Path, zipped: bool) -> None:
+    """Blank lines cost native time, not a readline each (issue 36: a 1 MB gzip of a
+    gigabyte of them kept shadow busy for minutes); the lines around them keep their numbers."""
+    line = jsonl(pair_line()).encode()
+    data = (
+        b"\xef\xbb\xbf"
+        + line
+        + b"\n" * 2_000_000
+        + b" \t\r\n" * 500_000
+        + line
+        + b"\n" * 1_000_000
+        + line.rstrip(b"\n")
+    )
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(gzip.compress(data, compresslevel=1) if zipped else data)
+    found = requests(path)
+    assert [r.where for r in found] == [f"{path}:1", f"{path}:2500002", f"{path}:3500003"]
+
+
+def _read_one_at_a_time(data: bytes, bound: int) -> list[tuple[int, bytes | None]]:
+    """What the reader once did, a readline at a time: each line's number, and its bytes."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # the newline ending the last line begins none
+    read: list[tuple[int, bytes | None]] = []
+    for number, line in enumerate(lines, 1):
+        if len(line) > bound:
+            read.append((number, None))
+            continue
+        text = line.removeprefix(b"\xef\xbb\xbf") if number == 1 else line
+        if text.strip():
+            read.append((number, text))
+    return read
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(
+            st.sampled_from(
+                [b"", b" ", b"\t\r", b"\x0b\x0c", b"\xef\xbb\xbf", b"{}", b" [1]", b"x" * 12]
+            ),
+            st.booleans(),
+        ),
+        max_size=40,
+    ),
+    block=st.integers(1, 16),
+    beyond=st.integers(0, 12),
+)
+def test_lines_read_in_blocks_are_the_lines_read_one_at_a_time(
+    pieces: list[tuple[bytes, bool]], block: int, beyond: int
+) -> None:
+    """Whatever the blocks cut: the same lines, numbers, BOM and too-long lines (blank ones
+    too) as a readline at a time."""
+    from agent_lab.logs import reader
+
+    data = b"".join(piece + (b"\n" if ends else b"") for piece, ends in pieces)
+    bound = block + beyond  # a block is no longer than the bound, as in the reader
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reader, "_BLOCK", block)
+        patch.setattr(reader, "MAX_LINE_BYTES", bound)
+        got = list(reader._lines(io.BytesIO(data), "f"))  # pyright: ignore[reportPrivateUsage]
+    assert got == [(f"f:{n}", line) for n, line in _read_one_at_a_time(data, bound)]
 
 
 def test_read_line_is_pure_and_takes_bytes() -> None:

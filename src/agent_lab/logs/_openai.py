@@ -44,7 +44,8 @@ def checked_messages(value: JSONValue | None, where: str) -> tuple[JSONObject, .
         fail(
             where,
             SkipReason.TOO_LARGE,
-            f"{len(messages)} messages, more than the {MAX_MESSAGES} a request is decided on",
+            f"too large: {len(messages):,} messages; a request is decided"
+            f" on {MAX_MESSAGES:,} at most",
         )
     checked: list[JSONObject] = []
     for index, item in enumerate(messages):
@@ -114,14 +115,16 @@ def checked_tools(
         fail(
             where,
             SkipReason.TOO_LARGE,
-            f"{len(items)} tools, more than the {MAX_TOOLS} a request is decided on",
+            f"too large: {len(items):,} tools offered; a request is decided"
+            f" on {MAX_TOOLS:,} at most",
         )
     specs = tuple(_tool(item, index, where, legacy=legacy) for index, item in enumerate(items))
     if schema_values_over([_parameters(spec) for spec in specs]):
         fail(
             where,
             SkipReason.TOO_LARGE,
-            f"the tools' schemas hold more than {MAX_SCHEMA_VALUES} values",
+            f"too large: the tools' schemas hold more than {MAX_SCHEMA_VALUES:,} JSON values;"
+            " a request is decided on that many at most",
         )
     names = [_name(spec) for spec in specs]
     seen: set[str] = set()

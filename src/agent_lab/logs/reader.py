@@ -1,6 +1,7 @@
 """Reading log files: line by line, plain or gzipped, each line a request, several, or a skip.
 
 A gateway's SQLite store (``agent-lab serve --db``, told by its first bytes)
+<<<<<<< HEAD
 is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``),
 and a row it cannot use is a client's request, counted and never an error.
 Memory stays flat whatever the file's length: one line is held at a time,
@@ -9,14 +10,25 @@ gzipped file is told by its magic bytes, not its name. Only regular files
 are opened (``_input_files``): a FIFO or a device is refused before a byte is
 read. The format is told per file by its first line that is JSON of a known
 shape, unless the caller names it.
+=======
+is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``).
+Memory stays flat whatever the file's length: a block and one line are held
+at a time, and a line over ``MAX_LINE_BYTES`` is passed over unread
+(``too_large``). Blank lines are found and counted in blocks, never one by
+one. A gzipped file is told by its magic bytes, not its name. Only regular
+files are opened (``_input_files``): a FIFO or a device is refused before a
+byte is read. The format is told per file by its first line that is JSON of
+a known shape, unless the caller names it.
+>>>>>>> wt-bounds
 """
 
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Literal, cast
+from typing import TYPE_CHECKING, Literal
 
 from agent_lab._input_files import open_input
 from agent_lab.errors import ArgumentError, InputFileError, MissingInputError
@@ -37,7 +49,12 @@ __all__ = ["COUNTED", "MAX_LINE_BYTES", "detect_format", "read_line", "read_logs
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
-_DISCARD = 1 << 20
+_BLOCK = 256 << 10
+"""Bytes read at a time: a blank line costs its share of a block, no Python of its own.
+No more than ``MAX_LINE_BYTES``: a line past the bound spans blocks, where it is measured
+(a blank one too: ``too_large`` as when lines were read one by one)."""
+_TEXT = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+"""A byte that makes a line more than blank: none of the whitespace ``bytes.strip`` strips."""
 
 
 COUNTED = frozenset({SkipReason.FAILED_REQUEST, SkipReason.NO_CONTENT})
@@ -99,18 +116,44 @@ def read_line(
     return _requests(value, where, format)
 
 
-def _lines(stream: BinaryIO, name: str) -> Iterator[tuple[str, bytes | None]]:
-    """``(where, line)`` for each line; ``None`` for one past the bound, passed over unread."""
+def _lines(stream: io.BufferedIOBase, name: str) -> Iterator[tuple[str, bytes | None]]:
+    """``(where, line)`` for each line not blank; ``None`` for one past the bound, never held.
+
+    Read in blocks, never line by line: blank lines are found and counted by
+    ``re`` and ``bytes.count`` at native speed. Measured: a gzip of 200 MB of
+    blank lines costs 1.3 s of CPU, against about 100 s when each line was a
+    ``readline`` (issue 36). ``read1`` returns what a gzip stream cut short
+    holds before its end, as ``readline`` did.
+    """
     number = 0
+    held: list[bytes] = []  # the start of the line the last block left unfinished
+    size = 0  # its length, counted on when it is too long to hold
     try:
-        while line := stream.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-                while (rest := stream.readline(_DISCARD)) and not rest.endswith(b"\n"):
-                    pass
-                yield f"{name}:{number}", None
+        while block := stream.read1(_BLOCK):
+            first = block.find(b"\n")
+            if first < 0:
+                size += len(block)
+                if size > MAX_LINE_BYTES:
+                    held.clear()
+                else:
+                    held.append(block)
                 continue
-            yield f"{name}:{number}", line.removeprefix(_BOM) if number == 1 else line
+            number += 1
+            if found := _line(name, number, b"".join([*held, block[:first]]), size + first):
+                yield found
+            last = block.rfind(b"\n")
+            for start, end in _texts(block, first + 1, last):
+                number += block.count(b"\n", first + 1, start) + 1
+                if found := _line(name, number, block[start:end], end - start):
+                    yield found
+                first = end
+            number += block.count(b"\n", first + 1, last + 1)
+            size = len(block) - last - 1
+            held = [block[last + 1 :]] if size <= MAX_LINE_BYTES else []
+        if size:
+            number += 1
+            if found := _line(name, number, b"".join(held), size):
+                yield found
     except (OSError, EOFError, zlib.error) as err:
         # A gzip stream cut short (a log still being written) or corrupt; or a failing disk.
         problem = f"the file cannot be read past here ({type(err).__name__}: {err})"
@@ -121,7 +164,25 @@ def _lines(stream: BinaryIO, name: str) -> Iterator[tuple[str, bytes | None]]:
         ) from err
 
 
-def _open(path: Path) -> tuple[io.BufferedReader, BinaryIO]:
+def _texts(block: bytes, start: int, stop: int) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each line in ``block[start:stop]`` not blank; ``end`` is its newline."""
+    while found := _TEXT.search(block, start, stop):
+        begins = max(block.rfind(b"\n", start, found.start()) + 1, start)
+        end = block.index(b"\n", found.start())
+        yield begins, end
+        start = end + 1
+
+
+def _line(name: str, number: int, line: bytes, size: int) -> tuple[str, bytes | None] | None:
+    """The line numbered ``number``; ``None`` when it is blank."""
+    if size > MAX_LINE_BYTES:
+        return f"{name}:{number}", None
+    if number == 1:
+        line = line.removeprefix(_BOM)
+    return (f"{name}:{number}", line) if line.strip() else None
+
+
+def _open(path: Path) -> tuple[io.BufferedReader, io.BufferedIOBase]:
     """The file, and the stream of its lines: itself, or its gzip decompression."""
     try:
         handle = open_input(path, what="log")
@@ -135,7 +196,7 @@ def _open(path: Path) -> tuple[io.BufferedReader, BinaryIO]:
         handle.close()
         raise InputFileError(str(path), err.strerror or str(err)) from err
     if magic == _GZIP_MAGIC:
-        return handle, cast("BinaryIO", gzip.GzipFile(fileobj=handle, mode="rb"))
+        return handle, gzip.GzipFile(fileobj=handle, mode="rb")
     return handle, handle
 
 
@@ -160,8 +221,6 @@ def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest |
             if line is None:
                 message = f"the line is longer than {MAX_LINE_BYTES >> 20} MiB"
                 yield SkippedLine(where=where, reason=SkipReason.TOO_LARGE, message=message)
-                continue
-            if not line.strip():
                 continue
             try:
                 value = parse(line, where)

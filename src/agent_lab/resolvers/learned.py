@@ -44,11 +44,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from threading import Lock
 from typing import Any, cast
 
 import jsonschema_rs
 
+from agent_lab._input_files import MAX_RULES_BYTES, read_input_text
 from agent_lab.errors import InputFileError, MissingInputError
+from agent_lab.resolvers.rules_bounds import phrase_over, rules_over, searched_over
 from agent_lab.strict_json import JSONObject, JSONValue, StrictJSONError
 from agent_lab.strict_json import loads as strict_loads
 
@@ -78,8 +81,11 @@ RULE_KINDS = ("alias", "constant", "context", "format", "route")
 FORMATS = ("date", "time", "number")
 """The values of a ``format`` rule: the kinds the schema-driven resolver reads and writes."""
 HINT = "x-agent-lab"
-_MAX_RULES_BYTES = 256 << 20
-"""A rules file this large is no review's; larger is refused rather than read."""
+_KEPT = 256
+_KEEPING = Lock()
+"""Annotated tools a ``RuleBook`` keeps, the first made first dropped."""
+_AS_GIVEN: JSONObject = {}
+"""Kept for a tool none of whose rules applies (route rules among tools not seen)."""
 
 
 # A run of capitalised words (a name: "San Jose", "Sino", "The Met"), linear in the text;
@@ -89,7 +95,7 @@ _NAME = r"([A-Z0-9][\w'&-]*(?:\s+[A-Z0-9][\w'&-]*)*)"
 
 @functools.lru_cache(maxsize=4096)
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """The pattern of an ``alias`` rule: its phrase, lower case, on word boundaries."""
+    """An ``alias`` rule's phrase, lower case, on word boundaries (``resolvers.aliases``)."""
     return re.compile(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)")
 
 
@@ -181,6 +187,21 @@ class RuleBook:
     offers another (a tool the logs never showed called, which may be the one meant), no
     route rule is written. Empty (a file written by hand): routes are written whatever is
     offered."""
+    by_tool: Mapping[str, tuple[LearnedRule, ...]] = field(init=False, repr=False, compare=False)
+    """The rules by their ``tool``, grouped once: ``annotate`` runs for every request."""
+    kept: dict[str, JSONObject] = field(
+        default_factory=dict[str, JSONObject], init=False, repr=False, compare=False
+    )
+    """Tools annotated, by their JSON: a log or a client offers the same tools with every
+    request, and annotating 100,000 aliases took 0.4 s each time (issue 36)."""
+
+    def __post_init__(self) -> None:
+        """Group the rules by tool."""
+        grouped: dict[str, list[LearnedRule]] = {}
+        for rule in self.rules:
+            grouped.setdefault(rule.tool, []).append(rule)
+        by_tool = {tool: tuple(rules) for tool, rules in grouped.items()}
+        object.__setattr__(self, "by_tool", by_tool)  # frozen: set once, here
 
     def as_json(self) -> JSONObject:
         """The rules file's content."""
@@ -204,30 +225,41 @@ class RuleBook:
 
         A tool spec is copied only when it has a rule; a rule whose parameter is
         not in the schema, or whose value the parameter's schema rejects, is left out,
-        and so are route rules when a tool offered is none of ``tools_seen``.
+        and so are route rules when a tool offered is none of ``tools_seen``. A tool
+        annotated before (the same JSON, among the last 256) is the copy made then:
+        read it, never change it.
         """
-        by_tool: dict[str, list[LearnedRule]] = {}
-        for rule in self.rules:
-            by_tool.setdefault(rule.tool, []).append(rule)
-        annotated: list[JSONObject] = []
-        # Rules for any tool first, so that a tool's own constant is the one written.
-        anywhere = [rule for rule in by_tool.get(ANY_TOOL, ()) if rule.kind != "route"]
         routing = self.routes_apply(name for tool in tools if (name := _tool_name(tool)))
+        annotated: list[JSONObject] = []
         for tool in tools:
             name = _tool_name(tool)
-            if name == ANY_TOOL:  # not a name a tool can have: no rule is for it
+            if name == ANY_TOOL or not (self.by_tool.get(ANY_TOOL) or self.by_tool.get(name or "")):
+                # No rule is for it ("*" is not a name a tool can have).
                 annotated.append(cast("JSONObject", tool))
                 continue
-            rules = [
-                rule
-                for rule in anywhere + by_tool.get(name or "", [])
-                if routing or rule.kind != "route"
-            ]
-            if not rules:
-                annotated.append(cast("JSONObject", tool))
-                continue
-            annotated.append(_annotated(tool, rules))
+            try:
+                key = json.dumps([routing, tool], sort_keys=True)
+            except (TypeError, ValueError, RecursionError):  # no plain JSON (a frozen spec)
+                key = None
+            kept = self.kept.get(key) if key is not None else None
+            if kept is None:
+                kept = self._annotated(tool, name, routing=routing)
+                if key is not None:
+                    with _KEEPING:  # the gateway annotates in several threads
+                        if len(self.kept) >= _KEPT:
+                            self.kept.pop(next(iter(self.kept)))
+                        self.kept[key] = kept
+            annotated.append(cast("JSONObject", tool) if kept is _AS_GIVEN else kept)
         return tuple(annotated)
+
+    def _annotated(self, tool: Mapping[str, Any], name: str | None, *, routing: bool) -> JSONObject:
+        # Rules for any tool first, so that a tool's own constant is the one written.
+        rules = [
+            rule
+            for rule in [*self.by_tool.get(ANY_TOOL, ()), *self.by_tool.get(name or "", ())]
+            if rule.kind != "route" or (routing and rule.tool != ANY_TOOL)
+        ]
+        return _annotated(tool, rules) if rules else _AS_GIVEN
 
 
 def _tool_name(tool: Mapping[str, Any]) -> str | None:
@@ -250,6 +282,10 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
     properties = parameters.get("properties") if isinstance(parameters, dict) else None
     if not isinstance(properties, dict):
         return copied
+    # Each parameter's validator is made once, from its schema as given: checked against the
+    # hint growing with each alias, 5,000 aliases cost a minute (issue 36). A hint is no
+    # part of what a validator checks (``property_validator``), so the answers are the same.
+    validators: dict[str, Any] = {}
     for rule in rules:
         if rule.kind == "route":
             continue
@@ -260,7 +296,12 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
             if rule.value in FORMATS and takes_format(prop):
                 properties[rule.parameter] = cast("JSONObject", formatted(prop, str(rule.value)))
             continue
-        if rule.kind != "context" and not accepts(prop, rule.value):
+        if rule.parameter not in validators:
+            validators[rule.parameter] = property_validator(prop)
+        validator = validators[rule.parameter]
+        if rule.kind != "context" and not (
+            validator is not None and validator.is_valid(rule.value)
+        ):
             continue
         hint = prop.setdefault(HINT, {})
         if not isinstance(hint, dict):
@@ -323,20 +364,21 @@ def load_rules(path: str | Path) -> RuleBook:
     Raises:
         MissingInputError: No such file.
         InputFileError: Not a rules file: not JSON, another ``format``, or a rule
-            without its tool, parameter, kind or value.
+            without its tool, parameter, kind or value; or past a bound, which the
+            message names (``resolvers.rules_bounds``).
     """
     where = Path(path)
     try:
-        # An editor's byte-order mark is no reason to refuse a file edited by hand.
-        text = where.read_text(encoding="utf-8-sig")
+        text = read_input_text(where, what="rules file", max_bytes=MAX_RULES_BYTES)
     except FileNotFoundError as err:
         raise MissingInputError(f"{where}: no such rules file") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         raise InputFileError(str(where), f"cannot be read ({err})") from err
     try:
         # Strictly, with the depth bound every value decide meets: duplicate keys, lone
         # surrogates or a value nested 100,000 deep are refused here, not at a request.
-        parsed: object = strict_loads(text, max_bytes=_MAX_RULES_BYTES)
+        # An editor's byte-order mark is no reason to refuse a file edited by hand.
+        parsed: object = strict_loads(text.removeprefix("\ufeff"), max_bytes=MAX_RULES_BYTES)
     except StrictJSONError as err:
         raise InputFileError(str(where), f"not JSON ({err})") from err
     data = cast("dict[str, Any]", parsed) if isinstance(parsed, dict) else {}
@@ -345,7 +387,12 @@ def load_rules(path: str | Path) -> RuleBook:
     items: object = data.get("rules")
     if not isinstance(items, list):
         raise InputFileError(str(where), "its rules are not a list")
-    rules = [_rule(item, where, index) for index, item in enumerate(cast("list[object]", items))]
+    listed = cast("list[object]", items)
+    if broken := rules_over(len(listed)):
+        raise InputFileError(str(where), broken)
+    rules = [_rule(item, where, index) for index, item in enumerate(listed)]
+    if broken := searched_over(rule.kind for rule in rules):
+        raise InputFileError(str(where), broken)
     source: object = data.get("source")
     seen: object = data.get("tools_seen", [])
     if not isinstance(seen, list) or not all(
@@ -371,6 +418,8 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     phrase = rule.get("phrase")
     if kind in ("alias", "context", "route") and not (isinstance(phrase, str) and phrase.strip()):
         raise InputFileError(str(where), f"rule {index} ({kind}) has no phrase")
+    if isinstance(phrase, str) and (broken := phrase_over(phrase, index)):
+        raise InputFileError(str(where), broken)
     if kind == "format" and rule["value"] not in FORMATS:
         raise InputFileError(str(where), f"rule {index} is a format none of {list(FORMATS)}")
     evidence = rule.get("evidence")

@@ -39,7 +39,6 @@ source's truth is typed that way (BFCL's ``float``).
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -47,6 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
+from agent_lab.resolvers.aliases import AliasIndex, Tokens
 from agent_lab.resolvers.clock import stated_time
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
 from agent_lab.resolvers.english import (
@@ -59,18 +59,14 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
-from agent_lab.resolvers.learned import context_pattern, phrase_pattern, property_validator
+from agent_lab.resolvers.learned import context_pattern, property_validator
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from agent_lab.strict_json import JSONObject, JSONValue
 
-    _Learned = tuple[
-        tuple[tuple[re.Pattern[str], JSONValue], ...],
-        tuple[JSONValue, ...],
-        tuple[re.Pattern[str], ...],
-    ]
+    _Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]
 
 __all__ = ["KINDS", "SchemaResolver", "kind_of"]
 
@@ -148,7 +144,7 @@ class _Property:
     """The event's other enum properties that share values with this one."""
     distinct: frozenset[str] = frozenset()
     """Stems of its name's words that no rival's name has."""
-    aliases: tuple[tuple[re.Pattern[str], JSONValue], ...] = ()
+    aliases: AliasIndex | None = None
     """Learned phrases and the value each stands for (``resolvers.learned``)."""
     constant: tuple[JSONValue, ...] = ()
     """The learned constant, when there is one: the value when the words say nothing of it."""
@@ -209,22 +205,21 @@ def _learned(hint: Mapping[str, Any]) -> _Learned:
     """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
     learned = hint.get("learned")
     if not isinstance(learned, Mapping):
-        return (), (), ()
+        return None, (), ()
     rules = cast("Mapping[str, Any]", learned)
-    aliases: list[tuple[re.Pattern[str], JSONValue]] = []
+    aliases: list[tuple[str, JSONValue]] = []
     for item in _listed(rules.get("aliases")):
         if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
             phrase, value = cast("list[Any]", item)
             if isinstance(phrase, str) and phrase.strip():
-                pattern = phrase_pattern(phrase)
-                aliases.append((pattern, cast("JSONValue", value)))
+                aliases.append((phrase, cast("JSONValue", value)))
     constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
     contexts = tuple(
         context_pattern(words)
         for words in _listed(rules.get("contexts"))
         if isinstance(words, str) and words.strip()
     )
-    return tuple(aliases), constant, contexts
+    return AliasIndex.of(aliases) if aliases else None, constant, contexts
 
 
 class SchemaResolver:
@@ -316,16 +311,14 @@ class SchemaResolver:
         The schema's own reading calls it last; a resolver of the user's own is
         followed by it (``agents.learned_rules``). ``found`` is filled in place.
         """
-        lowered = text.lower()
+        tokens: Tokens | None = None
         for prop in self.properties:
             if prop.name in found:
                 continue
-            if prop.aliases:
-                named = {
-                    json.dumps(value, sort_keys=True): value
-                    for pattern, value in prop.aliases
-                    if pattern.search(lowered)
-                }
+            if prop.aliases is not None:
+                if tokens is None:  # cut once, for every property with aliases
+                    tokens = Tokens.of(text.lower())
+                named = prop.aliases.named(tokens)
                 if len(named) == 1:  # two phrases naming two values: no reading
                     found[prop.name] = next(iter(named.values()))
                     continue

@@ -194,6 +194,23 @@ def test_a_plugin_set_with_rules_keeps_the_guard_when_more_tools_are_offered() -
     assert decide(said, [ALARM, WEATHER, snooze], plugins=plugins).event is None
 
 
+def test_a_tool_annotated_again_is_the_copy_kept_for_the_same_tools_seen() -> None:
+    """Annotating is done once per tool (kept by its JSON); whether route rules are written
+    is kept apart, so a tool offered beside one never called still gets none."""
+    rule = LearnedRule(kind="route", tool="set_alarm", parameter="", value=None, phrase="wake",
+                       evidence=Evidence(support=9, right=9, wrong=0, low=0.9))  # fmt: skip
+    book = RuleBook(rules=(rule,), tools_seen=("get_weather", "set_alarm"))
+    snooze = tool("snooze_phone", {"minutes": {"type": "integer"}})
+    first, _ = book.annotate([ALARM, WEATHER])
+    beside_another, _, _ = book.annotate([ALARM, WEATHER, snooze])
+    again, _ = book.annotate([json.loads(json.dumps(ALARM)), WEATHER])
+    function = first["function"]
+    assert isinstance(function, dict)
+    assert "x-agent-lab" in function
+    assert beside_another == ALARM
+    assert again is first
+
+
 def test_a_group_counts_one_conversation_once_however_many_requests_it_logged() -> None:
     """Thirty requests of one held-out conversation (a long chat, a retried line) are one."""
     kinds = {"city": "free-form"}

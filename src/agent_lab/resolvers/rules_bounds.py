@@ -1,0 +1,62 @@
+"""The most of a rules file that is loaded: past a bound, the file is refused, the bound named.
+
+A rules file is read whole and applied to every request (``resolvers.learned``);
+the bounds keep both bounded, far above what ``agent-lab learn`` keeps (86
+rules on SGD's logs: docs/learn.md). Its size in bytes is ``_input_files``'s
+``MAX_RULES_BYTES``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "MAX_PHRASE_CHARS",
+    "MAX_RULES",
+    "MAX_SEARCHED_RULES",
+    "phrase_over",
+    "rules_over",
+    "searched_over",
+]
+
+MAX_RULES = 100_000
+"""Rules in one file. Measured: 100,000 aliases of one tool load and annotate in about 4 s,
+then cost about 45 ms a request, most of it the decider's key, the annotated tools' JSON
+(issue 36: 5,000 took ``shadow --rules`` a minute)."""
+MAX_SEARCHED_RULES = 10_000
+"""``context`` and ``route`` rules together: each is a search of every request's words of its
+own (aliases are found together, in one walk of the words: ``resolvers.aliases``)."""
+MAX_PHRASE_CHARS = 200
+"""Characters in one rule's phrase (``learn`` mines phrases of one to three words): the walk
+that finds aliases goes no further into the words than the longest phrase."""
+
+
+def rules_over(count: int) -> str | None:
+    """Why a file of ``count`` rules is refused, or ``None``."""
+    if count > MAX_RULES:
+        return f"{count:,} rules, over the {MAX_RULES:,} bound on a rules file"
+    return None
+
+
+def searched_over(kinds: Iterable[str]) -> str | None:
+    """Why a file of rules of these kinds is refused, or ``None``."""
+    searched = sum(kind in ("context", "route") for kind in kinds)
+    if searched > MAX_SEARCHED_RULES:
+        return (
+            f"{searched:,} context and route rules, over the {MAX_SEARCHED_RULES:,} bound"
+            " on a rules file (each searches every request's words)"
+        )
+    return None
+
+
+def phrase_over(phrase: str, index: int) -> str | None:
+    """Why rule ``index``'s phrase is refused, or ``None``."""
+    if len(phrase) > MAX_PHRASE_CHARS:
+        return (
+            f"rule {index}'s phrase is {len(phrase):,} characters,"
+            f" over the {MAX_PHRASE_CHARS} bound on a phrase"
+        )
+    return None
