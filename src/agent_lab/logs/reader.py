@@ -1,17 +1,8 @@
 """Reading log files: line by line, plain or gzipped, each line a request, several, or a skip.
 
 A gateway's SQLite store (``agent-lab serve --db``, told by its first bytes)
-<<<<<<< HEAD
 is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``),
 and a row it cannot use is a client's request, counted and never an error.
-Memory stays flat whatever the file's length: one line is held at a time,
-and a line over ``MAX_LINE_BYTES`` is passed over unread (``too_large``). A
-gzipped file is told by its magic bytes, not its name. Only regular files
-are opened (``_input_files``): a FIFO or a device is refused before a byte is
-read. The format is told per file by its first line that is JSON of a known
-shape, unless the caller names it.
-=======
-is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``).
 Memory stays flat whatever the file's length: a block and one line are held
 at a time, and a line over ``MAX_LINE_BYTES`` is passed over unread
 (``too_large``). Blank lines are found and counted in blocks, never one by
@@ -19,7 +10,6 @@ one. A gzipped file is told by its magic bytes, not its name. Only regular
 files are opened (``_input_files``): a FIFO or a device is refused before a
 byte is read. The format is told per file by its first line that is JSON of
 a known shape, unless the caller names it.
->>>>>>> wt-bounds
 """
 
 from __future__ import annotations
