@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import uvicorn
 
 from agent_lab.gateway import Gateway, GatewaySettings
+from agent_lab.gateway.connections import with_header_deadline
 
 
 class Served:
@@ -57,7 +58,7 @@ def serving(
         app,
         lifespan="on",
         loop="asyncio",
-        http="httptools",
+        http=with_header_deadline(settings.body_timeout),
         access_log=False,
         log_level="warning",
         timeout_graceful_shutdown=5,

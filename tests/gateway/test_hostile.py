@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
 
 import asyncio
+import base64
 import gzip
 import json
 import logging
@@ -21,16 +22,18 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 from aiohttp import web
+from aiohttp.compression_utils import HAS_BROTLI
 
 from agent_lab.gateway import GatewaySettings, Mode
 from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, WEATHER, user
 from tests.gateway.running import Served, serving
-from tests.openai_server import OpenAIServer, content, status, tool_calls
+from tests.openai_server import Behavior, OpenAIServer, content, status, tool_calls
 
 
 @dataclass
@@ -118,6 +121,16 @@ ESCAPES = [
     "/v1/models/",
     "/v1/models/a%5c..%5c..%5csecret",
     "/v1/models/%00",
+    "/v1/models/%252e%252e",
+    "/v1/files/%252e%252e/content",
+    "/v1/models/..%252f..%252fsecret",
+    "/v1/models/x\\..\\..",
+    "/v1/models/..;",
+    "/v1/models/..;x=1",
+    "/v1/models/..%20",
+    "/v1/chat/completions%0a",
+    "/v1/models/gpt%094o",
+    "/v1/models/a%0ab",
 ]
 
 
@@ -132,6 +145,15 @@ def test_no_path_leaves_v1_and_the_upstream_key_goes_nowhere(hostile: Hostile, p
     assert json.loads(body)["error"]["code"] == "invalid_path"
     assert fine == 200
     assert [(method, where) for method, where, _ in hostile.seen] == [("GET", "/v1/models")]
+
+
+def test_a_path_is_forwarded_as_the_very_bytes_the_client_sent(hostile: Hostile) -> None:
+    """An id with the characters ids hold reaches the upstream unchanged, nothing decoded."""
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings) as served:
+        code, _ = raw(served.port, "GET /v1/models/ft:gpt-4o:org~x@1+2 HTTP/1.1")
+    assert code == 200
+    assert [where for _, where, _ in hostile.seen] == ["/v1/models/ft:gpt-4o:org~x@1+2"]
 
 
 def test_each_path_takes_the_methods_the_api_defines(hostile: Hostile) -> None:
@@ -196,7 +218,7 @@ def test_the_upstream_cannot_speak_for_the_gateway(
 
 
 def test_an_encoded_upstream_body_is_decoded_or_relayed_with_its_encoding(
-    hostile: Hostile, sdk: SDK, tmp_path: Any
+    hostile: Hostile, sdk: SDK, tmp_path: Path
 ) -> None:
     """A gzip body is decoded (relayed and stored as JSON); an encoding not decoded keeps its
     header, so the client can still read what it got."""
@@ -383,8 +405,9 @@ def many_tools(count: int) -> list[Any]:
                 }
             ]
         ),
+        covered(messages=user(COVERED + " " + "x" * 16_384)),
     ],
-    ids=["129-tools", "1002-messages", "25000-schema-values"],
+    ids=["129-tools", "1002-messages", "25000-schema-values", "a-16385-character-message"],
 )
 def test_past_the_bounds_a_request_is_forwarded_undecided_and_counted(
     upstream: OpenAIServer, body: Any
@@ -512,3 +535,268 @@ def test_each_request_is_one_line_at_info(
     assert lines[1].startswith("POST /v1/chat/completions 200 forwarded ")
     assert lines[2].startswith("POST /v1/chat/completions 400 refused invalid_request ")
     assert all(line.endswith(" ms") for line in lines)
+
+
+def test_a_refused_paths_line_stays_one_line(
+    hostile: Hostile, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An encoded line break is refused, and its log line shows it escaped, not broken."""
+    caplog.set_level(logging.INFO, logger="agent_lab.gateway.requests")
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings) as served:
+        code, _ = raw(served.port, "GET /v1/models/a%0ab\\x HTTP/1.1")
+    lines = [r.getMessage() for r in caplog.records if r.name == "agent_lab.gateway.requests"]
+    assert code == 400
+    assert len(lines) == 1
+    assert "\n" not in lines[0]
+    assert lines[0].startswith("GET /v1/models/a%0ab\\\\x 400 refused bad_path ")
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(upstream: OpenAIServer) -> None:
+    """Silent, or half a request line: closed at the deadline, not held for ever."""
+    settings = GatewaySettings(upstream=upstream.url, db=None, body_timeout=1.0)
+    with serving(settings) as served:
+        silent = socket.create_connection(("127.0.0.1", served.port), timeout=10)
+        half = socket.create_connection(("127.0.0.1", served.port), timeout=10)
+        half.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        with silent, half:
+            assert silent.recv(1) == b""
+            assert half.recv(1) == b""
+        took = time.monotonic() - started
+    assert took < 5
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("api-key", "azure-" + "a" * 30),
+        ("x-api-key", "anthropic-" + "b" * 30),
+        ("authorization", "Basic " + base64.b64encode(b"user:" + b"c" * 30).decode()),
+    ],
+    ids=["api-key", "x-api-key", "basic"],
+)
+def test_every_credential_a_request_carries_is_redacted_from_the_store(
+    upstream: OpenAIServer, tmp_path: Path, header: str, value: str
+) -> None:
+    """Not only a Bearer key: whatever header carries it, the upstream's echo is not stored."""
+    upstream.default = Behavior(kind="echo", echo=lambda _: content(f"you sent {value}"))
+    store = tmp_path / "g.sqlite"
+    settings = GatewaySettings(upstream=upstream.url, db=str(store))
+    with serving(settings) as served:
+        answer = httpx.post(
+            f"{served.url}/chat/completions",
+            json={"model": "m", "messages": user("hi")},
+            headers={header: value},
+            timeout=10,
+        )
+        served.flush()
+    assert answer.status_code == 200
+    stored = store.read_bytes().decode("latin-1")
+    secret = value.rsplit(" ", maxsplit=1)[-1]
+    assert secret[:20] not in stored
+    assert "c" * 20 not in stored
+
+
+def test_two_authorization_headers_are_refused(upstream: OpenAIServer) -> None:
+    """The key checked, forwarded and redacted must be one: two are a 400, nothing forwarded."""
+    settings = GatewaySettings(upstream=upstream.url, db=None)
+    with serving(settings) as served:
+        code, body = raw(
+            served.port,
+            "POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer first-key-aaaaaaaaaaaa"
+            "\r\nAuthorization: Bearer second-key-bbbbbbbbbbbb\r\nContent-Length: 2",
+            b"{}",
+        )
+    assert code == 400
+    assert "Authorization" in json.loads(body)["error"]["message"]
+    assert upstream.requests == []
+
+
+def test_the_upstreams_key_never_reaches_a_client_even_echoed(upstream: OpenAIServer) -> None:
+    """A client holding the gateway's key is never shown the upstream's, in an error or not."""
+    upstream_key = "up-" + "u" * 40
+    upstream.script = [Behavior(kind="echo", echo=refusal_quoting)]
+    settings = GatewaySettings(upstream=upstream.url, db=None)
+    with serving(settings, keys=("gw-" + "k" * 40, upstream_key)) as served:
+        answer = httpx.post(
+            f"{served.url}/chat/completions",
+            json={"model": "m", "messages": user("hi")},
+            headers={"Authorization": "Bearer gw-" + "k" * 40},
+            timeout=10,
+        )
+    assert answer.status_code == 401
+    assert "u" * 12 not in answer.text
+    assert upstream.requests[0].headers["Authorization"] == f"Bearer {upstream_key}"
+
+
+def refusal_quoting(key: str) -> Behavior:
+    error = {"message": f"Incorrect API key provided: {key}", "type": "invalid_request_error"}
+    return status(401, json.dumps({"error": error}))
+
+
+BAD_SHAPES: list[tuple[str, dict[str, Any]]] = [
+    ("a-65-character-tool-name", {"tools": [{"type": "function", "function": {"name": "n" * 65}}]}),
+    ("a-tool-without-type", {"tools": [{"function": {"name": "get_weather"}}]}),
+    (
+        "a-description-a-number",
+        {"tools": [{**WEATHER, "function": {**WEATHER["function"], "description": 5}}]},
+    ),
+    (
+        "a-text-part-a-number",
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
+    ),
+    ("user-content-null", {"messages": [{"role": "user", "content": None}, *user(COVERED)]}),
+    ("a-name-a-number", {"messages": [{"role": "user", "name": 5, "content": COVERED}]}),
+    (
+        "assistant-tool-calls-empty",
+        {"messages": [*user("hi"), {"role": "assistant", "tool_calls": []}, *user(COVERED)]},
+    ),
+    ("assistant-with-nothing", {"messages": [*user("hi"), {"role": "assistant"}, *user(COVERED)]}),
+    (
+        "call-arguments-an-object",
+        {
+            "messages": [
+                *user("hi"),
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+                *user(COVERED),
+            ]
+        },
+    ),
+    (
+        "a-call-of-a-bogus-type",
+        {
+            "messages": [
+                *user("hi"),
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"id": "c1", "type": "bogus", "function": "x"}],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "x"},
+                *user(COVERED),
+            ]
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("changes", [c for _, c in BAD_SHAPES], ids=[i for i, _ in BAD_SHAPES])
+def test_enforce_never_answers_a_shape_the_api_refuses(
+    upstream: OpenAIServer, changes: dict[str, Any]
+) -> None:
+    """Each was answered locally in enforce: now 400 in the API's words, in either mode."""
+    settings = GatewaySettings(
+        upstream=upstream.url, db=None, mode=Mode.ENFORCE, enforce=("get_weather",)
+    )
+    with serving(settings) as served:
+        answer = chat(served, covered(**changes))
+    assert answer.status_code == 400
+    assert "x-agent-lab-answered" not in answer.headers
+    assert answer.json()["error"]["param"]
+    assert upstream.requests == []
+
+
+OUT_OF_RANGE: list[tuple[str, dict[str, Any]]] = [
+    ("no-model", {"model": None}),
+    ("temperature-5", {"temperature": 5}),
+    ("top-p-7", {"top_p": 7}),
+    ("presence-penalty-99", {"presence_penalty": 99}),
+    ("seed-past-int64", {"seed": 2**70}),
+    ("five-stops", {"stop": ["#1", "#2", "#3", "#4", "#5"]}),
+    ("seventeen-metadata-keys", {"metadata": {f"k{i}": "v" for i in range(17)}}),
+    ("metadata-of-objects", {"metadata": {"k": {"x": 1}}}),
+    ("an-unknown-service-tier", {"service_tier": "platinum"}),
+    ("stream-options-without-stream", {"stream_options": {"include_usage": True}}),
+    ("include-usage-a-word", {"stream": True, "stream_options": {"include_usage": "yes"}}),
+]
+
+
+@pytest.mark.parametrize("changes", [c for _, c in OUT_OF_RANGE], ids=[i for i, _ in OUT_OF_RANGE])
+def test_enforce_forwards_a_value_out_of_the_apis_range(
+    upstream: OpenAIServer, changes: dict[str, Any]
+) -> None:
+    """The right type, a value the API would refuse: the upstream's to judge, never local."""
+    upstream.default = content("the model's own")
+    settings = GatewaySettings(
+        upstream=upstream.url, db=None, mode=Mode.ENFORCE, enforce=("get_weather",)
+    )
+    body = {key: value for key, value in covered(**changes).items() if value is not None}
+    with serving(settings) as served:
+        answer = chat(served, body)
+    assert "x-agent-lab-answered" not in answer.headers
+    assert len(upstream.requests) == 1
+
+
+def test_the_upstream_gets_no_hop_override_or_trailer_header_of_the_client(
+    hostile: Hostile,
+) -> None:
+    """Headers the client's Connection names, a method override, the gateway's own words, and
+    a chunked body's trailers never reach the upstream."""
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings) as served:
+        code, _ = raw(
+            served.port,
+            "POST /v1/embeddings HTTP/1.1\r\nConnection: close, X-Secret-Hop\r\n"
+            "X-Secret-Hop: 1\r\nX-HTTP-Method-Override: DELETE\r\n"
+            "x-agent-lab-answered: local\r\nTransfer-Encoding: chunked",
+            b"2\r\n{}\r\n0\r\nAuthorization: Bearer trailer-key-aaaaaaaaaa\r\n"
+            b"x-agent-lab-via: forged\r\n\r\n",
+            close=False,
+        )
+    assert code == 200
+    (_, _, headers) = hostile.seen[0]
+    sent = {name.lower(): value for name, value in headers.items()}
+    assert "x-secret-hop" not in sent
+    assert "x-http-method-override" not in sent
+    assert "x-agent-lab-answered" not in sent
+    assert "authorization" not in sent
+    assert sent["x-agent-lab-via"] == settings.instance
+
+
+def test_the_client_gets_no_upstream_header_that_sets_state_or_is_a_hops(
+    hostile: Hostile,
+) -> None:
+    hostile.headers = {
+        "Connection": "x-keepme",
+        "X-Keepme": "1",
+        "Strict-Transport-Security": "max-age=31536000",
+        "Clear-Site-Data": '"*"',
+        "Alt-Svc": 'h3=":443"',
+        "Refresh": "0; url=http://elsewhere",
+        "Location": "http://elsewhere",
+        "openai-processing-ms": "12",
+        "x-ratelimit-remaining-requests": "99",
+    }
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings) as served:
+        answer = httpx.get(f"{served.url}/models", timeout=5)
+    for name in ("x-keepme", "strict-transport-security", "clear-site-data", "alt-svc"):
+        assert name not in answer.headers
+    assert "refresh" not in answer.headers
+    assert "location" not in answer.headers
+    assert answer.headers["openai-processing-ms"] == "12"
+    assert answer.headers["x-ratelimit-remaining-requests"] == "99"
+
+
+@pytest.mark.skipif(HAS_BROTLI, reason="Brotli is installed here: a br answer is decoded")
+def test_an_answer_in_an_encoding_the_gateway_cannot_decode_is_502_naming_it(
+    hostile: Hostile,
+) -> None:
+    hostile.headers = {"Content-Encoding": "br"}
+    hostile.body = b"\x8b\x02\x80hello\x03"
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings) as served:
+        answer = httpx.get(f"{served.url}/models", timeout=5)
+    assert answer.status_code == 502
+    assert answer.json()["error"]["code"] == "upstream_encoding"
+    assert "br" in answer.json()["error"]["message"]

@@ -144,6 +144,7 @@ def serve_command(options: argparse.Namespace, streams: Streams) -> int:
     try:
         import uvicorn  # noqa: PLC0415
 
+        from agent_lab.gateway.connections import with_header_deadline  # noqa: PLC0415
         from agent_lab.gateway.store import open_store  # noqa: PLC0415
     except ImportError as err:
         raise UsageError(f"agent-lab serve needs the gateway extra: {_EXTRA}") from err
@@ -178,6 +179,8 @@ def serve_command(options: argparse.Namespace, streams: Streams) -> int:
         "server_header": False,
         "timeout_graceful_shutdown": int(settings.graceful_seconds),
         "backlog": 2048,
+        # A connection's request headers are due within --body-timeout too.
+        "http": with_header_deadline(settings.body_timeout),
     }
     # uvicorn stops gracefully on SIGTERM, then raises it again for the handler it found:
     # one that ignores it lets the command return 0, its finalizers run, after a clean stop.

@@ -9,6 +9,8 @@ without it is 401, and so is ``/metrics``, whose counters name every tool.
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import hmac
 from typing import TYPE_CHECKING
 
@@ -20,11 +22,13 @@ if TYPE_CHECKING:
 
     from agent_lab.gateway.metrics import GatewayMetrics
 
-__all__ = ["VIA_HEADER", "Admission", "bearer"]
+__all__ = ["VIA_HEADER", "Admission", "bearer", "credentials"]
 
 VIA_HEADER = "x-agent-lab-via"
 """Set on every forwarded request to the run's id: a request that comes back is a loop (508)."""
 _VIA = VIA_HEADER.encode()
+_KEY_HEADERS = frozenset({b"authorization", b"api-key", b"x-api-key", b"proxy-authorization"})
+"""Headers that carry a credential: OpenAI's, Azure's, Anthropic-style and a proxy's."""
 
 
 def bearer(scope: Scope) -> str | None:
@@ -35,6 +39,30 @@ def bearer(scope: Scope) -> str | None:
             scheme, _, token = text.partition(" ")
             return token.strip() if scheme.lower() == "bearer" else None
     return None
+
+
+def credentials(scope: Scope) -> tuple[str, ...]:
+    """Every credential the request's headers carry, to redact from all the gateway writes.
+
+    The token of each ``Authorization`` (any scheme: a Basic one also as the
+    ``user:password`` it encodes, and the password alone), and each ``api-key``
+    or ``x-api-key`` value.
+    """
+    found: list[str] = []
+    for name, value in scope["headers"]:
+        if name not in _KEY_HEADERS:
+            continue
+        text = bytes(value).decode("latin-1").strip()
+        scheme, _, token = text.partition(" ")
+        if name in (b"authorization", b"proxy-authorization") and token:
+            found.append(token.strip())
+            if scheme.lower() == "basic":
+                with contextlib.suppress(ValueError):
+                    pair = base64.b64decode(token.strip(), validate=True).decode("latin-1")
+                    found.extend((pair, pair.partition(":")[2]))
+        else:
+            found.append(text)
+    return tuple(secret for secret in found if secret)
 
 
 class Admission:
@@ -58,6 +86,16 @@ class Admission:
 
     def refusal(self, scope: Scope) -> Response | None:
         """The answer that turns a ``/v1`` request away, or ``None`` to let it in."""
+        if sum(name == b"authorization" for name, _ in scope["headers"]) > 1:
+            # One parser could read the first and another the last: the key checked, the
+            # key forwarded and the key redacted must be one.
+            self.metrics.refused.labels("two_keys").inc()
+            return error_response(
+                400,
+                "the request carries more than one Authorization header",
+                type="invalid_request_error",
+                code="invalid_request",
+            )
         if self.looped(scope):
             self.metrics.refused.labels("loop").inc()
             return error_response(

@@ -16,7 +16,6 @@ gets one line: method, path, status, how it was answered, the rule, the time.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import uuid
@@ -24,14 +23,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from agent_lab.clock import SystemClock
-from agent_lab.gateway.admission import VIA_HEADER, Admission, bearer
+from agent_lab.gateway.admission import VIA_HEADER, Admission, credentials
 from agent_lab.gateway.body import Refused, read_body
 from agent_lab.gateway.exchange import Exchange
+from agent_lab.gateway.intake import REFUSALS, read_body_bytes
 from agent_lab.gateway.local import Answering, answer_locally
 from agent_lab.gateway.metrics import GatewayMetrics
 from agent_lab.gateway.relay import JSON, Answered, error_response, failure_response, relay
@@ -41,12 +41,12 @@ from agent_lab.gateway.settings import Mode
 from agent_lab.gateway.store import ExchangeStore
 from agent_lab.gateway.trust import Trust
 from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
+from agent_lab.providers.redaction import Redactor
 from agent_lab.resolvers.learned import load_rules
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Callable
 
-    from starlette.requests import Request
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     from agent_lab.agents.plugins import PluginSet
@@ -59,11 +59,8 @@ _LOG = logging.getLogger(__name__)
 _REQUESTS = logging.getLogger("agent_lab.gateway.requests")
 """One line per request, at INFO (``agent-lab serve -v``)."""
 _CLOCK = SystemClock()
-_LEFT = 499
-"""The status logged for a client that left before its body arrived (nginx's word for it)."""
-_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-"""Every method reaches the route check, which says 405 in the API's shape."""
-_BODY_REFUSALS = {413: "too_large", 408: "slow_body", _LEFT: "client_left"}
+_METHOD_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override"})
+"""Headers some servers read as the method: a 405 here must not become a DELETE there."""
 
 
 def no_plugins() -> PluginSet | None:
@@ -100,6 +97,7 @@ class Gateway:
         self.plugins = load_plugins()
         self.rules = None if settings.rules is None else load_rules(settings.rules)
         self.key, self.upstream_key = keys
+        self._upstream_redactor = Redactor((self.upstream_key,)) if self.upstream_key else None
         self.metrics = GatewayMetrics()
         self.upstream = Upstream(
             settings.upstream,
@@ -125,7 +123,6 @@ class Gateway:
         routes = [
             Route("/healthz", self._health, methods=["GET"]),
             Route("/metrics", self._metrics, methods=["GET"]),
-            Route("/v1/{path:path}", self._v1, methods=[*_METHODS]),
         ]
         self._app = Starlette(routes=routes, lifespan=self._lifespan)
         self._app.add_exception_handler(404, self._not_found)
@@ -174,13 +171,33 @@ class Gateway:
         self.admission.in_flight += 1
         self.metrics.in_flight.inc()
         try:
-            await self._app(scope, receive, send)
+            # Every /v1 path is routed here, on its bytes: Starlette's path pattern would
+            # never match a decoded line break, and would answer a 404 of its own.
+            request = Request(scope, receive)
+            try:
+                response = await self._v1(request)
+            except Exception as error:  # noqa: BLE001  (answered as the API's 500, logged)
+                response = await self._internal(request, error)
+            await response(scope, receive, send)
         finally:
             self.admission.in_flight -= 1
             self.metrics.in_flight.dec()
 
     def _upstream_headers(self, request: Request) -> dict[str, str]:
-        headers = {name: value for name, value in request.headers.items() if name not in HOP_BY_HOP}
+        """The client's headers the upstream gets, and the upstream's key when it has one.
+
+        None of a hop (those its ``Connection`` names too), none that overrides a
+        method, none of the gateway's own but the hops the request passed.
+        """
+        named = {name.strip().lower() for name in request.headers.get("connection", "").split(",")}
+        headers = {
+            name: value
+            for name, value in request.headers.items()
+            if name not in HOP_BY_HOP
+            and name not in named
+            and name not in _METHOD_OVERRIDES
+            and not (name.startswith("x-agent-lab-") and name != VIA_HEADER)
+        }
         if self.key is not None:
             headers.pop("authorization", None)  # the gateway's key is not the upstream's
         if self.upstream_key is not None:
@@ -188,59 +205,30 @@ class Gateway:
         headers[VIA_HEADER] = self.admission.via(headers.get(VIA_HEADER))
         return headers
 
+    def _unechoed(self, body: bytes) -> bytes:
+        """``body`` without the upstream's key, which a client must never be shown."""
+        if self._upstream_redactor is None:
+            return body
+        return self._upstream_redactor(body.decode("utf-8", "surrogateescape")).encode(
+            "utf-8", "surrogateescape"
+        )
+
     def secrets(self, request: Request) -> tuple[str, ...]:
         """Every key this request carries or the gateway holds: redacted from what is stored."""
-        given = bearer(request.scope)
-        return tuple(key for key in (given, self.key, self.upstream_key) if key)
+        given = credentials(request.scope)
+        return tuple(key for key in (*given, self.key, self.upstream_key) if key)
 
     async def _body(self, request: Request) -> bytes | Response:
-        cap = self.settings.max_body_bytes
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            return self._too_large(cap)
-        pieces: list[bytes] = []
-        size = 0
-        try:
-            # A client that announces more than it sends holds a connection: it gets a
-            # deadline for the whole body, as it would from any proxy in front of a server.
-            async with asyncio.timeout(self.settings.body_timeout):
-                async for piece in request.stream():
-                    size += len(piece)
-                    if size > cap:
-                        return self._too_large(cap)
-                    pieces.append(piece)
-        except TimeoutError:
-            self.metrics.refused.labels("slow_body").inc()
-            return error_response(
-                408,
-                f"the request body did not arrive within {self.settings.body_timeout:g} seconds",
-                type="invalid_request_error",
-                code="request_timeout",
-                headers={"Connection": "close"},
-            )
-        except ClientDisconnect:
-            # Nobody is left to answer: one quiet line, never a traceback.
-            self.metrics.refused.labels("client_left").inc()
-            return Response(status_code=_LEFT)
-        return b"".join(pieces)
-
-    def _too_large(self, cap: int) -> Response:
-        self.metrics.refused.labels("too_large").inc()
-        return error_response(
-            413,
-            f"the request body is larger than the gateway takes ({cap} bytes)",
-            type="invalid_request_error",
-            code="request_too_large",
+        return await read_body_bytes(
+            request,
+            cap=self.settings.max_body_bytes,
+            seconds=self.settings.body_timeout,
+            metrics=self.metrics,
         )
 
     async def _v1(self, request: Request) -> Response:
         started = _CLOCK.monotonic_ns()
-        raw_path = request.scope.get("raw_path")
-        routed = route(
-            request.method,
-            request.url.path,
-            bytes(raw_path) if isinstance(raw_path, bytes | bytearray) else None,
-        )
+        routed = route(request.method, _raw_path(request.scope))
         match routed.outcome:
             case "chat":
                 response, answered, rule = await self._chat(request, started)
@@ -250,8 +238,8 @@ class Gateway:
                 self.metrics.refused.labels("bad_path").inc()
                 response = error_response(
                     400,
-                    f"Invalid URL ({request.method} {request.url.path}): {routed.why}; the "
-                    "gateway forwards only the API's own paths under /v1",
+                    f"Invalid URL ({request.method} {_shown(_raw_path(request.scope))}): "
+                    f"{routed.why}; the gateway forwards only the API's own paths under /v1",
                     type="invalid_request_error",
                     code="invalid_path",
                 )
@@ -269,7 +257,7 @@ class Gateway:
         at = _now()
         body = await self._body(request)
         if isinstance(body, Response):
-            return body, "refused", _BODY_REFUSALS.get(body.status_code, "body")
+            return body, "refused", REFUSALS.get(body.status_code, "body")
         read = read_body(body, max_bytes=self.settings.max_body_bytes)
         if isinstance(read, Refused):
             self.metrics.refused.labels("invalid_request").inc()
@@ -307,7 +295,7 @@ class Gateway:
     ) -> tuple[Response, str, str]:
         body = await self._body(request)
         if isinstance(body, Response):
-            return body, "refused", _BODY_REFUSALS.get(body.status_code, "body")
+            return body, "refused", REFUSALS.get(body.status_code, "body")
         forwarded = await self._forward(request, body, path, at=None, started=started)
         return forwarded, "forwarded", "passthrough"
 
@@ -356,6 +344,7 @@ class Gateway:
             finished=finished,
             on_failure=lambda reason: self.metrics.upstream_failures.labels(reason).inc(),
             hint=self.upstream.hint,
+            redact=self._unechoed,
         )
         if not reply.streamed:
             added = (_CLOCK.monotonic_ns() - started) - (answered[0] - sent)
@@ -401,9 +390,21 @@ def _logged(scope: Scope, status: int, answered: str, rule: str, started: int) -
     """
     if _REQUESTS.isEnabledFor(logging.INFO):
         took = (_CLOCK.monotonic_ns() - started) / 1e6
+        path = _shown(_raw_path(scope))
         _REQUESTS.info(
-            "%s %s %d %s %s %.2f ms", scope["method"], scope["path"], status, answered, rule, took
+            "%s %s %d %s %s %.2f ms", scope["method"], path, status, answered, rule, took
         )
+
+
+def _raw_path(scope: Scope) -> bytes:
+    """The path as the client sent it (uvicorn's ``raw_path``), never decoded."""
+    raw = scope.get("raw_path")
+    return bytes(raw) if isinstance(raw, bytes | bytearray) else str(scope["path"]).encode()
+
+
+def _shown(raw: bytes) -> str:
+    """A path fit for one line: its bytes as text, anything unprintable as an escape."""
+    return raw.decode("ascii", "backslashreplace").encode("unicode_escape").decode("ascii")
 
 
 def asgi(gateway: Gateway) -> ASGIApp:

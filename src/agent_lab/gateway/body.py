@@ -18,6 +18,7 @@ a zero fraction (``n: 1.0``): the API's own parser judges it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -71,8 +72,31 @@ _FIELDS: dict[str, tuple[Kind, ...]] = {
 
 _FUNCTION_FIELDS: tuple[tuple[str, tuple[Kind, ...]], ...] = (
     ("name", ("string",)),
+    ("description", ("string",)),
     ("parameters", ("object",)),
+    ("strict", ("boolean",)),
 )
+_MESSAGE_FIELDS: tuple[tuple[str, tuple[Kind, ...]], ...] = (
+    ("content", ("string", "array")),
+    ("tool_calls", ("array",)),
+    ("name", ("string",)),
+)
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_RANGES: dict[str, tuple[float, float]] = {
+    "temperature": (0, 2),
+    "top_p": (0, 1),
+    "presence_penalty": (-2, 2),
+    "frequency_penalty": (-2, 2),
+    "n": (1, 128),
+    "max_tokens": (1, 2**31 - 1),
+    "max_completion_tokens": (1, 2**31 - 1),
+    "top_logprobs": (0, 20),
+    "seed": (-(2**63), 2**63 - 1),
+}
+"""The API's bounds on numbers: a value past them is forwarded, the upstream's to refuse."""
+_MAX_STOP = 4
+_MAX_METADATA = 16
+_TIERS = frozenset({"auto", "default", "flex", "priority", "scale"})
 _WORDS = {
     "string": "a string",
     "number": "a decimal",
@@ -145,32 +169,143 @@ def _wrong(param: str, kinds: tuple[Kind, ...], value: JSONValue) -> Refused:
     )
 
 
+def _invalid(param: str, message: str) -> Refused:
+    return Refused(f"Invalid '{param}': {message}", param, "invalid_value")
+
+
+def _message(where: str, item: JSONObject) -> Refused | None:
+    """One message as the API takes it: its role, its content, its calls, its name."""
+    role = item.get("role")
+    if not isinstance(role, str):
+        return _wrong(f"{where}.role", ("string",), role)
+    for key, kinds in _MESSAGE_FIELDS:
+        given = item.get(key)
+        if not _fits(given, kinds):
+            return _wrong(f"{where}.{key}", kinds, given)
+    content, calls = item.get("content"), item.get("tool_calls")
+    if content is None and role != "assistant":
+        return Refused(
+            f"Invalid value for '{where}.content': expected a string or an array, got null.",
+            f"{where}.content",
+            "invalid_type",
+        )
+    if role == "assistant" and calls == []:
+        return _invalid(
+            f"{where}.tool_calls",
+            "empty array. Expected an array with minimum length 1, but got an empty array instead.",
+        )
+    if role == "assistant" and content is None and not calls and "function_call" not in item:
+        return Refused(
+            f"Missing required parameter: '{where}.content'.",
+            f"{where}.content",
+            "missing_required_parameter",
+        )
+    if role == "tool" and not isinstance(item.get("tool_call_id"), str):
+        return _wrong(f"{where}.tool_call_id", ("string",), item.get("tool_call_id"))
+    for index, part in enumerate(content if isinstance(content, list) else []):
+        at = f"{where}.content[{index}]"
+        if not isinstance(part, dict):
+            return _wrong(at, ("object",), part)
+        if not isinstance(part.get("type"), str):
+            return _wrong(f"{at}.type", ("string",), part.get("type"))
+        if part["type"] == "text" and not isinstance(part.get("text"), str):
+            return _wrong(f"{at}.text", ("string",), part.get("text"))
+    for index, call in enumerate(calls if isinstance(calls, list) else []):
+        refused = _call(f"{where}.tool_calls[{index}]", call)
+        if refused is not None:
+            return refused
+    return None
+
+
+def _call(where: str, call: JSONValue) -> Refused | None:
+    """One tool call of an assistant message: an id, a type, a function with its arguments' text."""
+    if not isinstance(call, dict):
+        return _wrong(where, ("object",), call)
+    if not isinstance(call.get("id"), str):
+        return _wrong(f"{where}.id", ("string",), call.get("id"))
+    if call.get("type") not in ("function", "custom"):
+        return _invalid(f"{where}.type", "expected 'function' or 'custom'.")
+    function = call.get("function")
+    if call["type"] == "function":
+        if not isinstance(function, dict):
+            return _wrong(f"{where}.function", ("object",), function)
+        for key in ("name", "arguments"):
+            if not isinstance(function.get(key), str):
+                return _wrong(f"{where}.function.{key}", ("string",), function.get(key))
+    return None
+
+
+def _tool(where: str, item: JSONObject) -> Refused | None:
+    """One tool offered: its type, and a function's name, description and parameters."""
+    kind = item.get("type")
+    if kind is None:
+        return Refused(
+            f"Missing required parameter: '{where}.type'.",
+            f"{where}.type",
+            "missing_required_parameter",
+        )
+    if kind != "function":
+        return None  # a custom or hosted tool: the upstream's to judge (never decided here)
+    function = item.get("function")
+    if not isinstance(function, dict):
+        return _wrong(f"{where}.function", ("object",), function)
+    for key, kinds in _FUNCTION_FIELDS:
+        given = function.get(key)
+        if not _fits(given, kinds):
+            return _wrong(f"{where}.function.{key}", kinds, given)
+    name = function.get("name")
+    if not isinstance(name, str) or not _TOOL_NAME.fullmatch(name):
+        return _invalid(
+            f"{where}.function.name",
+            "string does not match pattern. Expected a string that matches the pattern "
+            "'^[a-zA-Z0-9_-]{1,64}$'.",
+        )
+    return None
+
+
 def _items(name: str, items: list[JSONValue]) -> Refused | None:
-    """The messages or tools, each an object whose few typed fields have their types."""
+    """The messages or tools, each an object of the shape the API takes."""
     for index, item in enumerate(items):
         where = f"{name}[{index}]"
         if not isinstance(item, dict):
             return _wrong(where, ("object",), item)
-        if name == "messages":
-            role = item.get("role")
-            if not isinstance(role, str):
-                return _wrong(f"{where}.role", ("string",), role)
-            content = item.get("content")
-            if not _fits(content, ("string", "array")):
-                return _wrong(f"{where}.content", ("string", "array"), content)
-            calls = item.get("tool_calls")
-            if not _fits(calls, ("array",)):
-                return _wrong(f"{where}.tool_calls", ("array",), calls)
-            continue
-        function = item.get("function")
-        if not _fits(function, ("object",)):
-            return _wrong(f"{where}.function", ("object",), function)
-        if isinstance(function, dict):
-            for key, kinds in _FUNCTION_FIELDS:
-                given = function.get(key)
-                if not _fits(given, kinds):
-                    return _wrong(f"{where}.function.{key}", kinds, given)
+        refused = _message(where, item) if name == "messages" else _tool(where, item)
+        if refused is not None:
+            return refused
     return None
+
+
+def _out_of_range(body: JSONObject) -> bool:
+    """Whether a value has its type but one the API would refuse, or a local answer not honour.
+
+    Such a request is forwarded undecided, for the upstream to judge: no
+    ``model``, a number past the API's bounds, more than 4 ``stop`` strings, more
+    metadata than the API keeps, an unknown ``service_tier``, ``stream_options``
+    without ``stream``.
+    """
+    if not isinstance(body.get("model"), str):
+        return True
+    for key, (low, high) in _RANGES.items():
+        value = body.get(key)
+        if isinstance(value, int | float) and not low <= value <= high:
+            return True
+    stop, metadata = body.get("stop"), body.get("metadata")
+    if isinstance(stop, list) and len(stop) > _MAX_STOP:
+        return True
+    if isinstance(metadata, dict) and (
+        len(metadata) > _MAX_METADATA
+        or not all(
+            isinstance(v, str) and len(v) <= 512 and len(k) <= 64 for k, v in metadata.items()
+        )
+    ):
+        return True
+    tier = body.get("service_tier")
+    if tier is not None and tier not in _TIERS:
+        return True
+    options = body.get("stream_options")
+    return isinstance(options, dict) and (
+        body.get("stream") is not True or not all(isinstance(v, bool) for v in options.values())
+    )
 
 
 def read_body(raw: bytes, *, max_bytes: int) -> Body | Refused:
@@ -212,6 +347,8 @@ def read_body(raw: bytes, *, max_bytes: int) -> Body | Refused:
             refused = _items(name, value)
             if refused is not None:
                 return refused
+    if undecided is None and _out_of_range(parsed):
+        undecided = "out_of_range"
     if parsed["messages"] == []:
         return Refused(
             "Invalid 'messages': empty array. Expected an array with minimum length 1.",

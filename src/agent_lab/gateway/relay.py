@@ -97,11 +97,14 @@ async def relay(
     finished: Callable[[Answered], None],
     on_failure: Callable[[str], None],
     hint: str = "",
+    redact: Callable[[bytes], bytes] | None = None,
 ) -> Response:
     """The client's response for ``reply``; ``finished`` is told what came, once it all came.
 
     ``check_json``: a 2xx that is not JSON is a broken answer (a chat completion's).
     ``hint``: said after a 404 that is no API error object (the upstream URL may lack ``/v1``).
+    ``redact``: applied to a body read whole before the client gets it (the upstream's key,
+    which a client holding only the gateway's key must never see, even echoed in an error).
     """
     if reply.streamed and 200 <= reply.status < 300:
         return StreamingResponse(
@@ -113,6 +116,8 @@ async def relay(
         on_failure(failure.code)
         finished(Answered(status=failure.status, body=b"", error=failure.code))
         return failure_response(failure)
+    if redact is not None:
+        body = redact(body)
     if 200 <= reply.status < 300:
         if check_json and not _is_json(body):
             on_failure("upstream_bad_answer")

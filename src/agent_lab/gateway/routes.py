@@ -1,11 +1,15 @@
 """What the gateway forwards: the API's paths under ``/v1``, each with the methods it takes.
 
-A path is checked before anything else is read (``route``): it must stay
-inside ``/v1`` as the client wrote it, so a path with a dot segment (``.``,
-``..``, percent-encoded or not), an empty segment (a doubled or trailing
-slash), an encoded slash or backslash, or a control character is refused
-with 400, never normalised: the upstream's own prefix (and the key the
-gateway adds for it) is never reachable by a path that climbs out of it.
+A path is checked before anything else is read (``route``), on the bytes
+the client sent: every segment after ``/v1/`` is made of the characters an
+id of the API is made of (letters, digits and ``-._~:@+=,!$*'()``), so a
+percent sign (any encoding, double encoding included), a backslash, a
+semicolon, a space or a control character is refused with 400, and so is a
+dot segment (``.``, ``..``) or an empty one (a doubled or trailing slash).
+Nothing is decoded or normalised, and what is forwarded is those very bytes:
+the upstream's own prefix (and the key the gateway adds for it) is never
+reachable by a path that climbs out of it, however the upstream or a proxy
+before it decodes.
 A path the API does not have is 404, a method its path does not take 405,
 each in the API's error shape. ``{id}`` stands for one segment (a model,
 file, batch, response or completion id).
@@ -54,9 +58,9 @@ API_ROUTES: tuple[tuple[str, frozenset[str]], ...] = tuple(
 )
 """The Chat Completions API's own paths (after ``/v1/``) and their methods."""
 
-_PREFIX = "/v1/"
-_ENCODED_SEPARATOR = re.compile(rb"%(2f|5c|00)", re.IGNORECASE)
-_CONTROL = re.compile("[\x00-\x1f\x7f\\\\]")
+_PREFIX = b"/v1/"
+_SEGMENT = re.compile(rb"[A-Za-z0-9\-._~:@+=,!$*'()]+")
+"""What a segment may hold: the unreserved and the harmless reserved characters."""
 
 
 _BY_LENGTH: dict[int, list[tuple[tuple[str, ...], frozenset[str]]]] = {}
@@ -71,7 +75,8 @@ class Routed:
 
     outcome: Literal["chat", "forward", "bad_path", "not_found", "not_allowed"]
     path: str = ""
-    """The path after ``/v1/``, as checked (decoded); what is forwarded."""
+    """The path after ``/v1/``, as the client sent it and as it is forwarded (checked: it
+    holds no percent sign, so decoded and sent are one text)."""
     why: str = ""
     """For ``bad_path``: what was wrong, in words."""
 
@@ -83,18 +88,20 @@ def _match(segments: list[str]) -> frozenset[str] | None:
     return None
 
 
-def route(method: str, path: str, raw_path: bytes | None) -> Routed:
-    """The route of a request under ``/v1/``: its decoded ``path`` and the bytes it came as."""
-    if raw_path is not None and _ENCODED_SEPARATOR.search(raw_path):
-        return Routed("bad_path", why="an encoded slash, backslash or NUL")
-    rest = path[len(_PREFIX) :]
-    if _CONTROL.search(rest):
-        return Routed("bad_path", why="a backslash or a control character")
-    segments = rest.split("/")
+def route(method: str, raw_path: bytes) -> Routed:
+    """The route of a request under ``/v1/``, from the path's bytes as the client sent them."""
+    segments = raw_path[len(_PREFIX) :].split(b"/")
     for segment in segments:
-        if segment in ("", ".", ".."):
-            return Routed("bad_path", why="an empty or dot segment")
-    methods = _match(segments)
+        if segment in (b".", b"..") or not _SEGMENT.fullmatch(segment):
+            return Routed(
+                "bad_path",
+                why="a segment that is empty, a dot segment, or holds a character no id of the "
+                "API holds (a percent sign, a backslash, a semicolon, a space, a control "
+                "character)",
+            )
+    names = [segment.decode("ascii") for segment in segments]
+    methods = _match(names)
+    rest = "/".join(names)
     if methods is None:
         return Routed("not_found", rest)
     if method not in methods:

@@ -43,7 +43,7 @@ from agent_lab.agents.learned_rules import applied
 from agent_lab.errors import AgentLabError
 from agent_lab.integrations.seam import reply_locally
 from agent_lab.logs._openai import checked_messages, checked_tools, offered_names
-from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over
+from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over, user_text_over
 from agent_lab.logs.record import LogError, SkipReason
 
 if TYPE_CHECKING:
@@ -214,9 +214,11 @@ def well_formed(messages: tuple[JSONObject, ...]) -> bool:
 
 
 def over_bounds(body: JSONObject) -> bool:
-    """Whether the request is past ``logs.bounds``: more tools, messages or schema values."""
+    """Whether the request is past ``logs.bounds``: tools, messages, schema values, user text."""
     messages, tools = body.get("messages"), body.get("tools")
-    if isinstance(messages, list) and len(messages) > MAX_MESSAGES:
+    if isinstance(messages, list) and (
+        len(messages) > MAX_MESSAGES or any(user_text_over(message) for message in messages)
+    ):
         return True
     if not isinstance(tools, list):
         return False

@@ -12,9 +12,10 @@ Brotli anyway is decoded, so that what is relayed is what is stored, and
 its ``Content-Encoding`` is dropped with it (any other encoding is relayed
 with its header, never decoded).
 
-The gateway's own headers are its own: of the upstream's, the hop-by-hop
-ones, ``x-agent-lab-*`` (an upstream cannot say an answer was local),
-``set-cookie`` and the CORS headers (unless ``pass_cors``) are never relayed.
+The gateway's own headers are its own: of the upstream's, only those about
+the answer are relayed (``relayed_headers``): never a hop-by-hop one,
+``x-agent-lab-*`` (an upstream cannot say an answer was local), a cookie,
+another header that sets state in a client, or CORS (unless ``pass_cors``).
 """
 
 from __future__ import annotations
@@ -54,28 +55,51 @@ HOP_BY_HOP = frozenset(
 )
 """Headers that belong to one hop, or that the gateway sets itself: never relayed."""
 
-_NEVER_RELAYED = frozenset({"set-cookie", "set-cookie2"})
+_RELAYED = frozenset(
+    {
+        "content-type",
+        "content-disposition",
+        "cache-control",
+        "vary",
+        "etag",
+        "last-modified",
+        "retry-after",
+        "retry-after-ms",
+        "request-id",
+    }
+)
+"""The upstream's headers a client gets, besides ``x-*`` and ``openai-*`` (request ids, rate
+limits, processing time): what the API sends about the answer, nothing that sets state in a
+client (cookies, HSTS, ``Clear-Site-Data``, ``Alt-Svc``, ``Refresh``, a ``Location``)."""
 _OWN_PREFIX = "x-agent-lab-"
 _CORS_PREFIX = "access-control-"
 _DECODED = frozenset({"gzip", "deflate", "br", "zstd", "identity", ""})
-"""Encodings aiohttp decodes (``br`` and ``zstd`` when their libraries are installed; a body it
- cannot decode is a broken answer, 502)."""
+"""Encodings aiohttp decodes; ``br`` and ``zstd`` only with their libraries, else the answer is
+a 502 that names the encoding (``Upstream.send``)."""
 _VERSIONED = re.compile(r"/v\d+[a-z0-9]*$")
 
 
 def relayed_headers(headers: Mapping[str, str], *, pass_cors: bool) -> dict[str, str]:
-    """The upstream's headers a client may see: none the gateway owns or that set state."""
+    """The upstream's headers a client may see: those about the answer, none that set state.
+
+    Of ``_RELAYED``, ``x-*`` and ``openai-*`` headers, a header the upstream's
+    ``Connection`` names is a hop's and dropped, as are the gateway's own
+    ``x-agent-lab-*``; CORS headers pass only with ``pass_cors``. A header sent
+    twice is joined with a comma, as HTTP reads it.
+    """
+    hop = {name.strip().lower() for name in headers.get("connection", "").split(",")}
     kept: dict[str, str] = {}
     for name, value in headers.items():
         lowered = name.lower()
-        if (
-            lowered in HOP_BY_HOP
-            or lowered in _NEVER_RELAYED
-            or lowered.startswith(_OWN_PREFIX)
-            or (not pass_cors and lowered.startswith(_CORS_PREFIX))
+        if lowered in hop or lowered in HOP_BY_HOP or lowered.startswith(_OWN_PREFIX):
+            continue
+        if not (
+            lowered in _RELAYED
+            or lowered.startswith(("x-", "openai-"))
+            or (pass_cors and lowered.startswith(_CORS_PREFIX))
         ):
             continue
-        kept[lowered] = value
+        kept[lowered] = f"{kept[lowered]}, {value}" if lowered in kept else value
     encoding = headers.get("content-encoding", "").strip().lower()
     if encoding not in _DECODED:
         kept["content-encoding"] = encoding
@@ -237,6 +261,16 @@ class Upstream:
         except aiohttp.ClientConnectorError as err:
             raise UpstreamFailure(
                 502, "upstream_unreachable", "the upstream could not be reached"
+            ) from err
+        except aiohttp.ClientResponseError as err:
+            if "content-encoding" not in err.message:
+                raise _broken() from err
+            # aiohttp refuses at the headers an encoding it has no library for.
+            raise UpstreamFailure(
+                502,
+                "upstream_encoding",
+                "the upstream's answer is in an encoding the gateway cannot decode, though it "
+                f"asked for none ({err.message})",
             ) from err
         except aiohttp.ClientError as err:
             raise _broken() from err

@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 from agent_lab.errors import StrictJSONError
 from agent_lab.logs._values import as_list, as_object, fail, json_text
-from agent_lab.logs.bounds import MAX_MESSAGES, MAX_SCHEMA_VALUES, MAX_TOOLS, schema_values_over
+from agent_lab.logs.bounds import (
+    MAX_MESSAGES,
+    MAX_SCHEMA_VALUES,
+    MAX_TOOLS,
+    MAX_USER_TEXT,
+    schema_values_over,
+    user_text_over,
+)
 from agent_lab.logs.record import LoggedToolCall, SkipReason
 from agent_lab.strict_json import loads
 
@@ -60,6 +67,13 @@ def checked_messages(value: JSONValue | None, where: str) -> tuple[JSONObject, .
         content = message.get("content")
         if content is not None and not isinstance(content, str | list):
             fail(where, SkipReason.MALFORMED_JSON, f"message {index}'s content is {content!r}")
+        if user_text_over(message):
+            fail(
+                where,
+                SkipReason.TOO_LARGE,
+                f"too large: user message {index} holds more than {MAX_USER_TEXT:,} characters; "
+                "a request is decided on shorter ones",
+            )
         checked.append(message)
     return tuple(checked)
 

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["MAX_MESSAGES", "MAX_SCHEMA_VALUES", "MAX_TOOLS", "schema_values_over"]
+__all__ = [
+    "MAX_MESSAGES",
+    "MAX_SCHEMA_VALUES",
+    "MAX_TOOLS",
+    "MAX_USER_TEXT",
+    "schema_values_over",
+    "user_text_over",
+]
 
 MAX_TOOLS = 128
 """Tools offered in one request: the API's own limit."""
@@ -22,6 +29,25 @@ MAX_MESSAGES = 1_000
 """Messages in one request's conversation."""
 MAX_SCHEMA_VALUES = 20_000
 """JSON values (objects, arrays, strings, numbers...) in all the offered tools' schemas together."""
+MAX_USER_TEXT = 16_384
+"""Characters in one user message: what the resolvers read, whose cost grows with the schemas'
+(a pasted document is the model's to read)."""
+
+
+def user_text_over(message: JSONValue, limit: int = MAX_USER_TEXT) -> bool:
+    """Whether a user message holds more than ``limit`` characters of text (its parts together)."""
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return len(content) > limit
+    if not isinstance(content, list):
+        return False
+    size = 0
+    for part in content:
+        text = part.get("text") if isinstance(part, dict) else None
+        size += len(text) if isinstance(text, str) else 0
+    return size > limit
 
 
 def schema_values_over(schemas: list[JSONValue], limit: int = MAX_SCHEMA_VALUES) -> bool:
