@@ -96,18 +96,14 @@ def _allowed(importer: str, imported: str) -> bool:
             imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
     if _under(importer, "agent_lab.integrations"):
-        # The framework wrappers: the one decision function, and the lab's shadow figures.
+        # The framework wrappers: the one decision function, and log replay's figures.
         return imported in GROUND or _under(
             imported,
             "agent_lab.integrations",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
-            "agent_lab.lab.shadow",
-            "agent_lab.lab.stats",
-            "agent_lab.lab.results",
-            "agent_lab.lab.report",
-            "agent_lab.lab.workload",
+            "agent_lab.log_replay",
             "agent_lab.resolvers",
             "agent_lab.otel",
             "agent_lab.providers",
@@ -135,19 +131,30 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.agents",
             "agent_lab.providers",
         )
+    if _under(importer, "agent_lab.log_replay"):
+        # Log replay: a logged request through the one decision, scored against its case;
+        # the gateway, the wrappers and the lab stand on it, so it knows none of them.
+        return imported in GROUND or _under(
+            imported,
+            "agent_lab.log_replay",
+            "agent_lab.agents",
+            "agent_lab.application",
+            "agent_lab.resolvers",
+            "agent_lab.logs",
+            "agent_lab.providers.pricing",  # the price of the requests a replay saves
+        )
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
     if _under(importer, "agent_lab.gateway"):
-        # The server: the one decision (agents) and its seam, log replay's figures
-        # (lab.shadow), the logs' request shapes, redaction and spans; nothing else of the
-        # lab, no command line.
+        # The server: the one decision (agents) and its seam, log replay and its figures,
+        # the logs' request shapes, redaction and spans; nothing of the lab, no command line.
         return imported in GROUND or _under(
             imported,
             "agent_lab.gateway",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
-            "agent_lab.lab.shadow",
+            "agent_lab.log_replay",
             "agent_lab.providers.redaction",
             "agent_lab.otel",
             "agent_lab.integrations.seam",  # the one seam: whose calls, whose replies
