@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from agent_lab.cli import run
-from agent_lab.lab.stats.intervals import wilson
 from agent_lab.lab.workload import load_workload
+from agent_lab.log_replay.intervals import wilson
 
 PLUGINS = "agent_lab.demo:plugins"
 

@@ -36,7 +36,7 @@ from typing import cast
 from agent_lab.lab.learn.examples import examples_of
 from agent_lab.lab.learn.gate import measured
 from agent_lab.lab.learn.learning import LearnSettings, learn
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
 from agent_lab.logs.reader import read_logs
 from agent_lab.logs.record import LoggedRequest
 

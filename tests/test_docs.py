@@ -507,6 +507,7 @@ FLOORS = {
     "providers": "agent_lab.providers.simulated",
     "testing": "agent_lab.testing",
     "otel": "agent_lab.otel.tracing",
+    "log_replay": "agent_lab.log_replay.replayed",
     "lab": "agent_lab.lab.workload",
     "gateway": "agent_lab.gateway.app",
     "demo": "agent_lab.demo",

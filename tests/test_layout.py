@@ -30,6 +30,9 @@ GROUND = frozenset(
     }
 )
 MAX_LINES = 450
+DEPLOYED_PACKAGES = ("agent_lab.gateway", "agent_lab.integrations")
+"""What runs beside a user's agent; with the public face, it stands below the lab."""
+ABOVE_LOG_REPLAY = ("agent_lab.lab", "agent_lab.gateway", "agent_lab.integrations", "agent_lab.cli")
 MAX_FUNCTION_LINES = 80
 
 
@@ -96,18 +99,14 @@ def _allowed(importer: str, imported: str) -> bool:
             imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
     if _under(importer, "agent_lab.integrations"):
-        # The framework wrappers: the one decision function, and the lab's shadow figures.
+        # The framework wrappers: the one decision function, and log replay's figures.
         return imported in GROUND or _under(
             imported,
             "agent_lab.integrations",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
-            "agent_lab.lab.shadow",
-            "agent_lab.lab.stats",
-            "agent_lab.lab.results",
-            "agent_lab.lab.report",
-            "agent_lab.lab.workload",
+            "agent_lab.log_replay",
             "agent_lab.resolvers",
             "agent_lab.otel",
             "agent_lab.providers",
@@ -135,19 +134,30 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.agents",
             "agent_lab.providers",
         )
+    if _under(importer, "agent_lab.log_replay"):
+        # Log replay: a logged request through the one decision, scored against its case;
+        # the gateway, the wrappers and the lab stand on it, so it knows none of them.
+        return imported in GROUND or _under(
+            imported,
+            "agent_lab.log_replay",
+            "agent_lab.agents",
+            "agent_lab.application",
+            "agent_lab.resolvers",
+            "agent_lab.logs",
+            "agent_lab.providers.pricing",  # the price of the requests a replay saves
+        )
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
     if _under(importer, "agent_lab.gateway"):
-        # The server: the one decision (agents) and its seam, log replay's figures
-        # (lab.shadow), the logs' request shapes, redaction and spans; nothing else of the
-        # lab, no command line.
+        # The server: the one decision (agents) and its seam, log replay and its figures,
+        # the logs' request shapes, redaction and spans; nothing of the lab, no command line.
         return imported in GROUND or _under(
             imported,
             "agent_lab.gateway",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
-            "agent_lab.lab.shadow",
+            "agent_lab.log_replay",
             "agent_lab.providers.redaction",
             "agent_lab.otel",
             "agent_lab.integrations.seam",  # the one seam: whose calls, whose replies
@@ -242,11 +252,60 @@ def test_modules_stay_small(name: str) -> None:
         ("agent_lab.gateway.app", "agent_lab.cli.serving"),
         ("agent_lab.gateway.app", "agent_lab.lab.run.runner"),
         ("agent_lab.gateway.app", "agent_lab.providers.openai_compat"),
+        ("agent_lab.gateway.trust", "agent_lab.lab.shadow.run"),
+        ("agent_lab.integrations._shadow", "agent_lab.lab.stats.metrics"),
+        ("agent_lab.log_replay.replayed", "agent_lab.lab.workload"),
+        ("agent_lab.log_replay.figures", "agent_lab.gateway.trust"),
+        ("agent_lab.log_replay.replayed", "agent_lab.integrations.seam"),
+        ("agent_lab.log_replay.figures", "agent_lab.providers.simulated"),
     ],
 )
 def test_the_rules_refuse_an_upward_import(importer: str, imported: str) -> None:
     """The checker itself: each of these would climb a floor."""
     assert not (_allowed(importer, imported) and _demo_allowed(importer, imported))
+
+
+def _named(name: str) -> set[str]:
+    """The package's modules that ``name`` names in a string: ones it loads on first use."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in MODULES
+    }
+
+
+def _reached(names: list[str]) -> list[tuple[str, str]]:
+    """Each (importer, imported) of ``names``: imports, and modules named to load on first use."""
+    return [(name, imported) for name in names for imported in sorted(GRAPH[name] | _named(name))]
+
+
+def test_what_is_deployed_imports_nothing_from_the_lab() -> None:
+    """The gateway, the framework wrappers and the public face stand below the lab.
+
+    The public face loads log replay and the providers on first use, from
+    modules it names in strings (PEP 562): those count as imports too.
+    """
+    deployed = [name for name in MODULES if name == "agent_lab" or _under(name, *DEPLOYED_PACKAGES)]
+    assert "agent_lab.log_replay.replayed" in _named("agent_lab")
+    wrong = sorted(
+        f"{importer} imports {imported}"
+        for importer, imported in _reached(deployed)
+        if _under(imported, "agent_lab.lab")
+    )
+    assert wrong == []
+
+
+def test_log_replay_imports_nothing_from_the_lab_the_gateway_the_wrappers_or_the_cli() -> None:
+    """Log replay is a floor of its own, under every caller that replays a logged request."""
+    replay = [name for name in MODULES if _under(name, "agent_lab.log_replay")]
+    assert "agent_lab.log_replay.replayed" in replay
+    wrong = sorted(
+        f"{importer} imports {imported}"
+        for importer, imported in _reached(replay)
+        if _under(imported, *ABOVE_LOG_REPLAY)
+    )
+    assert wrong == []
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pkgutil
 import subprocess
 import sys
 
 import pytest
 
 import agent_lab
+import agent_lab.log_replay.replayed
 import agent_lab.strict_json
 
 CONTRACT = {
@@ -35,6 +37,17 @@ def test_all_is_sorted_and_has_no_duplicates() -> None:
     """__all__ is sorted, so a new name has one obvious place."""
     assert agent_lab.__all__ == sorted(set(agent_lab.__all__))
     assert agent_lab.strict_json.__all__ == sorted(set(agent_lab.strict_json.__all__))
+
+
+def test_no_public_name_is_the_name_of_a_module_of_the_package() -> None:
+    """Importing ``agent_lab.x`` binds ``x`` on the package: a public name ``x`` would be lost."""
+    modules = {module.name for module in pkgutil.iter_modules(agent_lab.__path__)}
+    assert sorted(set(agent_lab.__all__) & modules) == []
+
+
+def test_replay_is_the_function_once_log_replay_has_loaded() -> None:
+    """``agent_lab.replay`` is log replay's function, not its package (``agent_lab.log_replay``)."""
+    assert agent_lab.replay is agent_lab.log_replay.replayed.replay
 
 
 def test_strict_json_names() -> None:

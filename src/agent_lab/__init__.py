@@ -70,8 +70,8 @@ from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:
     from agent_lab.agents.learned_rules import with_rules
-    from agent_lab.lab.shadow.figures import ShadowFigures
-    from agent_lab.lab.shadow.replay import Replayed, replay
+    from agent_lab.log_replay.figures import ShadowFigures
+    from agent_lab.log_replay.replayed import Replayed, replay
     from agent_lab.logs.reader import read_line, read_logs
     from agent_lab.logs.record import (
         LogError,
@@ -196,9 +196,9 @@ _PROVIDERS = {
     "SkipReason": "agent_lab.logs.record",
     "read_line": "agent_lab.logs.reader",
     "read_logs": "agent_lab.logs.reader",
-    "Replayed": "agent_lab.lab.shadow.replay",
-    "replay": "agent_lab.lab.shadow.replay",
-    "ShadowFigures": "agent_lab.lab.shadow.figures",
+    "Replayed": "agent_lab.log_replay.replayed",
+    "replay": "agent_lab.log_replay.replayed",
+    "ShadowFigures": "agent_lab.log_replay.figures",
     # Rules learned from logs (agent-lab learn): read a rules file, apply it to a plugin set.
     "RuleBook": "agent_lab.resolvers.learned",
     "load_rules": "agent_lab.resolvers.learned",

@@ -18,10 +18,10 @@ from agent_lab.agents.event_agent import EventAgent
 from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.tool_agent import ToolAgent
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.run.policies import DeterministicFirst, LLMAlways
-from agent_lab.lab.stats.scoring import score
-from agent_lab.lab.workload import Case, Expectation
+from agent_lab.log_replay.case import Case, Expectation
+from agent_lab.log_replay.scoring import score
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.providers import ProviderReply, ProviderRequest, ToolCall
 from agent_lab.providers.profiles import PROFILES
 from agent_lab.providers.simulated import Expected, SimulatedProvider

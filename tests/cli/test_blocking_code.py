@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
+from agent_lab.log_replay.trial_status import TrialStatus
 
 PLUGINS = """
 import time

@@ -21,8 +21,8 @@ from typing import Any, cast
 import pytest
 
 from agent_lab.cli import run
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.openai_server import Behavior, OpenAIServer, content, serving, status, tool_calls
 
 POLICIES = ("deterministic-first", "llm-always", "deterministic-only")

@@ -17,8 +17,8 @@ import pytest
 
 from agent_lab.cli import run
 from agent_lab.cli.trials import PROVIDER_REASONS
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.llama_server import ALIAS, NEEDS, llama_cpp_server
 
 pytestmark = [pytest.mark.slow, NEEDS]

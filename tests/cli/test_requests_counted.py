@@ -11,8 +11,8 @@ import pytest
 
 from agent_lab.agents.port import FailureReason
 from agent_lab.cli import run
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.openai_server import Behavior, OpenAIServer, serving
 
 RAISING = """

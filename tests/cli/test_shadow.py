@@ -348,7 +348,7 @@ def test_a_request_past_the_bounds_is_named_or_counted_as_too_large(
 
 def test_the_parsers_default_agreement_is_the_figures(tmp_path: Path) -> None:
     from agent_lab.cli.parser import build_parser
-    from agent_lab.lab.shadow.figures import DEFAULT_MIN_AGREEMENT
+    from agent_lab.log_replay.figures import DEFAULT_MIN_AGREEMENT
 
     options = build_parser().parse_args(["shadow", str(tmp_path)])
     assert options.min_agreement == DEFAULT_MIN_AGREEMENT

@@ -6,8 +6,9 @@ from decimal import Decimal
 from typing import Any
 
 from agent_lab.application.events.models import Status
-from agent_lab.lab.results.records import TrialRecord, TrialStatus
+from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import Store
+from agent_lab.log_replay.trial_status import TrialStatus
 
 
 def trial(case: str, policy: str = "p", repeat: int = 0, **changes: Any) -> TrialRecord:

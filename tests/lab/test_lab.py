@@ -15,12 +15,14 @@ import pytest
 
 from agent_lab.application.events.models import Status
 from agent_lab.demo import plugins
-from agent_lab.lab.results.records import TrialRecord, TrialStatus
+from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import SCHEMA_VERSION, Store, StoreError
 from agent_lab.lab.run.runner import stratified_sample
 from agent_lab.lab.stats.metrics import compare, summarize
-from agent_lab.lab.stats.scoring import score
-from agent_lab.lab.workload import Case, Expectation, WorkloadError, load_workload, read_cases
+from agent_lab.lab.workload import WorkloadError, load_workload, read_cases
+from agent_lab.log_replay.case import Case, Expectation
+from agent_lab.log_replay.scoring import score
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.lab.factories import new_run, trial
 
 GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "missing_information"}}

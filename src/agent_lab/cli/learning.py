@@ -164,7 +164,7 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
 
 
 def _document(learned: Learned) -> JSONObject:
-    from agent_lab.lab.shadow.figures import rate  # noqa: PLC0415
+    from agent_lab.log_replay.figures import rate  # noqa: PLC0415
 
     before, after = learned.gain.before, learned.gain.after
     return {

@@ -13,11 +13,11 @@ from agent_lab.cli.flags import said
 from agent_lab.cli.tracing import tracing_for
 from agent_lab.errors import ConfigMismatchError, StoreError, UsageError
 from agent_lab.lab.report.terminal import printable
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.run.metering import MeteredProvider
 from agent_lab.lab.run.policies import make_policy
 from agent_lab.lab.run.runner import RunConfig, Runner
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.providers.openai_compat import OpenAIProvider
 from agent_lab.providers.replay import RecordingProvider
 

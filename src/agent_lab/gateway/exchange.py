@@ -3,7 +3,7 @@
 Built in the store's writer thread, off the response path: the bodies are
 parsed there, a streamed answer's chunks put back together into the
 ``chat.completion`` they spell, the client's key redacted from everything,
-and the request replayed (``lab.shadow.replay.replay``, the function
+and the request replayed (``log_replay.replayed.replay``, the function
 ``agent-lab shadow`` runs) on the very line that is stored. A line that
 replay cannot use (a client's tools the registry refuses) is stored marked
 so: its decision says ``skipped``, with the reason and the problem in words,
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_lab.errors import StrictJSONError
 from agent_lab.gateway.rules import gate
-from agent_lab.lab.shadow.replay import Replayed, replay
+from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs.pairs import pair_request
 from agent_lab.logs.record import LogError, SkippedLine
 from agent_lab.providers.redaction import Redactor

@@ -18,8 +18,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_lab.lab.shadow.figures import ShadowFigures
-from agent_lab.lab.shadow.replay import Cause, Kind, Replayed
+from agent_lab.log_replay.figures import ShadowFigures
+from agent_lab.log_replay.replayed import Cause, Kind, Replayed
 from agent_lab.logs.record import SkippedLine, SkipReason
 
 if TYPE_CHECKING:

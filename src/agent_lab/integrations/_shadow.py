@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.lab.shadow.figures import ShadowFigures
-from agent_lab.lab.shadow.replay import replay
+from agent_lab.log_replay.figures import ShadowFigures
+from agent_lab.log_replay.replayed import replay
 from agent_lab.logs.pairs import pair_request
 from agent_lab.logs.record import LogError
 

@@ -52,7 +52,7 @@ from agent_lab.integrations._langchain_messages import (
 )
 from agent_lab.integrations._shadow import ShadowLog
 from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally, rule_book
-from agent_lab.lab.shadow.figures import ShadowFigures
+from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.providers.pricing import PriceTable  # noqa: TC001 -- a field pydantic checks
 
 if TYPE_CHECKING:

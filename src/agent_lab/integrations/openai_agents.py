@@ -39,7 +39,7 @@ from agent_lab.integrations._openai_agents_items import chat_request, local_item
 from agent_lab.integrations._openai_agents_stream import LOCAL_MODEL, local_events
 from agent_lab.integrations._shadow import ShadowLog
 from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
-from agent_lab.lab.shadow.figures import ShadowFigures
+from agent_lab.log_replay.figures import ShadowFigures
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence

@@ -36,8 +36,8 @@ from agent_lab.clock import SystemClock
 from agent_lab.errors import StrictJSONError
 from agent_lab.integrations._pydantic_ai_messages import exchange_of
 from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
-from agent_lab.lab.shadow.figures import ShadowFigures
-from agent_lab.lab.shadow.replay import replay
+from agent_lab.log_replay.figures import ShadowFigures
+from agent_lab.log_replay.replayed import replay
 from agent_lab.logs.record import (
     LogFormat,
     LoggedRequest,

@@ -6,7 +6,7 @@ import dataclasses
 import difflib
 import hashlib
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -20,6 +20,7 @@ from agent_lab.errors import (
     StrictJSONError,
     WorkloadError,
 )
+from agent_lab.log_replay.case import Case, Expectation, ExpectedCall
 from agent_lab.strict_json import canonical_dumps, loads
 
 if TYPE_CHECKING:
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
 __all__ = [
     "LOGGED_TAGS",
     "LOGGED_TRUTH",
-    "Case",
-    "Expectation",
-    "ExpectedCall",
     "Workload",
     "WorkloadError",
     "load_workload",
@@ -43,7 +41,7 @@ __all__ = [
 
 BUILT_IN = {"demo": "agent_lab.demo"}
 _STATUSES = {status.value for status in Status}
-_MATCHING = {"exact", "bfcl"}  # the values of lab.scoring.Matching
+_MATCHING = {"exact", "bfcl"}  # the values of log_replay.scoring.Matching
 
 LOGGED_TAGS = frozenset({"logged_call", "logged_words"})
 """The tags ``import logs`` gives a case: its truth is what a logged model did."""
@@ -57,59 +55,6 @@ def truth_is_logged(categories: Iterable[str]) -> bool:
     """Whether every case (by its first tag) is scored against a logged model's calls."""
     seen = set(categories)
     return bool(seen) and seen <= LOGGED_TAGS
-
-
-@dataclass(frozen=True, slots=True)
-class ExpectedCall:
-    """One of several calls a message needs (BFCL's parallel questions)."""
-
-    event: str
-    arguments: JSONObject
-    alternatives: JSONObject | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Expectation:
-    """What a correct assistant ends with."""
-
-    status: Status
-    arguments: JSONObject | None = None
-    alternatives: JSONObject | None = None
-    """Per argument, every acceptable value (BFCL style): ``""`` in a list means
-    the argument may be left out, and an object in a list holds, per key, its
-    own list of acceptable values. When set, it is what accuracy checks."""
-    calls: tuple[ExpectedCall, ...] | None = None
-    """For a message that needs several calls: every one, in any order (scored call by call)."""
-
-
-def _empty() -> JSONObject:
-    return {}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Case:
-    """One request of a workload."""
-
-    id: str
-    event: str | None
-    """The event meant, or ``None`` when the request is out of domain."""
-    text: str
-    payload: JSONObject = field(default_factory=_empty)
-    context: JSONObject = field(default_factory=_empty)
-    expected: Expectation
-    tags: tuple[str, ...] = ()
-    event_given: bool = False
-    """The agent is told the event (a structured event whose name is known), as in SGD."""
-    candidates: tuple[str, ...] | None = None
-    """The only events this request may go to (BFCL's functions offered per question)."""
-    matching: str = "exact"
-    """How argument values are compared with the truth: ``exact`` or ``bfcl`` (``lab.scoring``)."""
-    line: int = 0
-
-    @property
-    def category(self) -> str:
-        """The first tag (``complete``, ``missing``, ``invalid``, ``out_of_domain``...)."""
-        return self.tags[0] if self.tags else "untagged"
 
 
 @dataclass(frozen=True, slots=True)

@@ -472,7 +472,7 @@ def test_a_pydantic_plugin_set_runs_under_every_llm_policy() -> None:
     """The tool chooser converts a model class as registration does (it used to raise)."""
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.lab.run.policies import DeterministicFirst, LLMAlways
-    from agent_lab.lab.workload import Case, Expectation
+    from agent_lab.log_replay.case import Case, Expectation
     from agent_lab.providers import ToolCall
 
     plugins = PluginSet("payments", (EventDefinition("pay", parameters=Payment),))

@@ -19,8 +19,8 @@ from agent_lab.lab.importers.bfcl import BFCLReport, convert_schema, import_bfcl
 from agent_lab.lab.importers.common import DatasetImportError, ImportReport
 from agent_lab.lab.run.plugin_sets import load_plugins
 from agent_lab.lab.stats.precision import measure_precision
-from agent_lab.lab.stats.scoring import matches
 from agent_lab.lab.workload import load_workload
+from agent_lab.log_replay.scoring import matches
 from tests.conftest import corpus
 
 

@@ -156,7 +156,7 @@ def test_the_report_file_is_the_typed_report_as_json(imported: tuple[Path, SGDRe
 
 def test_a_slot_at_its_default_is_right_stated_or_left_out(tmp_path: Path) -> None:
     """An optional slot with a default: the truth accepts the default or its omission."""
-    from agent_lab.lab.stats.scoring import matches
+    from agent_lab.log_replay.scoring import matches
 
     import_sgd(corpus("sgd", "dev"), tmp_path)
     workload = load_workload(str(tmp_path / "workload-payload.jsonl"))

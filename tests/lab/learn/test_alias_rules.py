@@ -97,7 +97,7 @@ def test_phrases_keep_words_of_any_script_whole_and_stop_at_punctuation() -> Non
 
 def test_an_alias_in_another_script_is_learned_whole_and_fires(tmp_path: Path) -> None:
     from agent_lab.lab.learn.learning import learn
-    from agent_lab.lab.shadow.replay import Replayed, replay
+    from agent_lab.log_replay.replayed import Replayed, replay
     from tests.lab.learn.test_learn import COUNT, SETTINGS, WINDY, logs, requests_of
 
     paris = ("get the weather in la ville lumière in celsius", {"city": "Paris", "unit": "celsius"})

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agent_lab.cli import run
 from agent_lab.lab.learn.gate import clean_needed
 from agent_lab.lab.learn.learning import learn
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
 from tests.lab.learn.test_learn import APPLE, COUNT, SETTINGS, WINDY, line, logs, requests_of
 from tests.logs.lines import jsonl
 

@@ -10,7 +10,7 @@ import pytest
 from agent_lab.errors import InputFileError
 from agent_lab.lab.learn.examples import conversation_of, held_out
 from agent_lab.lab.learn.learning import LearnSettings, learn
-from agent_lab.lab.shadow.replay import Replayed, replay
+from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs import LoggedRequest, read_logs
 from agent_lab.resolvers.learned import Evidence, LearnedRule, RuleBook, load_rules
 from tests.logs.lines import jsonl, pair_line

@@ -13,7 +13,7 @@ from agent_lab.lab.learn.examples import Example, conversation_of, held_out
 from agent_lab.lab.learn.gate import admit
 from agent_lab.lab.learn.learning import LearnSettings, learn
 from agent_lab.lab.learn.mine import Candidate
-from agent_lab.lab.shadow.replay import Replayed, replay
+from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs import LoggedRequest, read_logs
 from agent_lab.resolvers.learned import Evidence, LearnedRule, RuleBook, load_rules
 from tests.logs.lines import jsonl, pair_line

@@ -267,7 +267,7 @@ def reads_nothing(event: Event) -> dict[str, Any]:
 def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_seam() -> None:
     """--plugins beside --rules: the user's resolver first, then the rules, on every path."""
     from agent_lab.integrations.seam import answer_locally
-    from agent_lab.lab.shadow.replay import Replayed, replay
+    from agent_lab.log_replay.replayed import Replayed, replay
     from agent_lab.logs.record import LogFormat, LoggedRequest, LoggedToolCall
 
     own = PluginSet(

@@ -12,8 +12,8 @@ from agent_lab.lab.report.palette import (
     STATUS_COLORS,
     policy_colors,
 )
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.stats.metrics import summarize
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.lab.factories import trial
 
 FAR_FROM_POLICIES = 30.0

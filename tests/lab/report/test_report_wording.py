@@ -19,8 +19,8 @@ import agent_lab.demo
 from agent_lab.application.events.models import Status
 from agent_lab.cli import run
 from agent_lab.lab.report.render import render_html
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.stats.metrics import compare, summarize
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.lab.factories import trial
 from tests.lab.report.test_report import run_record
 

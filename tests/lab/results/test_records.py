@@ -6,8 +6,9 @@ from pathlib import Path
 
 from agent_lab.agents.outcome import Routing
 from agent_lab.application.events.models import Status
-from agent_lab.lab.results.records import LabReason, RunState, TrialStatus
+from agent_lab.lab.results.records import LabReason, RunState
 from agent_lab.lab.results.store import Store
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.lab.factories import new_run, trial
 
 

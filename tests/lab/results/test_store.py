@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent_lab.lab.results.records import LabReason, TrialStatus
+from agent_lab.lab.results.records import LabReason
 from agent_lab.lab.results.store import Store, StoreError
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.strict_json import loads as strict_loads
 from tests.lab.factories import new_run, trial
 

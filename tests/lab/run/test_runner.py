@@ -14,11 +14,13 @@ from agent_lab.agents.port import ProviderReply, ToolCall
 from agent_lab.application.events.models import EventDefinition, Resolution, Status
 from agent_lab.clock import FakeClock
 from agent_lab.errors import ConfigChange, ConfigMismatchError
-from agent_lab.lab.results.records import LabReason, TrialStatus
+from agent_lab.lab.results.records import LabReason
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.run.policies import DeterministicOnly, LLMAlways, Policy
 from agent_lab.lab.run.runner import RunConfig, Runner
-from agent_lab.lab.workload import Case, Expectation, Workload
+from agent_lab.lab.workload import Workload
+from agent_lab.log_replay.case import Case, Expectation
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.testing import ScriptedProvider
 from agent_lab.usage import Usage
 from tests.lab.factories import trial

@@ -7,8 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from agent_lab import EventDefinition, PluginSet, Resolution
-from agent_lab.lab.shadow.figures import ShadowFigures, rate
-from agent_lab.lab.shadow.replay import Cause, Kind, Replayed, replay
+from agent_lab.log_replay.figures import ShadowFigures, rate
+from agent_lab.log_replay.replayed import Cause, Kind, Replayed, replay
 from agent_lab.logs.record import (
     LogFormat,
     LoggedRequest,

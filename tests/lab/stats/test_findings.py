@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 
 from agent_lab.cli import run
-from agent_lab.lab.results.records import TrialRecord, TrialStatus
+from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.stats.breakdown import NO_EVENT, breakdown
 from agent_lab.lab.stats.findings import find
 from agent_lab.lab.stats.lessons import lessons
 from agent_lab.lab.stats.metrics import compare, summarize
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.lab.factories import new_run, trial
 
 

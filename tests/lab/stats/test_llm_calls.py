@@ -12,7 +12,7 @@ import pytest
 from agent_lab.application.events.ledger import LEDGER_VERSION
 from agent_lab.application.events.models import Status
 from agent_lab.cli import run
-from agent_lab.lab.results.records import TrialRecord, TrialStatus
+from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.stats.llm_calls import (
     Avoidability,
@@ -22,6 +22,7 @@ from agent_lab.lab.stats.llm_calls import (
     rank_avoidable,
 )
 from agent_lab.lab.stats.metrics import summarize
+from agent_lab.log_replay.trial_status import TrialStatus
 from tests.lab.factories import trial
 
 

@@ -7,7 +7,8 @@ from typing import Any
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.application.events.models import EventDefinition, Status
 from agent_lab.lab.stats.precision import measure_precision
-from agent_lab.lab.workload import Case, Expectation, Workload
+from agent_lab.lab.workload import Workload
+from agent_lab.log_replay.case import Case, Expectation
 from agent_lab.resolvers.schema import SchemaResolver
 
 SCHEMA: dict[str, Any] = {

@@ -19,7 +19,8 @@ from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.run.plugin_sets import load_plugins
 from agent_lab.lab.run.policies import DeterministicFirst, DeterministicOnly
 from agent_lab.lab.stats.routing import in_split, measure_routing
-from agent_lab.lab.workload import Case, Expectation, Workload, load_workload
+from agent_lab.lab.workload import Workload, load_workload
+from agent_lab.log_replay.case import Case, Expectation
 from agent_lab.providers import ProviderReply
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.testing import ScriptedProvider

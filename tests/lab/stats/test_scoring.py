@@ -9,9 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_lab.application.events.models import Status
-from agent_lab.lab.results.records import TrialStatus
-from agent_lab.lab.stats.scoring import Matching, Produced, acceptable, field_counts, matches, score
-from agent_lab.lab.workload import Case, Expectation
+from agent_lab.log_replay.case import Case, Expectation
+from agent_lab.log_replay.scoring import (
+    Matching,
+    Produced,
+    acceptable,
+    field_counts,
+    matches,
+    score,
+)
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.strict_json import same_json
 
 TRUTH: dict[str, list[Any]] = {"base": [10], "height": [5], "unit": ["units", ""]}
@@ -149,7 +156,7 @@ def test_bfcl_matching_accepts_an_int_for_a_float_and_standardises_strings() -> 
 
 
 def test_several_calls_are_scored_call_by_call_in_any_order() -> None:
-    from agent_lab.lab.workload import ExpectedCall
+    from agent_lab.log_replay.case import ExpectedCall
 
     calls = (
         ExpectedCall("area", {"side": 3}, {"side": [3]}),

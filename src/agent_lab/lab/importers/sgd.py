@@ -51,7 +51,7 @@ from agent_lab.lab.importers.common import (
     write_report,
     write_workload,
 )
-from agent_lab.lab.stats.scoring import OMITTED
+from agent_lab.log_replay.scoring import OMITTED
 from agent_lab.strict_json import ensure_json_data
 
 if TYPE_CHECKING:

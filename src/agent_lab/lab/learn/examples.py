@@ -22,7 +22,7 @@ from agent_lab.agents.decide import decider_for
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.errors import AgentLabError
-from agent_lab.lab.shadow.cases import case_of
+from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.logs.record import SkippedLine, SkipReason
 from agent_lab.resolvers.learned import ANY_TOOL
 from agent_lab.resolvers.schema import SchemaResolver, kind_of

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event
 from agent_lab.lab.learn.mine import Candidate, captured, open_parameter
-from agent_lab.lab.stats.intervals import Z_95, wilson
+from agent_lab.log_replay.intervals import Z_95, wilson
 from agent_lab.resolvers.learned import (
     ANY_TOOL,
     Evidence,

@@ -20,8 +20,8 @@ from agent_lab.agents.learned_rules import with_rules
 from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
 from agent_lab.lab.learn.gate import Verdicts, admit, clean_needed
 from agent_lab.lab.learn.mine import mine
-from agent_lab.lab.shadow.figures import Tally
-from agent_lab.lab.shadow.replay import Replayed, replay
+from agent_lab.log_replay.figures import Tally
+from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.resolvers.learned import ANY_TOOL, LearnedRule, RuleBook
 
 if TYPE_CHECKING:

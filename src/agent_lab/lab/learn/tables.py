@@ -11,7 +11,7 @@ from rich.table import Table
 
 from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.shadow.tables import AGREEMENT_IS_NOT_ACCURACY, share
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
 from agent_lab.resolvers.learned import ANY_TOOL
 
 if TYPE_CHECKING:

@@ -22,7 +22,8 @@ from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
-    from agent_lab.lab.workload import Case, Workload
+    from agent_lab.lab.workload import Workload
+    from agent_lab.log_replay.case import Case
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["requests_of_workload"]

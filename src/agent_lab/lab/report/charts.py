@@ -25,8 +25,8 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from agent_lab.lab.report.palette import STATUS_COLORS, STATUS_EDGE, policy_colors
 from agent_lab.lab.report.terminal import printable
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.stats.metrics import Estimate
+from agent_lab.log_replay.trial_status import TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
-from agent_lab.lab.results.records import TrialStatus
+from agent_lab.log_replay.trial_status import TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

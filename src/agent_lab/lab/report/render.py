@@ -24,10 +24,10 @@ from agent_lab.lab.report.palette import policy_colors
 from agent_lab.lab.report.terminal import plain, printable
 from agent_lab.lab.report.tradeoff_charts import MAX_GROUPS, breakdown_chart, tradeoff_chart
 from agent_lab.lab.report.wording import counted
-from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.stats.findings import Findings, find
 from agent_lab.lab.stats.llm_calls import CALLED_CASES_SHOWN
 from agent_lab.lab.workload import LOGGED_TRUTH, truth_is_logged
+from agent_lab.log_replay.trial_status import TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -16,38 +16,10 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from agent_lab.application.events.models import Status
+    from agent_lab.log_replay.trial_status import TrialStatus
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["LabReason", "RunRecord", "RunState", "TrialRecord", "TrialStatus"]
-
-
-class TrialStatus(StrEnum):
-    """How a trial ended: the kernel's ``Status``, or ``error`` when the policy itself failed.
-
-    A Python enum cannot be extended, and ``error`` is no outcome of a dispatch
-    (the kernel returns statuses, it never fails), so the lab keeps its own
-    vocabulary: every ``Status`` under the same name and value (a test pins
-    it), plus ``ERROR``. The order is the report's.
-    """
-
-    SUCCESS = "success"
-    MISSING_INFORMATION = "missing_information"
-    INVALID_ARGUMENTS = "invalid_arguments"
-    UNKNOWN_EVENT = "unknown_event"
-    FALLBACK_FAILED = "fallback_failed"
-    HANDLER_ERROR = "handler_error"
-    DEFINITION_ERROR = "definition_error"
-    ERROR = "error"
-    """The policy raised or ran out of time: no dispatch result at all."""
-
-    @classmethod
-    def of(cls, status: Status) -> TrialStatus:
-        """The trial status for a kernel status."""
-        # A dict lookup, not cls(value): asked once per trial, and 20x faster than the call.
-        return _TRIAL_STATUSES[status]
-
-
-_TRIAL_STATUSES: dict[str, TrialStatus] = {status.value: status for status in TrialStatus}
+__all__ = ["LabReason", "RunRecord", "RunState", "TrialRecord"]
 
 
 class LabReason(StrEnum):
@@ -133,7 +105,7 @@ class TrialRecord:
     alternatives: JSONObject | None = None
     """The case's acceptable values per argument, when it lists them."""
     matching: str = "exact"
-    """The case's matching rule (``lab.scoring.Matching``)."""
+    """The case's matching rule (``log_replay.scoring.Matching``)."""
     text: str = ""
     """The case's words, so that a failing case can be read from the store alone."""
     llm_raw: str | None = None

@@ -27,7 +27,8 @@ from agent_lab._text import escape_surrogates
 from agent_lab.agents.outcome import Routing
 from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
-from agent_lab.lab.results.records import LabReason, TrialRecord, TrialStatus
+from agent_lab.lab.results.records import LabReason, TrialRecord
+from agent_lab.log_replay.trial_status import TrialStatus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.outcome import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.port import Provider
-    from agent_lab.lab.workload import Case
+    from agent_lab.log_replay.case import Case
 
 __all__ = [
     "POLICIES",

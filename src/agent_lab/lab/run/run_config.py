@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 from agent_lab.errors import ConfigChange
 
 if TYPE_CHECKING:
-    from agent_lab.lab.workload import Case
+    from agent_lab.log_replay.case import Case
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["RunConfig", "differences", "stratified_sample"]

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.lab.results.rows import TrialRow
     from agent_lab.lab.run.policies import Policy
-    from agent_lab.lab.workload import Case, Workload
+    from agent_lab.lab.workload import Workload
+    from agent_lab.log_replay.case import Case
     from agent_lab.otel.tracing import Tracing
     from agent_lab.strict_json import JSONObject
 

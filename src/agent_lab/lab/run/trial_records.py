@@ -6,14 +6,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.application.events.models import Status, Timings
-from agent_lab.lab.results.records import LabReason, TrialRecord, TrialStatus
-from agent_lab.lab.stats.scoring import Produced, score
+from agent_lab.lab.results.records import LabReason, TrialRecord
+from agent_lab.log_replay.scoring import Produced, score
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
     from agent_lab.agents.outcome import Decision
     from agent_lab.lab.run.metering import RequestCount
-    from agent_lab.lab.workload import Case
+    from agent_lab.log_replay.case import Case
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["PolicyFailure", "trial_record"]

@@ -1,1 +1,1 @@
-"""Log replay: what deterministic-first would have done with the requests an agent logged."""
+"""``agent-lab shadow`` and ``import logs``: log replay run over log files, its tables and page."""

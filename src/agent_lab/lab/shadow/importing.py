@@ -1,6 +1,6 @@
 """``agent-lab import logs``: an agent's logs as a workload and a plugin folder.
 
-Each logged request with a user turn becomes a case (``cases.case_of``) whose
+Each logged request with a user turn becomes a case (``log_replay.logged_cases.case_of``) whose
 truth is what the logged model did, and each tool offered becomes an event
 of ``events.json`` with its JSON Schema and the schema-driven resolver: every
 command that takes a workload (``run`` against a real endpoint, ``precision``,
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.lab.importers.common import write_events
-from agent_lab.lab.shadow.cases import case_of
 from agent_lab.lab.workload import LOGGED_TRUTH
+from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.logs.reader import read_logs
 from agent_lab.logs.record import SkippedLine
 from agent_lab.strict_json import canonical_dumps
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_lab.lab.shadow.run import ShadowSettings
-    from agent_lab.lab.workload import Case
+    from agent_lab.log_replay.case import Case
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
 

@@ -15,8 +15,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from agent_lab.lab.shadow.figures import ShadowFigures
-from agent_lab.lab.shadow.replay import replay
+from agent_lab.log_replay.figures import ShadowFigures
+from agent_lab.log_replay.replayed import replay
 from agent_lab.logs.reader import read_logs
 from agent_lab.logs.record import LogError, LoggedRequest, SkippedLine
 

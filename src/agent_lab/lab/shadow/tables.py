@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from agent_lab.lab.report.wording import counted
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
 
 if TYPE_CHECKING:
-    from agent_lab.lab.shadow.figures import ShadowFigures, Tally
+    from agent_lab.log_replay.figures import ShadowFigures, Tally
 
 __all__ = ["headline", "share", "tool_table"]
 

@@ -1,1 +1,1 @@
-"""What a run's figures say: scoring, metrics with intervals, comparisons, findings."""
+"""What a run's figures say: metrics with intervals, comparisons, findings."""

@@ -19,14 +19,15 @@ import numpy as np
 
 from agent_lab.application.events.models import Status
 from agent_lab.errors import ComparisonError
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from numpy.typing import NDArray
 
-    from agent_lab.lab.results.records import TrialRecord, TrialStatus
+    from agent_lab.lab.results.records import TrialRecord
+    from agent_lab.log_replay.trial_status import TrialStatus
 
 __all__ = [
     "Comparison",
@@ -357,7 +358,7 @@ def _tokens(row: TrialRecord) -> float | None:
 
 
 DECLINE_RIGHT = frozenset({Status.UNKNOWN_EVENT, Status.MISSING_INFORMATION})
-"""The expected endings a policy that never acts gets right (``lab.scoring``)."""
+"""The expected endings a policy that never acts gets right (``log_replay.scoring``)."""
 
 
 def references(trials: Sequence[TrialRecord], *, seed: int = 0) -> list[Reference]:

@@ -31,14 +31,15 @@ from agent_lab.agents.lexical_router import (
     LexicalRouter,
 )
 from agent_lab.agents.routing import DeterministicRouter
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from agent_lab.agents.lexical_router import Ranking
     from agent_lab.agents.plugins import PluginSet
-    from agent_lab.lab.workload import Case, Workload
+    from agent_lab.lab.workload import Workload
+    from agent_lab.log_replay.case import Case
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["RoutingFigures", "RoutingMode", "Split", "in_split", "measure_routing"]

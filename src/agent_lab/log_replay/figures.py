@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.lab.shadow.replay import Kind, Replayed
-from agent_lab.lab.stats.intervals import wilson
+from agent_lab.log_replay.intervals import wilson
+from agent_lab.log_replay.replayed import Kind, Replayed
 
 if TYPE_CHECKING:
     from agent_lab.logs.record import SkippedLine

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.agents.turn import Turn
 from agent_lab.application.events.models import Status
-from agent_lab.lab.stats.scoring import OMITTED
-from agent_lab.lab.workload import Case, Expectation, ExpectedCall
+from agent_lab.log_replay.case import Case, Expectation, ExpectedCall
+from agent_lab.log_replay.scoring import OMITTED
 from agent_lab.strict_json import same_json
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def case_of(
         text=turn.text,
         context=context,
         expected=expected,
-        tags=("logged_call" if calls else "logged_words",),  # workload.LOGGED_TAGS
+        tags=("logged_call" if calls else "logged_words",),  # lab.workload.LOGGED_TAGS
         candidates=offered,
         matching=matching,
     )

@@ -18,16 +18,16 @@ from agent_lab.agents.decide import decide
 from agent_lab.agents.learned_rules import applied
 from agent_lab.agents.outcome import Routing
 from agent_lab.errors import AgentLabError
-from agent_lab.lab.results.records import TrialStatus
-from agent_lab.lab.shadow.cases import case_of
-from agent_lab.lab.stats.scoring import score
+from agent_lab.log_replay.logged_cases import case_of
+from agent_lab.log_replay.scoring import score
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.logs.record import SkippedLine, SkipReason
 
 if TYPE_CHECKING:
     from agent_lab.agents.outcome import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
-    from agent_lab.lab.workload import Case
+    from agent_lab.log_replay.case import Case
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject

@@ -28,13 +28,13 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from agent_lab.application.events.models import Status
-from agent_lab.lab.results.records import TrialStatus
+from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.strict_json import same_json
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from agent_lab.lab.workload import Case, ExpectedCall
+    from agent_lab.log_replay.case import Case, ExpectedCall
     from agent_lab.strict_json import JSONObject
 
 __all__ = [
