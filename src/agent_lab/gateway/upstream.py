@@ -214,7 +214,7 @@ class Upstream:
             ""
             if _VERSIONED.search(path)
             else f"; the upstream URL's path ({path or '/'}) has no version: OpenAI-compatible "
-            "servers serve under /v1, which the URL given to agent-lab serve --upstream includes"
+            "servers serve under /v1, which the upstream URL given to the gateway includes"
         )
         """Said after a bare 404: the upstream URL may lack its ``/v1``."""
         self._timeout = timeout
