@@ -8,39 +8,26 @@ import typing
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.cli import checks, commands, loading
+from agent_lab.cli.examples import EXAMPLES
 from agent_lab.cli.gate_parser import add_gate
 from agent_lab.cli.learn_parser import add_learn
+from agent_lab.cli.options import (
+    DEFAULT_DB,
+    add_failure_option,
+    add_log_requests_option,
+    add_otel_option,
+    add_provider_options,
+    add_rules_option,
+    add_wide_option,
+)
 from agent_lab.cli.routing_parser import add_routing
 from agent_lab.cli.serve_parser import add_serve
 from agent_lab.cli.shadow_parser import add_import, add_shadow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from agent_lab.cli.options import AddParser
 
-    AddParser = Callable[..., argparse.ArgumentParser]
-
-__all__ = ["DEFAULT_DB", "EXAMPLES", "PROVIDERS", "OneLineErrors", "build_parser"]
-
-EXAMPLES = """examples:
-  agent-lab demo                             # ~100 cases, 3 policies, the local model
-  agent-lab demo --full --provider simulated # every case, a simulated model
-  agent-lab run demo --plugins agent_lab.demo:plugins --provider openai --model gpt-4o-mini
-  agent-lab run cases.jsonl --plugins my_pkg.plugins:plugins --policy deterministic-first \\
-      --repeats 3
-  agent-lab run demo --plugins agent_lab.demo:plugins --resume
-  agent-lab report agent-lab.sqlite --html report.html
-  agent-lab compare agent-lab.sqlite --baseline llm-always
-  agent-lab export agent-lab.sqlite --format parquet --out exported/
-  agent-lab events --plugins agent_lab.demo:plugins
-  agent-lab providers
-  agent-lab import sgd sgd/dev --out sgd-dev  # events + workloads from a public benchmark
-  agent-lab import bfcl bfcl --out bfcl-lab
-  agent-lab precision sgd-dev/workload-payload.jsonl --plugins sgd-dev
-
-exit codes: 0 ok, 1 a failed run, 2 bad usage (bad workload, plugins, database or options)
-"""
-DEFAULT_DB = "agent-lab.sqlite"
-PROVIDERS = ("local", "openai", "simulated", "oracle", "replay")
+__all__ = ["OneLineErrors", "build_parser"]
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -83,122 +70,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _provider_options(
-    command: argparse.ArgumentParser,
-    default: str,
-    *,
-    latency: tuple[float, float] = (600.0, 1500.0),
-) -> None:
-    command.add_argument(
-        "--provider",
-        type=checks.provider_name,
-        default=default,
-        metavar="|".join(PROVIDERS) + "|MODULE:ATTR",
-        help=f"the LLM (default {default}); simulated answers only from what it is sent, "
-        "oracle reads the answer key (a ceiling, not a model); MODULE:ATTR is a provider "
-        "of your own (an instance, or a factory taking no argument)",
-    )
-    command.add_argument("--model", help="model name (local: smollm2 or gemma3; openai: any)")
-    command.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="openai: the server's base URL, e.g. http://127.0.0.1:8000/v1 "
-        "(default $OPENAI_BASE_URL, else OpenAI's)",
-    )
-    command.add_argument(
-        "--api-key-env",
-        metavar="NAME",
-        default="OPENAI_API_KEY",
-        help="openai: the environment variable that holds the key (default OPENAI_API_KEY)",
-    )
-    command.add_argument(
-        "--structured-output",
-        choices=("auto", "json_schema", "json_object", "tools", "prompted"),
-        default="auto",
-        help="openai: how the fallback asks for JSON that follows a schema; auto tries "
-        "json_schema, then json_object (llama.cpp's server), tools, prompted, moving on "
-        "when the server refuses or ignores one, and records the one used (default auto)",
-    )
-    command.add_argument(
-        "--prices",
-        metavar="FILE",
-        help='openai/simulated: prices per model, {"MODEL": {"input_per_mtok": "0.15", '
-        '"output_per_mtok": "0.6"}}, before genai-prices\' own',
-    )
-    command.add_argument("--cassette", help="replay: the cassette to answer from")
-    command.add_argument(
-        "--record", metavar="FILE", help="record every request and reply to this cassette"
-    )
-    command.add_argument(
-        "--simulated-latency",
-        metavar="MEDIAN_MS,P95_MS",
-        type=checks.latency_pair,
-        default=latency,
-        help=f"simulated/oracle: the latency distribution (default {latency[0]:g},{latency[1]:g})",
-    )
-    command.add_argument(
-        "--llm-profile",
-        metavar="NAME|FILE",
-        default="ideal",
-        help="simulated/oracle: the error profile, built in (ideal, careful, typical, sloppy) "
-        "or a JSON file; printed beside every figure (default ideal: no errors)",
-    )
-    command.add_argument(
-        "--llm-error",
-        action="append",
-        metavar="KEY=RATE",
-        help="simulated/oracle: override one rate of the profile, e.g. wrong_value=0.05 "
-        "(repeatable)",
-    )
-    command.add_argument(
-        "--seed",
-        type=checks.count,
-        default=0,
-        help="seeds sampling and the simulated model (default 0)",
-    )
-    command.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def _failure_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--max-failure-rate",
-        type=checks.fraction,
-        default=0.05,
-        metavar="RATE",
-        help="exit 1 when more than this share of the trials that asked the LLM failed "
-        "for the provider's reasons (default 0.05)",
-    )
-
-
-def _otel_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--otel-file",
-        metavar="FILE",
-        help="write OpenTelemetry spans (one per trial's dispatch, one per LLM request, "
-        "GenAI conventions) to FILE as OTLP/JSON lines; needs the otel extra. "
-        "OTEL_EXPORTER_OTLP_ENDPOINT sends them to a collector too (default: no spans)",
-    )
-
-
-def _log_requests_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--log-requests",
-        metavar="FILE",
-        help="openai: append every HTTP request sent (retries included) and the response or "
-        "error it got to FILE, one JSON line each in the pairs log format, keys redacted; "
-        "gzip-compressed when FILE ends in .gz (default: not logged)",
-    )
-
-
-def _wide_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--wide",
-        action="store_true",
-        help="every column, the HTML report's too, however wide (default: the tables fit "
-        "the terminal, leaving out columns by priority and saying which)",
-    )
-
-
 def _demo(add_parser: AddParser) -> None:
     demo = add_parser(
         "demo",
@@ -227,19 +98,12 @@ def _demo(add_parser: AddParser) -> None:
         type=checks.concurrency,
         help="trials at once (default 1 for local, 8 otherwise)",
     )
-    _provider_options(demo, "local")
-    _failure_option(demo)
-    _otel_option(demo)
-    _log_requests_option(demo)
-    _wide_option(demo)
+    add_provider_options(demo, "local")
+    add_failure_option(demo)
+    add_otel_option(demo)
+    add_log_requests_option(demo)
+    add_wide_option(demo)
     demo.set_defaults(handler=commands.demo)
-
-
-def _rules_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--rules",
-        help="a rules file agent-lab learn wrote: applied after each event's own resolver",
-    )
 
 
 def _run(add_parser: AddParser) -> None:
@@ -251,7 +115,7 @@ def _run(add_parser: AddParser) -> None:
     )
     run.add_argument("workload", help="a JSONL file, or a built-in workload name (demo)")
     run.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE of the plugin set")
-    _rules_option(run)
+    add_rules_option(run)
     run.add_argument(
         "--policy",
         action="append",
@@ -293,13 +157,13 @@ def _run(add_parser: AddParser) -> None:
         help="seconds allowed per trial (default: no limit)",
     )
     run.add_argument("--resume", action="store_true", help="continue the unfinished run in --db")
-    _failure_option(run)
-    _otel_option(run)
-    _log_requests_option(run)
+    add_failure_option(run)
+    add_otel_option(run)
+    add_log_requests_option(run)
     run.add_argument(
         "--skip-bad-lines", action="store_true", help="skip malformed workload lines (reported)"
     )
-    _provider_options(run, "simulated")
+    add_provider_options(run, "simulated")
     run.set_defaults(handler=commands.run)
 
 
@@ -339,7 +203,7 @@ def _sweep(add_parser: AddParser) -> None:
     sweep.add_argument("--warmup", type=checks.count, default=2, help="warm-up trials (default 2)")
     sweep.add_argument("--html", metavar="FILE", help="write the sweep's page here")
     sweep.add_argument("--json", action="store_true", help="print the sweep's figures as JSON")
-    _provider_options(sweep, "simulated", latency=(5.0, 10.0))
+    add_provider_options(sweep, "simulated", latency=(5.0, 10.0))
     sweep.set_defaults(handler=commands.sweep)
 
 
@@ -352,7 +216,7 @@ def _results(add_parser: AddParser) -> None:
         "--baseline", default="llm-always", help="policy to compare against (default llm-always)"
     )
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
-    _wide_option(report)
+    add_wide_option(report)
     report.set_defaults(handler=commands.report)
 
     compare = add_parser(
@@ -366,7 +230,7 @@ def _results(add_parser: AddParser) -> None:
     compare.add_argument("--baseline", help="one run: the policy to compare against")
     compare.add_argument("--run", help="one run: its id (default: the most recent)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
-    _wide_option(compare)
+    add_wide_option(compare)
     compare.set_defaults(handler=commands.compare)
 
     add_gate(add_parser)
@@ -414,7 +278,7 @@ def _plugins(add_parser: AddParser) -> None:
     precision.add_argument(
         "--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder"
     )
-    _rules_option(precision)
+    add_rules_option(precision)
     precision.add_argument(
         "--examples", type=checks.count, default=10, help="wrong values to show (default 10)"
     )
