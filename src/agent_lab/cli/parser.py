@@ -9,9 +9,7 @@ from typing import Any
 
 from agent_lab.cli.commands import COMMANDS
 from agent_lab.cli.examples import EXAMPLES
-from agent_lab.cli.learn_parser import add_learn
 from agent_lab.cli.serve_parser import add_serve
-from agent_lab.cli.shadow_parser import add_shadow
 
 __all__ = ["OneLineErrors", "build_parser"]
 
@@ -53,7 +51,5 @@ def build_parser() -> argparse.ArgumentParser:
 
     for command in COMMANDS:
         command.add_command(add_parser)
-    add_shadow(add_parser)
-    add_learn(add_parser)
     add_serve(add_parser)
     return parser

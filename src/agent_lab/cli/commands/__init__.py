@@ -23,12 +23,14 @@ from agent_lab.cli.commands import (
     export,
     gate,
     import_,
+    learn,
     precision,
     providers,
     report,
     routing,
     run,
     runs,
+    shadow,
     sweep,
 )
 
@@ -60,5 +62,7 @@ COMMANDS: tuple[Command, ...] = (
     import_,
     precision,
     routing,
+    shadow,
+    learn,
 )
 """Every command, in the order ``agent-lab --help`` lists them."""
