@@ -9,7 +9,6 @@ from typing import Any
 
 from agent_lab.cli.commands import COMMANDS
 from agent_lab.cli.examples import EXAMPLES
-from agent_lab.cli.serve_parser import add_serve
 
 __all__ = ["OneLineErrors", "build_parser"]
 
@@ -51,5 +50,4 @@ def build_parser() -> argparse.ArgumentParser:
 
     for command in COMMANDS:
         command.add_command(add_parser)
-    add_serve(add_parser)
     return parser

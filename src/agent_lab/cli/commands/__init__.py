@@ -30,6 +30,7 @@ from agent_lab.cli.commands import (
     routing,
     run,
     runs,
+    serve,
     shadow,
     sweep,
 )
@@ -64,5 +65,6 @@ COMMANDS: tuple[Command, ...] = (
     routing,
     shadow,
     learn,
+    serve,
 )
 """Every command, in the order ``agent-lab --help`` lists them."""
