@@ -1,4 +1,4 @@
-"""The argparse tree of ``agent-lab``: each command names its handler in ``commands``."""
+"""The argparse tree of ``agent-lab``: the program, then each command in ``commands.COMMANDS``."""
 
 from __future__ import annotations
 
