@@ -57,8 +57,8 @@ from typing import Any
 
 from rich.console import Console
 
+from agent_lab.cli.commands.sweep import read_sweep, show_sweep
 from agent_lab.cli.loading import Streams
-from agent_lab.cli.sweeping import read_sweep, show_sweep
 from agent_lab.errors import AgentLabError
 
 SGD = {"sgd-payload": "workload-payload.jsonl", "sgd-utterance": "workload-utterance.jsonl"}
@@ -100,7 +100,7 @@ class Lab:
     def reread_sweep(self, db: Path) -> Any:
         """The latest sweep in ``db`` as ``sweep --json`` prints it; its page rewritten."""
         html = db.with_suffix(".html")
-        line = f"# re-read the sweep in {db} (agent_lab.cli.sweeping.read_sweep), page {html}"
+        line = f"# re-read the sweep in {db} (agent_lab.cli.commands.sweep.read_sweep), page {html}"
         print(line, flush=True)
         printed, errors = io.StringIO(), io.StringIO()
         streams = Streams(printed, errors, Console(file=printed))

@@ -249,7 +249,7 @@ def test_modules_stay_small(name: str) -> None:
         ("agent_lab.agents.llm", "agent_lab.lab.workload"),
         ("agent_lab.lab.run.runner", "agent_lab.cli"),
         ("agent_lab.application.events.kernel", "agent_lab"),
-        ("agent_lab.gateway.app", "agent_lab.cli.serving"),
+        ("agent_lab.gateway.app", "agent_lab.cli.commands.serve.app"),
         ("agent_lab.gateway.app", "agent_lab.lab.run.runner"),
         ("agent_lab.gateway.app", "agent_lab.providers.openai_compat"),
         ("agent_lab.gateway.trust", "agent_lab.lab.shadow.run"),

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import uvicorn
 
-from agent_lab.cli import run, serving
-from agent_lab.cli.serve_checks import offered_tools
+from agent_lab.cli import run
+from agent_lab.cli.commands.serve import app
+from agent_lab.cli.commands.serve.preflight import offered_tools
 from agent_lab.errors import ArgumentError, UsageError
 from agent_lab.gateway import Gateway, GatewaySettings
 from agent_lab.gateway.store import open_store
@@ -92,7 +93,7 @@ def test_the_upstream_body_cap_reaches_every_workers_settings(
         seen.append(settings)
         raise UsageError("stop here: nothing is served")
 
-    monkeypatch.setattr(serving, "build_gateway", build)
+    monkeypatch.setattr(app, "build_gateway", build)
     code, err = serve("--upstream", "http://127.0.0.1:9/v1", *argv)
     assert (code, "stop here" in err) == (2, True)
     (settings,) = seen
@@ -113,7 +114,7 @@ def test_the_body_timeout_and_cors_setting_reach_the_gateway(
         seen.append(settings)
         raise UsageError("stop here: nothing is served")
 
-    monkeypatch.setattr(serving, "build_gateway", build)
+    monkeypatch.setattr(app, "build_gateway", build)
     serve("--upstream", "http://127.0.0.1:9/v1")
     serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "2.5", "--pass-cors")
     (default, told) = seen
@@ -326,10 +327,10 @@ def test_a_worker_logs_to_stderr_as_v_asked(
 ) -> None:
     """``gateway_app`` (each worker's factory) logs as the command does, controls shown."""
     settings = GatewaySettings(upstream=UPSTREAM, db=None)
-    monkeypatch.setenv(serving.SETTINGS_ENV, settings.to_json())
-    monkeypatch.setenv(serving.VERBOSITY_ENV, verbosity)
-    serving.gateway_app()
-    serving.gateway_app()  # one handler, however often it is called
+    monkeypatch.setenv(app.SETTINGS_ENV, settings.to_json())
+    monkeypatch.setenv(app.VERBOSITY_ENV, verbosity)
+    app.gateway_app()
+    app.gateway_app()  # one handler, however often it is called
     requests = logging.getLogger("agent_lab.gateway.requests")
     requests.info("POST /v1/chat/completions forwarded \x1b[2J")
     requests.debug("more")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from agent_lab.cli.serving import build_gateway
+from agent_lab.cli.commands.serve.app import build_gateway
 from agent_lab.gateway import GatewaySettings, Mode
 from tests.gateway.conftest import COVERED, KEY, TOOLS, user
 from tests.gateway.running import serving

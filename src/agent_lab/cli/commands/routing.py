@@ -1,27 +1,32 @@
-"""``agent-lab routing``'s options: which routing to measure, at which settings, on which half."""
+"""``agent-lab routing``: the plugin set's routing's precision and coverage, without an LLM."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
+
+from rich.table import Table
 
 from agent_lab.agents.lexical_router import (
     DEFAULT_MARGIN,
     DEFAULT_MIN_TERMS,
     DEFAULT_NAME_SHARE,
 )
-from agent_lab.cli import checks, commands
+from agent_lab.cli import checks
+from agent_lab.cli.loading import load_cases, load_plugin_set, plugin_registry
+from agent_lab.lab.stats.routing import measure_routing
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
-    AddParser = Callable[..., argparse.ArgumentParser]
+    from agent_lab.cli.loading import Streams
+    from agent_lab.cli.options import AddParser
 
-__all__ = ["add_routing"]
+__all__ = ["add_command", "handle"]
 
 
-def add_routing(add_parser: AddParser) -> None:
-    """Add ``routing`` to the command line."""
+def add_command(add_parser: AddParser) -> None:
+    """Add ``routing``: which routing to measure, at which settings, on which half."""
     routing = add_parser(
         "routing",
         help="how often the plugin set's routing decides with no LLM, and how often rightly",
@@ -80,4 +85,50 @@ def add_routing(add_parser: AddParser) -> None:
         help='print {"mode", "split", "figures": [F]} (F: router, margin, name_share, cases, '
         "in_domain, routed, right, precision, low, high, coverage, named_routed, named_right)",
     )
-    routing.set_defaults(handler=commands.routing)
+    routing.set_defaults(handler=handle)
+
+
+def handle(options: argparse.Namespace, streams: Streams) -> int:
+    """``agent-lab routing``: the plugin set's routing's precision and coverage, without an LLM."""
+    plugins = load_plugin_set(options.plugins)
+    plugin_registry(plugins, options.plugins)
+    workload = load_cases(options.workload, skip_bad=False, plugins=plugins, stderr=streams.err)
+    figures = measure_routing(
+        workload,
+        plugins,
+        options.margins,
+        name_shares=options.name_shares,
+        min_terms=options.min_terms,
+        split=options.split,
+        mode=options.mode,
+    )
+    if options.json:
+        rows = [f.as_json() for f in figures]
+        document = {"mode": options.mode, "split": options.split, "figures": rows}
+        print(json.dumps(document, indent=2), file=streams.out)
+        return 0
+    asked = (
+        "(case, event) pairs" if options.mode == "one-event" else "cases whose event is not given"
+    )
+    table = Table(
+        title=f"{options.mode} routing over {figures[0].cases} {asked} "
+        f"(split {options.split}, at least {options.min_terms} shared words for the lexical router)"
+    )
+    for column in ("router", "margin", "name share", "routed", "right", "precision", "95% CI"):
+        table.add_column(column, justify="right")
+    table.add_column("coverage", justify="right")
+    for row in figures:
+        found = row.as_json()
+        precision = "n/a" if row.precision is None else f"{row.precision:.1%}"
+        table.add_row(
+            row.router,
+            "-" if row.margin is None else f"{row.margin:g}",
+            "-" if row.name_share is None else f"{row.name_share:g}",
+            str(row.routed),
+            str(row.right),
+            precision,
+            f"[{found['low']:.1%}, {found['high']:.1%}]",
+            f"{row.coverage:.1%}",
+        )
+    streams.console.print(table)
+    return 0

@@ -1,4 +1,8 @@
-"""``agent-lab sweep``: the policies at each setting of the simulated model's error rates."""
+"""``agent-lab sweep``: the policies at each setting of the simulated model's error rates.
+
+Building a provider (the OpenAI SDK) and the sweep's statistics (numpy) are
+imported when the command runs, so that ``agent-lab --help`` stays fast.
+"""
 
 from __future__ import annotations
 
@@ -9,25 +13,70 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.cli import checks
 from agent_lab.cli.checks import check_output_file
+from agent_lab.cli.examples import EXAMPLES
 from agent_lab.cli.loading import POLICY_NAMES, load_cases, load_plugin_set, plugin_registry
+from agent_lab.cli.options import DEFAULT_DB, add_provider_options
 from agent_lab.cli.output import write_whole
-from agent_lab.cli.providers import build_provider
-from agent_lab.cli.trials import execute
 from agent_lab.errors import StoreError, UsageError
 from agent_lab.lab.report.terminal import plain
 from agent_lab.lab.results.store import Store
-from agent_lab.lab.stats.sweep import SweepSummary, grid, parse_vary, summarize_sweep
 
 if TYPE_CHECKING:
     from agent_lab.cli.loading import Streams
+    from agent_lab.cli.options import AddParser
     from agent_lab.lab.results.records import RunRecord
+    from agent_lab.lab.stats.sweep import SweepSummary
 
-__all__ = ["read_sweep", "sweep"]
+__all__ = ["add_command", "handle", "read_sweep", "show_sweep"]
 
 
-def sweep(options: argparse.Namespace, streams: Streams) -> int:
+def add_command(add_parser: AddParser) -> None:
+    """Add ``sweep`` and its options to the command line."""
+    sweep = add_parser(
+        "sweep",
+        help="the policies at each setting of the simulated model's rates; the break-even",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sweep.add_argument("workload", help="a JSONL file, or a built-in workload name (demo)")
+    sweep.add_argument("--plugins", required=True, help="MODULE:ATTRIBUTE or an imported folder")
+    sweep.add_argument(
+        "--vary",
+        action="append",
+        required=True,
+        metavar="KEY=V1,V2,...",
+        help="a rate and its values, e.g. wrong_value=0,0.01,0.02,0.05,0.1 (repeatable: a grid; "
+        "the break-even is found along the first)",
+    )
+    sweep.add_argument("--policy", action="append", choices=POLICY_NAMES, help="default: all three")
+    sweep.add_argument("--db", default=DEFAULT_DB, help=f"results database (default {DEFAULT_DB})")
+    sweep.add_argument(
+        "--concurrency", type=checks.concurrency, default=32, help="trials at once (default 32)"
+    )
+    sweep.add_argument(
+        "--repeats", type=checks.positive_count, default=1, help="trials per case (default 1)"
+    )
+    sweep.add_argument(
+        "--limit",
+        type=checks.positive_count,
+        metavar="N",
+        help="a stratified sample of about N cases",
+    )
+    sweep.add_argument("--warmup", type=checks.count, default=2, help="warm-up trials (default 2)")
+    sweep.add_argument("--html", metavar="FILE", help="write the sweep's page here")
+    sweep.add_argument("--json", action="store_true", help="print the sweep's figures as JSON")
+    add_provider_options(sweep, "simulated", latency=(5.0, 10.0))
+    sweep.set_defaults(handler=handle)
+
+
+def handle(options: argparse.Namespace, streams: Streams) -> int:
     """Run the grid of ``--vary`` settings on the same cases, then print (and draw) the sweep."""
+    from agent_lab.cli.providers import build_provider  # noqa: PLC0415 (the OpenAI SDK)
+    from agent_lab.cli.trials import execute  # noqa: PLC0415 (numpy)
+    from agent_lab.lab.stats.sweep import grid, parse_vary  # noqa: PLC0415 (numpy)
+
     if options.provider not in ("simulated", "oracle"):
         raise UsageError("a sweep varies a simulated model: use --provider simulated or oracle")
     varied = parse_vary(options.vary or [])
@@ -84,6 +133,8 @@ def _point(run: RunRecord) -> tuple[str, dict[str, float]] | None:
 
 def read_sweep(db: Path, sweep_id: str | None) -> SweepSummary:
     """A sweep's summary from the store (the most recent sweep when ``sweep_id`` is None)."""
+    from agent_lab.lab.stats.sweep import summarize_sweep  # noqa: PLC0415 (numpy)
+
     try:
         with Store(db, read_only=True) as store:
             runs = [(run, point) for run in store.runs() if (point := _point(run)) is not None]
