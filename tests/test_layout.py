@@ -27,6 +27,7 @@ GROUND = frozenset(
         "agent_lab._input_files",
         "agent_lab._text",
         "agent_lab._loops",
+        "agent_lab.chat_completions",
     }
 )
 MAX_LINES = 450

@@ -22,7 +22,8 @@ from langchain_core.messages import (
     convert_to_openai_messages,
 )
 
-from agent_lab.integrations._shadow import ModelAnswer, answered_call
+from agent_lab.chat_completions import FunctionCall
+from agent_lab.integrations._shadow import ModelAnswer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -63,7 +64,7 @@ def tool_results(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
 def model_answer(message: BaseMessage, model: object) -> ModelAnswer:
     """What the wrapped model answered, as shadow mode logs it; ``model``: the wrapped model's."""
     calls = tuple(
-        answered_call(str(call["id"]), call["name"], json.dumps(call["args"]))
+        FunctionCall(id=call["id"], name=call["name"], arguments=json.dumps(call["args"]))
         for call in (message.tool_calls if isinstance(message, AIMessage) else [])
     )
     usage = message.usage_metadata if isinstance(message, AIMessage) else None

@@ -20,7 +20,8 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from agent_lab.integrations._shadow import ModelAnswer, answered_call
+from agent_lab.chat_completions import FunctionCall
+from agent_lab.integrations._shadow import ModelAnswer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -130,7 +131,7 @@ def local_items(answer: LocalAnswer) -> list[TResponseOutputItem]:
 def model_answer(output: Sequence[object], usage: Usage | None, model: object) -> ModelAnswer:
     """What the wrapped model answered, as shadow mode logs it; ``model``: the wrapped model's."""
     calls = tuple(
-        answered_call(item.call_id, item.name, item.arguments)
+        FunctionCall(id=item.call_id, name=item.name, arguments=item.arguments)
         for item in output
         if isinstance(item, ResponseFunctionToolCall)
     )
