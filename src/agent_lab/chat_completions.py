@@ -72,8 +72,8 @@ def joined_text(texts: Iterable[str]) -> str | None:
     The one rule for text given in pieces: a message's text parts, a stream's
     ``content`` deltas, a framework's text parts. The reference API cuts one
     text into deltas anywhere, even inside a word, so a separator would be
-    words it never wrote; the ``openai`` SDK, LangChain's ``.text`` and the
-    Agents SDK's ``ItemHelpers`` join with nothing too.
+    words it never wrote; the ``openai`` SDK's stream accumulator, LangChain's
+    ``.text`` and the Agents SDK's ``ItemHelpers`` join with nothing too.
     """
     pieces = list(texts)
     return "".join(pieces) if pieces else None
