@@ -27,6 +27,7 @@ GROUND = frozenset(
         "agent_lab._input_files",
         "agent_lab._text",
         "agent_lab._loops",
+        "agent_lab.chat_completions",
     }
 )
 MAX_LINES = 450
@@ -181,6 +182,45 @@ def test_every_import_runs_down_the_floors() -> None:
         if not _allowed(importer, imported) or not _demo_allowed(importer, imported)
     )
     assert wrong == []
+
+
+def _private_to(name: str) -> str | None:
+    """The package a private module is its own: the parent of its first ``_`` part, if any."""
+    parts = name.split(".")
+    for index, part in enumerate(parts[1:], start=1):
+        if part.startswith("_"):
+            return ".".join(parts[:index])
+    return None
+
+
+def test_no_module_imports_another_packages_private_module() -> None:
+    """``agent_lab.a._x`` is ``agent_lab.a``'s own: only modules within ``agent_lab.a`` import it.
+
+    The ground's private helpers (``agent_lab._x``) belong to the whole package.
+    What another package needs of a private module is a public module's to hold.
+    """
+    wrong = sorted(
+        f"{importer} imports {imported}"
+        for importer, targets in GRAPH.items()
+        for imported in targets
+        if (owner := _private_to(imported)) is not None and not _under(importer, owner)
+    )
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("name", "owner"),
+    [
+        ("agent_lab._text", "agent_lab"),
+        ("agent_lab.logs._values", "agent_lab.logs"),
+        ("agent_lab.application.events._drive", "agent_lab.application.events"),
+        ("agent_lab.a._b.c", "agent_lab.a"),
+        ("agent_lab.logs.pairs", None),
+    ],
+)
+def test_a_private_module_belongs_to_the_package_it_is_in(name: str, owner: str | None) -> None:
+    """The checker itself: the first ``_`` part names where the module may be imported from."""
+    assert _private_to(name) == owner
 
 
 def test_providers_import_only_the_port_from_the_package_above() -> None:

@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from agent_lab.chat_completions import assembled, pairs_line
 from agent_lab.errors import StrictJSONError
 from agent_lab.gateway.rules import gate
 from agent_lab.log_replay.replayed import Replayed, replay
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Exchange", "Row", "assembled", "row_of"]
+__all__ = ["Exchange", "Row", "row_of"]
 
 _MAX_DEPTH = 128
 _DECIDED = tuple(f.name for f in dataclasses.fields(Replayed) if f.name != "where")
@@ -81,90 +82,20 @@ def _parsed(body: bytes) -> JSONValue | None:
         return None
 
 
-def _merge_call(calls: dict[int, JSONObject], delta: JSONValue) -> None:
-    if not isinstance(delta, dict) or not isinstance(delta.get("index"), int):
-        return
-    index = delta["index"]
-    assert isinstance(index, int)
-    call = calls.setdefault(index, {"id": None, "type": "function", "name": "", "arguments": ""})
-    if isinstance(delta.get("id"), str):
-        call["id"] = delta["id"]
-    function = delta.get("function")
-    if isinstance(function, dict):
-        for key in ("name", "arguments"):
-            piece = function.get(key)
-            if isinstance(piece, str):
-                call[key] = f"{call[key]}{piece}"
-
-
-def assembled(stream: bytes) -> JSONObject | None:
-    """The ``chat.completion`` a stream of chunks spells (choice 0), or ``None`` for no stream."""
-    head: JSONObject | None = None
-    text: list[str] = []
-    calls: dict[int, JSONObject] = {}
-    finish: JSONValue = None
-    usage: JSONValue = None
-    for line in stream.split(b"\n"):
-        if not line.startswith(b"data:") or line[5:].strip() == b"[DONE]":
-            continue
-        chunk = _parsed(line[5:])
-        if not isinstance(chunk, dict) or "error" in chunk:
-            return None
-        head = head or chunk
-        usage = chunk.get("usage") or usage
-        choices = chunk.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices else None
-        if not isinstance(choice, dict):
-            continue
-        finish = choice.get("finish_reason") or finish
-        delta = choice.get("delta")
-        if not isinstance(delta, dict):
-            continue
-        if isinstance(delta.get("content"), str):
-            text.append(str(delta["content"]))
-        pieces = delta.get("tool_calls")
-        for item in pieces if isinstance(pieces, list) else []:
-            _merge_call(calls, item)
-    if head is None:
-        return None
-    message: JSONObject = {"role": "assistant", "content": "".join(text) if text else None}
-    if calls:
-        message["tool_calls"] = [
-            {
-                "id": call["id"],
-                "type": "function",
-                "function": {"name": call["name"], "arguments": call["arguments"]},
-            }
-            for _, call in sorted(calls.items())
-        ]
-    whole: JSONObject = {
-        **{key: head[key] for key in ("id", "model", "created") if key in head},
-        "object": "chat.completion",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-    }
-    if usage is not None:
-        whole["usage"] = usage
-    return whole
-
-
 def _line(exchange: Exchange) -> JSONObject:
-    request = _parsed(exchange.request)
-    line: JSONObject = {
-        "request": request,
-        "timestamp": exchange.at,
-        "latency_ms": round(exchange.latency_ms, 3),
-        "status": exchange.status,
-        "streamed": exchange.streamed,
-    }
     response = assembled(exchange.response) if exchange.streamed else _parsed(exchange.response)
-    if exchange.error is not None or not 200 <= exchange.status < 300 or response is None:
-        # A failed attempt, as a pairs line says it: read back as ``failed_request``.
-        line["error"] = exchange.error or f"the upstream answered HTTP {exchange.status}"
-        if isinstance(response, dict):
-            line["response_error"] = response
-        return line
-    line["response"] = response
-    return line
+    # A failed attempt, as a pairs line says it: read back as ``failed_request``.
+    failed = exchange.error is not None or not 200 <= exchange.status < 300 or response is None
+    return pairs_line(
+        _parsed(exchange.request),
+        response=None if failed else response,
+        error=exchange.error or f"the upstream answered HTTP {exchange.status}" if failed else None,
+        response_error=response if failed and isinstance(response, dict) else None,
+        latency_ms=exchange.latency_ms,
+        timestamp=exchange.at,
+        status=exchange.status,
+        streamed=exchange.streamed,
+    )
 
 
 def _skipped(skipped: SkippedLine, rule: str | None) -> JSONObject:

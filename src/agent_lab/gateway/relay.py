@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, cast
 
 from starlette.responses import Response, StreamingResponse
 
+from agent_lab.chat_completions import error_body
 from agent_lab.gateway.upstream import UpstreamFailure
-from agent_lab.gateway.wire import error_body
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable

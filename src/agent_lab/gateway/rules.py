@@ -42,8 +42,8 @@ from agent_lab.agents.decide import decide
 from agent_lab.agents.learned_rules import applied
 from agent_lab.errors import AgentLabError
 from agent_lab.integrations.seam import reply_locally
-from agent_lab.logs._openai import checked_messages, checked_tools, offered_names
 from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over, user_text_over
+from agent_lab.logs.chat_completions import checked_messages, checked_tools, offered_names
 from agent_lab.logs.record import LogError, SkipReason
 
 if TYPE_CHECKING:

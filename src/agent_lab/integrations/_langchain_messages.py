@@ -22,7 +22,8 @@ from langchain_core.messages import (
     convert_to_openai_messages,
 )
 
-from agent_lab.integrations._shadow import ModelAnswer, answered_call
+from agent_lab.chat_completions import FunctionCall, content_text
+from agent_lab.integrations._shadow import ModelAnswer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,8 +47,16 @@ LOCAL_MODEL = "agent-lab"
 
 
 def chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """The messages as Chat Completions messages."""
-    return convert_to_openai_messages(messages)
+    """The messages as Chat Completions messages: a string content a string, parts kept as parts.
+
+    LangChain's converter would join a list of text parts with line breaks; kept
+    apart, they are read by the one rule (``chat_completions.content_text``).
+    """
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        kept = "string" if isinstance(message.content, str) else "block"
+        converted.extend(convert_to_openai_messages([message], text_format=kept))
+    return converted
 
 
 def tool_results(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
@@ -63,15 +72,16 @@ def tool_results(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
 def model_answer(message: BaseMessage, model: object) -> ModelAnswer:
     """What the wrapped model answered, as shadow mode logs it; ``model``: the wrapped model's."""
     calls = tuple(
-        answered_call(str(call["id"]), call["name"], json.dumps(call["args"]))
+        FunctionCall(id=call["id"], name=call["name"], arguments=json.dumps(call["args"]))
         for call in (message.tool_calls if isinstance(message, AIMessage) else [])
     )
     usage = message.usage_metadata if isinstance(message, AIMessage) else None
     name = message.response_metadata.get("model_name")
-    text = message.text
+    # Its content as parts (an empty one as none), read by the one rule.
+    parts = convert_to_openai_messages(message, text_format="block")["content"]
     return ModelAnswer(
         calls=calls,
-        text=text or None,
+        text=content_text(parts),
         prompt_tokens=None if usage is None else usage["input_tokens"],
         completion_tokens=None if usage is None else usage["output_tokens"],
         model=name if isinstance(name, str) else model if isinstance(model, str) else None,

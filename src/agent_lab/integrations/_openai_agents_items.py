@@ -20,10 +20,11 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from agent_lab.integrations._shadow import ModelAnswer, answered_call
+from agent_lab.chat_completions import FunctionCall, joined_text
+from agent_lab.integrations._shadow import ModelAnswer
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from agents.agent_output import AgentOutputSchemaBase
     from agents.handoffs import Handoff
@@ -83,7 +84,9 @@ def chat_request(
         return None
     try:
         specs = [Converter.tool_to_openai(tool) for tool in tools]
-        messages = Converter.items_to_messages(items)
+        messages = Converter.items_to_messages(
+            items if isinstance(items, str) else [_one_text(item) for item in items]
+        )
     except UserError:
         return None
     specs.extend(Converter.convert_handoff_tool(handoff) for handoff in handoffs)
@@ -98,6 +101,24 @@ def chat_request(
         says=settings.tool_choice in (None, "auto")
         and (output_schema is None or output_schema.is_plain_text()),
     )
+
+
+def _one_text(item: TResponseInputItem) -> TResponseInputItem:
+    """An assistant message's text parts as one, joined by the one rule (``joined_text``).
+
+    The SDK's converter would put a line break between them, words no model wrote.
+    """
+    found = cast("Mapping[str, object]", item)
+    content = found.get("content")
+    if found.get("role") != "assistant" or not isinstance(content, list):
+        return item
+    parts = cast("list[Mapping[str, object]]", content)
+    texts = [part for part in parts if part.get("type") == "output_text"]
+    if len(texts) < 2:
+        return item
+    text = joined_text(str(part.get("text", "")) for part in texts)
+    others = [part for part in parts if part.get("type") != "output_text"]
+    return cast("TResponseInputItem", {**found, "content": [{**texts[0], "text": text}, *others]})
 
 
 def _said(text: str) -> ResponseOutputMessage:
@@ -130,7 +151,7 @@ def local_items(answer: LocalAnswer) -> list[TResponseOutputItem]:
 def model_answer(output: Sequence[object], usage: Usage | None, model: object) -> ModelAnswer:
     """What the wrapped model answered, as shadow mode logs it; ``model``: the wrapped model's."""
     calls = tuple(
-        answered_call(item.call_id, item.name, item.arguments)
+        FunctionCall(id=item.call_id, name=item.name, arguments=item.arguments)
         for item in output
         if isinstance(item, ResponseFunctionToolCall)
     )
@@ -144,7 +165,7 @@ def model_answer(output: Sequence[object], usage: Usage | None, model: object) -
     known = usage is not None and (usage.requests > 0 or usage.total_tokens > 0)
     return ModelAnswer(
         calls=calls,
-        text="".join(texts) if texts else None,
+        text=joined_text(texts),
         prompt_tokens=usage.input_tokens if known and usage is not None else None,
         completion_tokens=usage.output_tokens if known and usage is not None else None,
         model=model if isinstance(model, str) else None,

@@ -22,6 +22,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from agent_lab.chat_completions import (
+    FunctionCall,
+    assistant_message,
+    joined_text,
+    text_part,
+    tool_spec,
+)
+
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import ModelRequestParameters
@@ -86,16 +94,14 @@ def _answers_own_run(messages: Sequence[ModelMessage]) -> bool:
 
 def tool_specs(parameters: ModelRequestParameters) -> tuple[JSONObject, ...]:
     """The request's function tools as OpenAI tool specs; output tools are never among them."""
-    specs: list[JSONObject] = []
-    for tool in parameters.function_tools:
-        function: JSONObject = {
-            "name": tool.name,
-            "parameters": cast("JSONObject", dict(tool.parameters_json_schema)),
-        }
-        if tool.description:
-            function["description"] = tool.description
-        specs.append({"type": "function", "function": function})
-    return tuple(specs)
+    return tuple(
+        tool_spec(
+            tool.name,
+            cast("JSONObject", dict(tool.parameters_json_schema)),
+            tool.description or None,
+        )
+        for tool in parameters.function_tools
+    )
 
 
 def chat_messages(messages: Sequence[ModelMessage]) -> tuple[JSONObject, ...]:
@@ -153,24 +159,17 @@ def _user_content(content: object) -> JSONValue:
             continue
         text = item if isinstance(item, str) else getattr(item, "content", None)
         if isinstance(text, str):
-            items.append({"type": "text", "text": text})
+            items.append(text_part(text))
     return items
 
 
 def _response(message: ModelResponse) -> list[JSONObject]:
     texts = [part.content for part in message.parts if isinstance(part, TextPart)]
-    calls: list[JSONValue] = [
-        {
-            "id": part.tool_call_id,
-            "type": "function",
-            "function": {"name": part.tool_name, "arguments": part.args_as_json_str()},
-        }
+    calls = [
+        FunctionCall(id=part.tool_call_id, name=part.tool_name, arguments=part.args_as_json_str())
         for part in message.parts
         if isinstance(part, ToolCallPart)
     ]
     if not texts and not calls:
         return []
-    assistant: JSONObject = {"role": "assistant", "content": "".join(texts) if texts else None}
-    if calls:
-        assistant["tool_calls"] = calls
-    return [assistant]
+    return [assistant_message(joined_text(texts), calls)]

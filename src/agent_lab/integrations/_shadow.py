@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import TYPE_CHECKING, cast
 
+from agent_lab.chat_completions import assistant_message, logged_completion, pairs_line
 from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.log_replay.replayed import replay
 from agent_lab.logs.pairs import pair_request
@@ -22,29 +23,24 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.chat_completions import FunctionCall
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["ModelAnswer", "ShadowLog", "answered_call"]
+__all__ = ["ModelAnswer", "ShadowLog"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelAnswer:
     """What the wrapped model answered, in the Chat Completions form a ``pairs`` log holds."""
 
-    calls: tuple[JSONObject, ...] = ()
-    """Its tool calls: ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+    calls: tuple[FunctionCall, ...] = ()
     text: str | None = None
     prompt_tokens: int | None = None
     """``None`` when the framework reported no usage (unknown, never 0)."""
     completion_tokens: int | None = None
     model: str | None = None
-
-
-def answered_call(call_id: str, name: str, arguments: str) -> JSONObject:
-    """One tool call of a model's answer, as a Chat Completions message carries it."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 class ShadowLog:
@@ -89,7 +85,7 @@ class ShadowLog:
         answer: ModelAnswer,
     ) -> None:
         """Replay one exchange and add it to the figures (a line the reader refuses is skipped)."""
-        line = pairs_line(messages, tools, answer)
+        line = _line(messages, tools, answer)
         with self._lock:
             self._count += 1
             where = f"{self._source}:{self._count}"
@@ -103,29 +99,26 @@ class ShadowLog:
             self.figures.add(item)
 
 
-def pairs_line(
+def _line(
     messages: Sequence[Mapping[str, object]],
     tools: Sequence[Mapping[str, object]],
     answer: ModelAnswer,
 ) -> JSONObject:
     """The exchange as a ``pairs`` log line: the request body beside a ``chat.completion``."""
-    message: JSONObject = {"role": "assistant", "content": answer.text}
-    if answer.calls:
-        message["tool_calls"] = list(answer.calls)
-    response: JSONObject = {
-        "object": "chat.completion",
-        "choices": [{"index": 0, "message": message}],
-    }
-    if answer.model is not None:
-        response["model"] = answer.model
+    usage: JSONObject | None = None
     if answer.prompt_tokens is not None and answer.completion_tokens is not None:
-        response["usage"] = {
+        usage = {
             "prompt_tokens": answer.prompt_tokens,
             "completion_tokens": answer.completion_tokens,
         }
+    response = logged_completion(
+        assistant_message(answer.text, answer.calls),
+        model=answer.model,
+        usage=usage,
+    )
     request: JSONObject = {
         # The frameworks hand over typed dicts of JSON values: the log line is JSON data.
         "messages": cast("list[JSONValue]", [dict(m) for m in messages]),
         "tools": cast("list[JSONValue]", [dict(t) for t in tools]),
     }
-    return {"request": request, "response": response}
+    return pairs_line(request, response=response)

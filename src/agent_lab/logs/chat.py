@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.logs._openai import calls_of, checked_messages, checked_tools, reply_text
 from agent_lab.logs._values import as_object, fail, is_estimated, iso_timestamp, usage_from
+from agent_lab.logs.chat_completions import calls_of, checked_messages, checked_tools, reply_text
 from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine, SkipReason
 
 if TYPE_CHECKING:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.logs._openai import calls_of, checked_messages, checked_tools, reply_text
 from agent_lab.logs._otel_legacy import (
     from_content_events,
     from_events,
@@ -45,6 +44,7 @@ from agent_lab.logs._values import (
     parse,
     token_count,
 )
+from agent_lab.logs.chat_completions import calls_of, checked_messages, checked_tools, reply_text
 from agent_lab.logs.record import (
     LogError,
     LogFormat,

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.logs._openai import calls_of, checked_messages, checked_tools, reply_text
 from agent_lab.logs._values import (
     as_list,
     as_object,
@@ -47,6 +46,7 @@ from agent_lab.logs._values import (
     parse,
     usage_from,
 )
+from agent_lab.logs.chat_completions import calls_of, checked_messages, checked_tools, reply_text
 from agent_lab.logs.record import LogFormat, LoggedRequest, SkipReason
 
 if TYPE_CHECKING:

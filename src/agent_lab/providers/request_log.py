@@ -1,6 +1,6 @@
 """Every request a provider sends, and what came back, appended as ``pairs`` log lines.
 
-One line per request sent, retries included::
+One line per request sent, retries included (``chat_completions.pairs_line``)::
 
     {"request": <the Chat Completions body sent>,
      "response": <the chat.completion body received>,
@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_lab.chat_completions import pairs_line
 from agent_lab.errors import StrictJSONError
 from agent_lab.strict_json import loads, thaw_json
 
@@ -121,32 +122,34 @@ class RequestLog:
         """
         latency_ms = latency_ns / 1e6
         sent = self._now() - timedelta(milliseconds=latency_ms)
-        entry: JSONObject = {}
         error: JSONObject | None = None
         if failure is not None:
             error = {"type": str(failure.reason), "message": failure.message, "status": status}
         try:
-            entry["request"] = thaw_json(request)
-            if body is not None:
-                entry["response"] = loads(body, max_bytes=len(body))
+            body_sent = thaw_json(request)
         except StrictJSONError as err:
-            if "request" not in entry:
-                self._lose(f"a request that is not JSON data ({err})")
-                return
-            # The provider reads such a body as a failure too (invalid_response).
-            message = f"the response body is not JSON: {err}"
-            error = {"type": "invalid_response", "message": message, "status": None}
-        if error is not None:
-            entry["error"] = error
+            self._lose(f"a request that is not JSON data ({err})")
+            return
+        received: JSONValue | None = None
+        if body is not None:
+            try:
+                received = loads(body, max_bytes=len(body))
+            except StrictJSONError as err:
+                # The provider reads such a body as a failure too (invalid_response).
+                message = f"the response body is not JSON: {err}"
+                error = {"type": "invalid_response", "message": message, "status": None}
         metadata: JSONObject = {"provider": provider, "attempt": attempt}
         if case_id is not None:
             metadata["case_id"] = case_id
-        entry |= {
-            "latency_ms": round(latency_ms, 3),
-            "timestamp": sent.astimezone(UTC).isoformat(timespec="milliseconds"),
-            "metadata": metadata,
-        }
-        self._append(redact(entry))
+        line = pairs_line(
+            body_sent,
+            response=received,
+            error=error,
+            latency_ms=latency_ms,
+            timestamp=sent.astimezone(UTC).isoformat(timespec="milliseconds"),
+            metadata=metadata,
+        )
+        self._append(redact(line))
 
     def _append(self, entry: JSONValue) -> None:
         try:

@@ -1,9 +1,17 @@
-"""The Chat Completions shapes every format ends in: messages, tools offered, a reply's calls."""
+"""The Chat Completions shape read: messages, the tools offered, a reply's calls and its words.
+
+Every log format ends in this shape, and the gateway reads a client's
+request with the same functions. Each part is checked as it is read: one
+that cannot be used is a ``LogError`` whose reason a log reader counts (a
+gateway forwards the request). Writing the shape, and the one rule that
+joins text parts, is ``agent_lab.chat_completions``, on the ground floor.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_lab.chat_completions import content_text, tool_spec
 from agent_lab.errors import StrictJSONError
 from agent_lab.logs._values import as_list, as_object, fail, json_text
 from agent_lab.logs.bounds import (
@@ -23,11 +31,11 @@ if TYPE_CHECKING:
 __all__ = [
     "ROLES",
     "calls_of",
+    "checked_call",
     "checked_messages",
     "checked_tools",
     "offered_names",
     "reply_text",
-    "tool_call",
 ]
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -101,11 +109,8 @@ def _tool(item: JSONValue, index: int, where: str, *, legacy: bool) -> JSONObjec
             SkipReason.BAD_TOOLS,
             f"the parameters of tool {name!r} are not a JSON Schema object",
         )
-    spec: JSONObject = {"name": name, "parameters": parameters}
     description = function.get("description")
-    if isinstance(description, str):
-        spec["description"] = description
-    return {"type": "function", "function": spec}
+    return tool_spec(name, parameters, description if isinstance(description, str) else None)
 
 
 def checked_tools(
@@ -162,7 +167,7 @@ def _name(spec: JSONObject) -> str:
     return name if isinstance(name, str) else ""
 
 
-def tool_call(
+def checked_call(
     name: JSONValue | None, arguments: JSONValue | None, where: str, offered: frozenset[str]
 ) -> LoggedToolCall:
     """One call: its name offered, its arguments a JSON object (text parsed strictly, or an object).
@@ -199,13 +204,13 @@ def calls_of(
     """The calls of an assistant message: its ``tool_calls``, or a legacy ``function_call``.
 
     Raises:
-        LogError: As ``tool_call`` does, and ``malformed_json`` for calls that
+        LogError: As ``checked_call`` does, and ``malformed_json`` for calls that
             are not a list of function calls.
     """
     offered = offered_names(tools)
     legacy = as_object(message.get("function_call"))
     if legacy is not None and message.get("tool_calls") is None:
-        return (tool_call(legacy.get("name"), legacy.get("arguments"), where, offered),)
+        return (checked_call(legacy.get("name"), legacy.get("arguments"), where, offered),)
     given = message.get("tool_calls")
     if given is None:
         return ()
@@ -218,22 +223,10 @@ def calls_of(
         function = as_object(call.get("function")) if call else None
         if function is None:
             fail(where, SkipReason.MALFORMED_JSON, "a tool call has no function")
-        calls.append(tool_call(function.get("name"), function.get("arguments"), where, offered))
+        calls.append(checked_call(function.get("name"), function.get("arguments"), where, offered))
     return tuple(calls)
 
 
 def reply_text(message: JSONObject) -> str | None:
-    """What an assistant message wrote: its content as text (text parts joined), if any."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    parts = as_list(content)
-    if not parts:
-        return None
-    texts: list[str] = []
-    for part in parts:
-        found = as_object(part)
-        text = found.get("text") if found else None
-        if isinstance(text, str):
-            texts.append(text)
-    return "".join(texts) if texts else None
+    """What an assistant message wrote: its content as text (``content_text``), if any."""
+    return content_text(message.get("content"))
