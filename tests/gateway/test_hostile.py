@@ -169,6 +169,8 @@ def test_each_path_takes_the_methods_the_api_defines(hostile: Hostile) -> None:
                 ("POST", "/v1/models/m/extra"),
                 ("GET", "/v1/models/gpt-4o-mini"),
                 ("DELETE", "/v1/files/file-1"),
+                ("GET", "/v1/models/meta-llama/Llama-3.1-8B"),
+                ("GET", "/v1/models/a/b/c"),
             ]
         }
     assert {key: answer.status_code for key, answer in answers.items()} == {
@@ -178,12 +180,15 @@ def test_each_path_takes_the_methods_the_api_defines(hostile: Hostile) -> None:
         ("POST", "/v1/models/m/extra"): 404,
         ("GET", "/v1/models/gpt-4o-mini"): 200,
         ("DELETE", "/v1/files/file-1"): 200,
+        ("GET", "/v1/models/meta-llama/Llama-3.1-8B"): 200,
+        ("GET", "/v1/models/a/b/c"): 404,
     }
     for answer in answers.values():
         assert set(answer.json()) == {"error"} or answer.status_code == 200
     assert [(m, p) for m, p, _ in hostile.seen] == [
         ("GET", "/v1/models/gpt-4o-mini"),
         ("DELETE", "/v1/files/file-1"),
+        ("GET", "/v1/models/meta-llama/Llama-3.1-8B"),
     ]
 
 

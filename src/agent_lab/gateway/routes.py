@@ -12,7 +12,7 @@ reachable by a path that climbs out of it, however the upstream or a proxy
 before it decodes.
 A path the API does not have is 404, a method its path does not take 405,
 each in the API's error shape. ``{id}`` stands for one segment (a model,
-file, batch, response or completion id).
+file, batch, response or completion id); a model id may be two (``org/name``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ API_ROUTES: tuple[tuple[str, frozenset[str]], ...] = tuple(
         ("moderations", "POST"),
         ("models", "GET"),
         ("models/{id}", "GET DELETE"),
+        # A model named as its hub repository (``meta-llama/Llama-3.1-8B``), as vLLM lists it.
+        ("models/{id}/{id}", "GET DELETE"),
         ("responses", "POST"),
         ("responses/{id}", "GET DELETE"),
         ("responses/{id}/cancel", "POST"),
