@@ -177,7 +177,7 @@ def test_each_path_takes_the_methods_the_api_defines(hostile: Hostile) -> None:
         ("DELETE", "/v1/embeddings"): 405,
         ("PUT", "/v1/models"): 405,
         ("GET", "/v1/secret"): 404,
-        ("POST", "/v1/models/m/extra"): 404,
+        ("POST", "/v1/models/m/extra"): 405,
         ("GET", "/v1/models/gpt-4o-mini"): 200,
         ("DELETE", "/v1/files/file-1"): 200,
         ("GET", "/v1/models/meta-llama/Llama-3.1-8B"): 200,
