@@ -45,13 +45,26 @@ class Hostile:
     status: int = 200
     seen: list[tuple[str, str, dict[str, str]]] = field(default_factory=list[Any])
     port: int = 0
+    delays: list[float] = field(default_factory=list[float])
+    """Seconds to wait before answering each request in turn (then none)."""
+    events: list[bytes] = field(default_factory=list[bytes])
+    """When set, the answer is a stream of these server-sent events."""
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    async def handle(self, request: web.Request) -> web.Response:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         self.seen.append((request.method, request.raw_path, dict(request.headers)))
+        if self.delays:
+            await asyncio.sleep(self.delays.pop(0))
+        if self.events:
+            streamed = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await streamed.prepare(request)
+            for event in self.events:
+                await streamed.write(event)
+            await streamed.write_eof()
+            return streamed
         completion = {
             "id": "chatcmpl-hostile",
             "object": "chat.completion",
@@ -66,8 +79,12 @@ class Hostile:
             ],
         }
         body = self.body or json.dumps(completion).encode()
-        headers = {"Content-Type": "application/json", **self.headers}
-        return web.Response(status=self.status, body=body, headers=headers)
+        answer = web.Response(status=self.status, body=body)
+        answer.headers["Content-Type"] = "application/json"
+        for name, value in self.headers.items():
+            # A name written "Connection#2" is a second header of that name.
+            answer.headers.add(name.split("#")[0], value)
+        return answer
 
 
 @pytest.fixture
@@ -805,3 +822,175 @@ def test_an_answer_in_an_encoding_the_gateway_cannot_decode_is_502_naming_it(
     assert answer.status_code == 502
     assert answer.json()["error"]["code"] == "upstream_encoding"
     assert "br" in answer.json()["error"]["message"]
+
+
+UPSTREAM_KEY = "up-" + "u" * 40
+GATEWAY_KEY = "gw-" + "k" * 40
+
+
+def test_the_upstreams_key_never_reaches_a_client_in_a_header_or_a_stream(
+    hostile: Hostile,
+) -> None:
+    """Echoed in an x-* header, or in a streamed error event cut across pieces: redacted."""
+    hostile.headers = {"x-echo-auth": f"Bearer {UPSTREAM_KEY}", "openai-debug": UPSTREAM_KEY}
+    half = len(UPSTREAM_KEY) // 2
+    error = {"error": {"message": f"Incorrect API key provided: {UPSTREAM_KEY}"}}
+    text = f"data: {json.dumps(error)}\n\ndata: [DONE]\n\n".encode()
+    cut = text.index(UPSTREAM_KEY.encode()) + half
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings, keys=(GATEWAY_KEY, UPSTREAM_KEY)) as served:
+        auth = {"Authorization": f"Bearer {GATEWAY_KEY}"}
+        whole = httpx.get(f"{served.url}/models", headers=auth, timeout=5)
+        hostile.events = [text[:cut], text[cut:]]
+        streamed = httpx.post(
+            f"{served.url}/chat/completions",
+            json={"model": "m", "messages": user("hi"), "stream": True},
+            headers=auth,
+            timeout=5,
+        )
+    for answer in (whole, streamed):
+        assert "u" * 12 not in answer.text
+        assert all("u" * 12 not in value for value in answer.headers.values())
+    assert "data: [DONE]" in streamed.text
+    assert hostile.seen[0][2]["Authorization"] == f"Bearer {UPSTREAM_KEY}"
+
+
+def test_headers_named_by_either_of_two_connection_headers_are_dropped(hostile: Hostile) -> None:
+    """A second Connection header names hops too, the client's and the upstream's."""
+    hostile.headers = {
+        "Connection": "keep-alive, x-hop1",
+        "Connection#2": "x-hop3",
+        "x-hop1": "1",
+        "x-hop3": "3",
+    }
+    settings = GatewaySettings(upstream=hostile.url, db=None)
+    with serving(settings) as served:
+        code, _ = raw(
+            served.port,
+            "POST /v1/embeddings HTTP/1.1\r\nConnection: keep-alive\r\n"
+            "Connection: x-secret-hop, x-other\r\nx-secret-hop: 1\r\nx-other: 2\r\n"
+            "x_http_method_override: DELETE\r\nX-Original-URL: /admin\r\nContent-Length: 2",
+            b"{}",
+        )
+        answer = httpx.get(f"{served.url}/models", timeout=5)
+    assert code == 200
+    sent = {name.lower() for name in hostile.seen[0][2]}
+    assert not sent & {"x-secret-hop", "x-other", "x_http_method_override", "x-original-url"}
+    assert "x-hop1" not in answer.headers
+    assert "x-hop3" not in answer.headers
+
+
+def test_a_pipelined_request_is_not_cut_by_the_header_deadline(hostile: Hostile) -> None:
+    """Its headers came with the first request's: it runs past the deadline and is answered."""
+    hostile.delays = [0.0, 2.0]
+    settings = GatewaySettings(upstream=hostile.url, db=None, body_timeout=1.0)
+    one = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
+    received = b""
+    with (
+        serving(settings) as served,
+        socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock,
+    ):
+        sock.sendall(one + one.replace(b"Host: x", b"Host: x\r\nConnection: close"))
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.count(b"HTTP/1.1 200") == 2
+
+
+def test_request_headers_past_the_bound_are_431(upstream: OpenAIServer) -> None:
+    settings = GatewaySettings(upstream=upstream.url, db=None)
+    with serving(settings) as served:
+        code, body = raw(served.port, "GET /v1/models HTTP/1.1\r\nX-Big: " + "a" * (70 << 10))
+    assert code == 431
+    assert json.loads(body)["error"]["message"] == "the request headers are too large"
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "secret"),
+    [
+        ("x-goog-api-key", "goog-" + "g" * 30, "g" * 20),
+        ("ocp-apim-subscription-key", "apim-" + "h" * 30, "h" * 20),
+        (
+            "authorization",
+            "Basic " + base64.b64encode(b"user:" + b"p" * 31).decode().rstrip("="),
+            "p" * 20,
+        ),
+    ],
+    ids=["google", "azure-apim", "basic-unpadded"],
+)
+def test_more_credential_headers_are_redacted_from_the_store(
+    upstream: OpenAIServer, tmp_path: Path, header: str, value: str, secret: str
+) -> None:
+    upstream.default = Behavior(
+        kind="echo", echo=lambda _: content(f"you sent {value} and {secret}")
+    )
+    store = tmp_path / "g.sqlite"
+    with serving(GatewaySettings(upstream=upstream.url, db=str(store))) as served:
+        httpx.post(
+            f"{served.url}/chat/completions",
+            json={"model": "m", "messages": user("hi")},
+            headers={header: value},
+            timeout=10,
+        )
+        served.flush()
+    assert secret not in store.read_bytes().decode("latin-1")
+
+
+def test_server_only_headers_of_the_upstream_are_not_relayed(hostile: Hostile) -> None:
+    hostile.headers = {"X-Accel-Redirect": "/internal/secret", "X-Sendfile": "/etc/passwd"}
+    with serving(GatewaySettings(upstream=hostile.url, db=None)) as served:
+        answer = httpx.get(f"{served.url}/models", timeout=5)
+    assert "x-accel-redirect" not in answer.headers
+    assert "x-sendfile" not in answer.headers
+
+
+MORE_SHAPES: list[tuple[str, dict[str, Any], int]] = [
+    ("an-empty-model", {"model": ""}, 200),
+    (
+        "a-strict-tool",
+        {"tools": [{**WEATHER, "function": {**WEATHER["function"], "strict": True}}]},
+        200,
+    ),
+    ("an-empty-stop", {"stop": [""]}, 200),
+    (
+        "a-bogus-part",
+        {"messages": [{"role": "user", "content": [{"type": "bogus"}]}, *user(COVERED)]},
+        400,
+    ),
+    (
+        "an-image-of-the-assistant",
+        {
+            "messages": [
+                *user("hi"),
+                {
+                    "role": "assistant",
+                    "content": [{"type": "image_url", "image_url": {"url": "x"}}],
+                },
+                *user(COVERED),
+            ]
+        },
+        400,
+    ),
+    (
+        "a-name-with-a-space",
+        {"messages": [{"role": "user", "name": "bad name!", "content": COVERED}]},
+        400,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"), [(c, k) for _, c, k in MORE_SHAPES], ids=[i for i, _, _ in MORE_SHAPES]
+)
+def test_enforce_answers_none_of_these_locally(
+    upstream: OpenAIServer, changes: dict[str, Any], code: int
+) -> None:
+    """Forwarded (200 from the model) or refused (400): never the gateway's own answer."""
+    upstream.default = content("the model's own")
+    settings = GatewaySettings(
+        upstream=upstream.url, db=None, mode=Mode.ENFORCE, enforce=("get_weather",)
+    )
+    with serving(settings) as served:
+        answer = chat(served, covered(**changes))
+    assert answer.status_code == code
+    assert "x-agent-lab-answered" not in answer.headers
+    assert len(upstream.requests) == (1 if code == 200 else 0)

@@ -27,8 +27,17 @@ __all__ = ["VIA_HEADER", "Admission", "bearer", "credentials"]
 VIA_HEADER = "x-agent-lab-via"
 """Set on every forwarded request to the run's id: a request that comes back is a loop (508)."""
 _VIA = VIA_HEADER.encode()
-_KEY_HEADERS = frozenset({b"authorization", b"api-key", b"x-api-key", b"proxy-authorization"})
-"""Headers that carry a credential: OpenAI's, Azure's, Anthropic-style and a proxy's."""
+_KEY_HEADERS = frozenset(
+    {
+        b"authorization",
+        b"proxy-authorization",
+        b"api-key",
+        b"x-api-key",
+        b"x-goog-api-key",
+        b"ocp-apim-subscription-key",
+    }
+)
+"""Headers that carry a credential: OpenAI's, Azure's, Anthropic's, Google's, a proxy's."""
 
 
 def bearer(scope: Scope) -> str | None:
@@ -45,8 +54,8 @@ def credentials(scope: Scope) -> tuple[str, ...]:
     """Every credential the request's headers carry, to redact from all the gateway writes.
 
     The token of each ``Authorization`` (any scheme: a Basic one also as the
-    ``user:password`` it encodes, and the password alone), and each ``api-key``
-    or ``x-api-key`` value.
+    ``user:password`` it encodes, padded or not, and the password alone), and
+    each value of the other headers that carry keys (``_KEY_HEADERS``).
     """
     found: list[str] = []
     for name, value in scope["headers"]:
@@ -58,7 +67,9 @@ def credentials(scope: Scope) -> tuple[str, ...]:
             found.append(token.strip())
             if scheme.lower() == "basic":
                 with contextlib.suppress(ValueError):
-                    pair = base64.b64decode(token.strip(), validate=True).decode("latin-1")
+                    blob = token.strip()
+                    padded = blob + "=" * (-len(blob) % 4)
+                    pair = base64.b64decode(padded, validate=True).decode("latin-1")
                     found.extend((pair, pair.partition(":")[2]))
         else:
             found.append(text)

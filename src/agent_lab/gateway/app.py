@@ -34,7 +34,14 @@ from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.intake import REFUSALS, read_body_bytes
 from agent_lab.gateway.local import Answering, answer_locally
 from agent_lab.gateway.metrics import GatewayMetrics
-from agent_lab.gateway.relay import JSON, Answered, error_response, failure_response, relay
+from agent_lab.gateway.relay import (
+    JSON,
+    Answered,
+    Redact,
+    error_response,
+    failure_response,
+    relay,
+)
 from agent_lab.gateway.routes import route
 from agent_lab.gateway.rules import over_bounds
 from agent_lab.gateway.settings import Mode
@@ -59,8 +66,18 @@ _LOG = logging.getLogger(__name__)
 _REQUESTS = logging.getLogger("agent_lab.gateway.requests")
 """One line per request, at INFO (``agent-lab serve -v``)."""
 _CLOCK = SystemClock()
-_METHOD_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override"})
-"""Headers some servers read as the method: a 405 here must not become a DELETE there."""
+_METHOD_OVERRIDES = frozenset(
+    {
+        "x-http-method-override",
+        "x-http-method",
+        "x-method-override",
+        "x-original-method",
+        "x-original-url",
+        "x-rewrite-url",
+    }
+)
+"""Headers some servers read as the method or the path: a 405 or a 400 here must not become
+another request there."""
 
 
 def no_plugins() -> PluginSet | None:
@@ -97,7 +114,12 @@ class Gateway:
         self.plugins = load_plugins()
         self.rules = None if settings.rules is None else load_rules(settings.rules)
         self.key, self.upstream_key = keys
-        self._upstream_redactor = Redactor((self.upstream_key,)) if self.upstream_key else None
+        # The upstream's key, which a client holding the gateway's must never be shown.
+        self._unechoed = (
+            Redact(Redactor((self.upstream_key,)), hold=6 * len(self.upstream_key))
+            if self.upstream_key
+            else None
+        )
         self.metrics = GatewayMetrics()
         self.upstream = Upstream(
             settings.upstream,
@@ -189,13 +211,18 @@ class Gateway:
         None of a hop (those its ``Connection`` names too), none that overrides a
         method, none of the gateway's own but the hops the request passed.
         """
-        named = {name.strip().lower() for name in request.headers.get("connection", "").split(",")}
+        named = {
+            name.strip().lower()
+            for value in request.headers.getlist("connection")
+            for name in value.split(",")
+        }
         headers = {
             name: value
             for name, value in request.headers.items()
             if name not in HOP_BY_HOP
             and name not in named
             and name not in _METHOD_OVERRIDES
+            and "_" not in name  # a WSGI server reads x_a_b as x-a-b: no override that way
             and not (name.startswith("x-agent-lab-") and name != VIA_HEADER)
         }
         if self.key is not None:
@@ -204,14 +231,6 @@ class Gateway:
             headers["authorization"] = f"Bearer {self.upstream_key}"
         headers[VIA_HEADER] = self.admission.via(headers.get(VIA_HEADER))
         return headers
-
-    def _unechoed(self, body: bytes) -> bytes:
-        """``body`` without the upstream's key, which a client must never be shown."""
-        if self._upstream_redactor is None:
-            return body
-        return self._upstream_redactor(body.decode("utf-8", "surrogateescape")).encode(
-            "utf-8", "surrogateescape"
-        )
 
     def secrets(self, request: Request) -> tuple[str, ...]:
         """Every key this request carries or the gateway holds: redacted from what is stored."""

@@ -82,6 +82,15 @@ _MESSAGE_FIELDS: tuple[tuple[str, tuple[Kind, ...]], ...] = (
     ("name", ("string",)),
 )
 _TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+_PARTS: dict[str, frozenset[str]] = {
+    "user": frozenset({"text", "image_url", "input_audio", "file"}),
+    "assistant": frozenset({"text", "refusal"}),
+    "system": frozenset({"text"}),
+    "developer": frozenset({"text"}),
+    "tool": frozenset({"text"}),
+}
+"""The content parts each role's message takes."""
 _RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0, 2),
     "top_p": (0, 1),
@@ -202,12 +211,17 @@ def _message(where: str, item: JSONObject) -> Refused | None:
         )
     if role == "tool" and not isinstance(item.get("tool_call_id"), str):
         return _wrong(f"{where}.tool_call_id", ("string",), item.get("tool_call_id"))
+    name = item.get("name")
+    if isinstance(name, str) and not _NAME.fullmatch(name):
+        return _invalid(f"{where}.name", "string does not match pattern '^[a-zA-Z0-9_-]+$'.")
     for index, part in enumerate(content if isinstance(content, list) else []):
         at = f"{where}.content[{index}]"
         if not isinstance(part, dict):
             return _wrong(at, ("object",), part)
         if not isinstance(part.get("type"), str):
             return _wrong(f"{at}.type", ("string",), part.get("type"))
+        if part["type"] not in _PARTS.get(role, _PARTS["user"]):
+            return _invalid(f"{at}.type", f"a {role} message takes no {part['type']!r} part.")
         if part["type"] == "text" and not isinstance(part.get("text"), str):
             return _wrong(f"{at}.text", ("string",), part.get("text"))
     for index, call in enumerate(calls if isinstance(calls, list) else []):
@@ -279,18 +293,24 @@ def _out_of_range(body: JSONObject) -> bool:
     """Whether a value has its type but one the API would refuse, or a local answer not honour.
 
     Such a request is forwarded undecided, for the upstream to judge: no
-    ``model``, a number past the API's bounds, more than 4 ``stop`` strings, more
+    ``model`` (or an empty one), a ``strict`` tool, a number past the API's bounds,
+    more than 4 ``stop`` strings or an empty one, more
     metadata than the API keeps, an unknown ``service_tier``, ``stream_options``
     without ``stream``.
     """
-    if not isinstance(body.get("model"), str):
+    if not isinstance(body.get("model"), str) or not body["model"]:
         return True
+    tools = body.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("strict") is True:
+            return True  # structured outputs: the schema's strict rules are the model's to keep
     for key, (low, high) in _RANGES.items():
         value = body.get(key)
         if isinstance(value, int | float) and not low <= value <= high:
             return True
     stop, metadata = body.get("stop"), body.get("metadata")
-    if isinstance(stop, list) and len(stop) > _MAX_STOP:
+    if (isinstance(stop, list) and (len(stop) > _MAX_STOP or "" in stop)) or stop == "":
         return True
     if isinstance(metadata, dict) and (
         len(metadata) > _MAX_METADATA

@@ -6,22 +6,38 @@ line, would hold a socket (and a file descriptor) for ever, with no key
 needed and no count against ``max_in_flight``. ``HeaderDeadline`` is
 uvicorn's httptools protocol with one more timer: from a connection's start,
 and again after each response, the next request's headers must be complete
-within ``seconds``, or the connection is closed. The body has its own
-deadline (``intake``).
+within ``seconds``, or the connection is closed; and they may take at most
+``MAX_HEAD_BYTES`` (431 past it). The body has its own deadline (``intake``).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 if TYPE_CHECKING:
     import asyncio
     from asyncio import TimerHandle
 
-__all__ = ["HeaderDeadline", "with_header_deadline"]
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+__all__ = ["MAX_HEAD_BYTES", "HeaderDeadline", "with_header_deadline"]
+
+MAX_HEAD_BYTES = 64 << 10
+"""The most a request line and its headers may take (nginx's default is 32 KiB); past it, 431."""
+HEADERS_TOO_LARGE = "the request headers are too large"
+_REFUSAL = (
+    b'{"error": {"message": "the request headers are too large", "type": '
+    b'"invalid_request_error", "param": null, "code": null}}'
+)
+_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
+    + f"Content-Length: {len(_REFUSAL)}\r\nConnection: close\r\n\r\n".encode()
+    + _REFUSAL
+)
 
 
 class HeaderDeadline(HttpToolsProtocol):
@@ -31,11 +47,56 @@ class HeaderDeadline(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self.seconds = seconds
         self._headers_due: TimerHandle | None = None
+        self._head = 0
+        """Bytes received since the request's headers were due (``MAX_HEAD_BYTES``)."""
+        self._parsed = 0
+        """Bytes of the request target and headers parsed so far."""
+        self._too_large = False
+
+    def data_received(self, data: bytes) -> None:
+        """Parse as uvicorn does; headers still unfinished past ``MAX_HEAD_BYTES`` are cut off."""
+        super().data_received(data)
+        if self._headers_due is None:
+            return
+        self._head += len(data)
+        if self._head > MAX_HEAD_BYTES and not self.transport.is_closing():
+            self.transport.write(_TOO_LARGE)
+            self.transport.close()
+
+    def on_url(self, url: bytes) -> None:
+        """The request target counts toward the bound."""
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        """Each header counts toward the bound; past it the request is never run."""
+        self._count(len(name) + len(value))
+        super().on_header(name, value)
+
+    def _count(self, size: int) -> None:
+        self._parsed += size
+        if self._parsed > MAX_HEAD_BYTES:
+            self._too_large = True
+            # The parser stops here; uvicorn answers a parser error with send_400_response.
+            raise httptools.HttpParserCallbackError(HEADERS_TOO_LARGE)
+
+    def send_400_response(self, msg: str) -> None:
+        """431 for headers past the bound, else uvicorn's 400."""
+        if not self._too_large:
+            super().send_400_response(msg)
+            return
+        self.transport.write(_TOO_LARGE)
+        self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         """Start the connection, and the clock on its first request's headers."""
         super().connection_made(transport)
         self._arm()
+
+    def on_message_begin(self) -> None:
+        """A new request: its headers are counted from nothing."""
+        self._parsed = 0
+        super().on_message_begin()
 
     def on_headers_complete(self) -> None:
         """The headers came in time: the body is ``intake``'s to time.
@@ -49,9 +110,13 @@ class HeaderDeadline(HttpToolsProtocol):
         self.scope["headers"] = list(self.scope["headers"])
 
     def on_response_complete(self) -> None:
-        """After each response, the next request's headers are due in time too."""
+        """After each response, the next request's headers are due in time too.
+
+        Not when they came already, pipelined: that request is running.
+        """
+        waiting = not self.pipeline
         super().on_response_complete()
-        if not self.transport.is_closing():
+        if waiting and not self.transport.is_closing():
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -61,6 +126,7 @@ class HeaderDeadline(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._head = 0
         self._headers_due = self.loop.call_later(self.seconds, self._late)
 
     def _disarm(self) -> None:
@@ -70,7 +136,10 @@ class HeaderDeadline(HttpToolsProtocol):
 
     def _late(self) -> None:
         self._headers_due = None
-        if not self.transport.is_closing():
+        # uvicorn's cycle is None until a first request's headers: typed as never None.
+        cycle = cast("RequestResponseCycle | None", self.cycle)
+        running = cycle is not None and not cycle.response_complete
+        if not running and not self.transport.is_closing():
             self.transport.close()
 
 

@@ -30,12 +30,25 @@ if TYPE_CHECKING:
 
     from agent_lab.gateway.upstream import UpstreamReply
 
-__all__ = ["JSON", "Answered", "error_response", "failure_response", "relay"]
+__all__ = ["JSON", "Answered", "Redact", "error_response", "failure_response", "relay"]
 
 JSON = "application/json"
 _MAX_KEPT = 16 << 20
 """A streamed answer is kept for the store up to this size (or the body cap, if smaller); past
 it, the rest is relayed, not kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Redact:
+    """Takes secrets out of text, and says how much of a stream to hold back to see them whole."""
+
+    text: Callable[[str], str]
+    hold: int
+    """Characters a streamed piece keeps back: a secret's longest spelling (JSON-escaped)."""
+
+    def bytes(self, body: bytes) -> bytes:
+        """``body`` with the secrets taken out (bytes that are no UTF-8 kept as they were)."""
+        return self.text(body.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,18 +110,21 @@ async def relay(
     finished: Callable[[Answered], None],
     on_failure: Callable[[str], None],
     hint: str = "",
-    redact: Callable[[bytes], bytes] | None = None,
+    redact: Redact | None = None,
 ) -> Response:
     """The client's response for ``reply``; ``finished`` is told what came, once it all came.
 
     ``check_json``: a 2xx that is not JSON is a broken answer (a chat completion's).
     ``hint``: said after a 404 that is no API error object (the upstream URL may lack ``/v1``).
-    ``redact``: applied to a body read whole before the client gets it (the upstream's key,
-    which a client holding only the gateway's key must never see, even echoed in an error).
+    ``redact``: what takes the upstream's key out of the answer's header values and body
+    (whole or streamed) before the client gets them: a client holding only the gateway's
+    key must never see it, even echoed in an error.
     """
+    if redact is not None:
+        reply.headers = {name: redact.text(value) for name, value in reply.headers.items()}
     if reply.streamed and 200 <= reply.status < 300:
         return StreamingResponse(
-            _relayed(reply, finished, on_failure), reply.status, headers=reply.headers
+            _relayed(reply, finished, on_failure, redact), reply.status, headers=reply.headers
         )
     try:
         body = await reply.body()
@@ -117,7 +133,7 @@ async def relay(
         finished(Answered(status=failure.status, body=b"", error=failure.code))
         return failure_response(failure)
     if redact is not None:
-        body = redact(body)
+        body = redact.bytes(body)
     if 200 <= reply.status < 300:
         if check_json and not _is_json(body):
             on_failure("upstream_bad_answer")
@@ -146,17 +162,29 @@ async def _relayed(
     reply: UpstreamReply,
     finished: Callable[[Answered], None],
     on_failure: Callable[[str], None],
+    redact: Redact | None,
 ) -> AsyncIterator[bytes]:
     kept: list[bytes] = []
     size = 0
     keep = min(_MAX_KEPT, reply.limit)
     error: str | None = None
+    held = "" if redact is not None else None
     try:
-        async for piece in reply.pieces():
+        async for came in reply.pieces():
+            piece = came
+            if redact is not None and held is not None:
+                # What could still be the start of a key cut in two waits for the next piece.
+                text = redact.text(held + came.decode("utf-8", "surrogateescape"))
+                cut = max(0, len(text) - redact.hold)
+                piece, held = text[:cut].encode("utf-8", "surrogateescape"), text[cut:]
             size += len(piece)
             if size <= keep:
                 kept.append(piece)
             yield piece
+        if held:
+            rest = held.encode("utf-8", "surrogateescape")
+            kept.append(rest)
+            yield rest
     except UpstreamFailure as failure:
         error = failure.code
         on_failure(failure.code)

@@ -71,6 +71,8 @@ _RELAYED = frozenset(
 """The upstream's headers a client gets, besides ``x-*`` and ``openai-*`` (request ids, rate
 limits, processing time): what the API sends about the answer, nothing that sets state in a
 client (cookies, HSTS, ``Clear-Site-Data``, ``Alt-Svc``, ``Refresh``, a ``Location``)."""
+_SERVER_ONLY = frozenset({"x-accel-redirect", "x-sendfile", "x-lighttpd-send-file"})
+"""``x-*`` headers a proxy in front of the gateway would obey: never relayed."""
 _OWN_PREFIX = "x-agent-lab-"
 _CORS_PREFIX = "access-control-"
 _DECODED = frozenset({"gzip", "deflate", "br", "zstd", "identity", ""})
@@ -87,11 +89,21 @@ def relayed_headers(headers: Mapping[str, str], *, pass_cors: bool) -> dict[str,
     ``x-agent-lab-*``; CORS headers pass only with ``pass_cors``. A header sent
     twice is joined with a comma, as HTTP reads it.
     """
-    hop = {name.strip().lower() for name in headers.get("connection", "").split(",")}
+    hop = {
+        word.strip().lower()
+        for name, value in headers.items()
+        if name.lower() == "connection"
+        for word in value.split(",")
+    }
     kept: dict[str, str] = {}
     for name, value in headers.items():
         lowered = name.lower()
-        if lowered in hop or lowered in HOP_BY_HOP or lowered.startswith(_OWN_PREFIX):
+        if (
+            lowered in hop
+            or lowered in HOP_BY_HOP
+            or lowered in _SERVER_ONLY
+            or lowered.startswith(_OWN_PREFIX)
+        ):
             continue
         if not (
             lowered in _RELAYED
