@@ -6,6 +6,12 @@ frameworks' own converters put line breaks between them; the wrappers do not.
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("agents", reason="the openai-agents extra is not installed")
+pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
+pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
+
 from agents.model_settings import ModelSettings
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
