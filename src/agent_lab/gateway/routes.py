@@ -65,10 +65,16 @@ _SEGMENT = re.compile(rb"[A-Za-z0-9\-._~:@+=,!$*'()]+")
 """What a segment may hold: the unreserved and the harmless reserved characters."""
 
 
-_BY_LENGTH: dict[int, list[tuple[tuple[str, ...], frozenset[str]]]] = {}
-for _path, _methods in API_ROUTES:
-    _parts = tuple(_path.split("/"))
-    _BY_LENGTH.setdefault(len(_parts), []).append((_parts, _methods))
+def _by_length() -> dict[int, list[tuple[tuple[str, ...], frozenset[str]]]]:
+    """The routes by their number of segments: a path is matched against its own length's."""
+    found: dict[int, list[tuple[tuple[str, ...], frozenset[str]]]] = {}
+    for path, methods in API_ROUTES:
+        parts = tuple(path.split("/"))
+        found.setdefault(len(parts), []).append((parts, methods))
+    return found
+
+
+_BY_LENGTH = _by_length()
 
 
 @dataclass(frozen=True, slots=True)
