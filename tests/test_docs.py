@@ -507,9 +507,12 @@ FLOORS = {
     "providers": "agent_lab.providers.simulated",
     "testing": "agent_lab.testing",
     "otel": "agent_lab.otel.tracing",
+    "logs": "agent_lab.logs.reader",
+    "answering": "agent_lab.answering.answerer",
     "log_replay": "agent_lab.log_replay.replayed",
     "lab": "agent_lab.lab.workload",
     "gateway": "agent_lab.gateway.app",
+    "integrations": "agent_lab.integrations.pydantic_ai",
     "demo": "agent_lab.demo",
     "cli": "agent_lab.cli.parser",
 }

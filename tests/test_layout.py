@@ -99,11 +99,21 @@ def _allowed(importer: str, imported: str) -> bool:
         return imported in GROUND or _under(
             imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
+    if _under(importer, "agent_lab.answering"):
+        # The envelope every caller asks: the decision, and the rules around it; no caller.
+        return imported in GROUND or _under(
+            imported,
+            "agent_lab.answering",
+            "agent_lab.agents",
+            "agent_lab.application",
+            "agent_lab.resolvers",
+        )
     if _under(importer, "agent_lab.integrations"):
-        # The framework wrappers: the one decision function, and log replay's figures.
+        # The framework wrappers: the envelope, and log replay's figures.
         return imported in GROUND or _under(
             imported,
             "agent_lab.integrations",
+            "agent_lab.answering",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
@@ -141,6 +151,7 @@ def _allowed(importer: str, imported: str) -> bool:
         return imported in GROUND or _under(
             imported,
             "agent_lab.log_replay",
+            "agent_lab.answering",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.resolvers",
@@ -150,18 +161,18 @@ def _allowed(importer: str, imported: str) -> bool:
     if _under(importer, "agent_lab.lab"):
         return not _under(imported, "agent_lab.cli")
     if _under(importer, "agent_lab.gateway"):
-        # The server: the one decision (agents) and its seam, log replay and its figures,
-        # the logs' request shapes, redaction and spans; nothing of the lab, no command line.
+        # The server: the envelope, log replay and its figures, the logs' request shapes,
+        # redaction and spans; nothing of the lab, no wrapper, no command line.
         return imported in GROUND or _under(
             imported,
             "agent_lab.gateway",
+            "agent_lab.answering",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
             "agent_lab.log_replay",
             "agent_lab.providers.redaction",
             "agent_lab.otel",
-            "agent_lab.integrations.seam",  # the one seam: whose calls, whose replies
             "agent_lab.resolvers.learned",  # the rules a deployment applies
         )
     return True

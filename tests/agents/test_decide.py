@@ -19,6 +19,7 @@ from agent_lab import (
     decide,
 )
 from agent_lab.agents.decide import decider_for
+from agent_lab.answering import Answerer
 from agent_lab.demo import plugins as demo
 from agent_lab.testing import ScriptedProvider
 from tests.conftest import REPO_ROOT
@@ -118,9 +119,11 @@ def test_the_agent_and_decide_are_one_decision() -> None:
     assert by_agent.ledger.as_json()["route"] == by_function.ledger.as_json()["route"]
 
 
-def test_a_decider_is_prepared_once_per_set_of_tools() -> None:
-    assert decider_for([WEATHER]) is decider_for([dict(WEATHER)])
-    assert decider_for(demo) is decider_for(demo)
+def test_an_answerer_prepares_a_decider_once_per_set_of_tools_and_decide_keeps_none() -> None:
+    answerer = Answerer()
+    assert answerer.decider([WEATHER]) is answerer.decider([dict(WEATHER)])
+    assert Answerer().decider([WEATHER]) is not answerer.decider([WEATHER])
+    assert decider_for(demo) is not decider_for(demo)
     assert isinstance(decider_for(demo), Decider)
 
 

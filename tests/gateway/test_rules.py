@@ -22,9 +22,10 @@ import httpx
 import openai
 
 from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
+from agent_lab.answering import Answerer, LocalAnswer
 from agent_lab.application.events.models import Status
-from agent_lab.gateway import GatewaySettings, Mode, rules
-from agent_lab.gateway.rules import Gate, gate, verdict
+from agent_lab.gateway import GatewaySettings, Mode
+from agent_lab.gateway.rules import Gate, gate
 from agent_lab.usage import Usage
 from tests.gateway.conftest import COVERED, SDK, TOOLS, user
 from tests.gateway.running import Served, serving
@@ -198,7 +199,7 @@ def two_calls(*_: object, **__: object) -> Decision:
 
     Plain code alone decides one call per message today (several come only from
     a model's tool choice, which the gateway never asks for): this stands in for
-    ``decide`` so that the rule about several calls is exercised all the same.
+    ``Answerer.decide`` so that the rule about several calls is exercised all the same.
     """
     calls = (
         DispatchedCall(event="get_weather", status=Status.SUCCESS, arguments={"city": "Paris"}),
@@ -218,7 +219,7 @@ def two_calls(*_: object, **__: object) -> Decision:
 
 @pytest.fixture
 def decides_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rules, "decide", two_calls)
+    monkeypatch.setattr(Answerer, "decide", two_calls)
 
 
 BOTH = [("get_weather", {"city": "Paris"}), ("set_timer", {"minutes": 5})]
@@ -236,9 +237,10 @@ def test_a_decision_of_several_calls_meets_parallel_tool_calls(
     """``parallel_tool_calls: false`` and two calls: no calls, the rule's word; else both."""
     checked = gate(changed(parallel_tool_calls=parallel))
     assert isinstance(checked, Gate)
-    decided = verdict(checked, plugins=None, read="last", now=None)
+    decided = Answerer().answer(checked.asked)
     assert decided.reason == reason
-    assert [(name, json.loads(arguments)) for name, arguments in decided.calls] == calls
+    made = decided.calls if isinstance(decided, LocalAnswer) else ()
+    assert [(call.name, json.loads(call.arguments_json)) for call in made] == calls
 
 
 @pytest.mark.usefixtures("decides_two_calls")

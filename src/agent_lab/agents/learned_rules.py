@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections import OrderedDict
-from threading import Lock
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.plugins import PluginSet, Route
@@ -26,47 +24,13 @@ from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import thaw_json
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
     from agent_lab.application.events.models import Event, EventDefinition, Resolver
     from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["applied", "with_rules"]
-
-_KEPT = 32
-_APPLIED: OrderedDict[tuple[int, int], tuple[PluginSet, RuleBook, PluginSet]] = OrderedDict()
-_LOCK = Lock()
-
-
-def applied(
-    tools: Sequence[Mapping[str, Any]], plugins: PluginSet | None, rules: RuleBook | None
-) -> tuple[Sequence[Mapping[str, Any]], PluginSet | None]:
-    """The tools and the plugin set a caller holding both decides with, ``rules`` applied.
-
-    The tools are annotated (``RuleBook.annotate``); the plugin set, which
-    supplies its own definitions for the tools it names, gets the rules too
-    (``with_rules``), kept per pair so that a caller deciding request after
-    request finds one plugin set, and one decider, each time.
-    """
-    if rules is None:
-        return tools, plugins
-    return rules.annotate(tools), None if plugins is None else _kept(plugins, rules)
-
-
-def _kept(plugins: PluginSet, rules: RuleBook) -> PluginSet:
-    key = (id(plugins), id(rules))
-    with _LOCK:
-        kept = _APPLIED.get(key)
-        if kept is not None and kept[0] is plugins and kept[1] is rules:
-            _APPLIED.move_to_end(key)
-            return kept[2]
-    made = with_rules(plugins, rules)
-    with _LOCK:
-        _APPLIED[key] = (plugins, rules, made)
-        while len(_APPLIED) > _KEPT:
-            _APPLIED.popitem(last=False)
-    return made
+__all__ = ["with_rules"]
 
 
 def with_rules(plugins: PluginSet, rules: RuleBook) -> PluginSet:

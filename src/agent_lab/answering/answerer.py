@@ -1,4 +1,4 @@
-"""``Answerer``: the one envelope around the decision, for the gateway, every wrapper and log replay.
+"""``Answerer``: the one envelope around the decision, for the gateway, wrappers and replay.
 
 A caller builds one ``Answerer`` with its plugins, learned rules, what the
 resolvers read, their context and whether words may answer, as an

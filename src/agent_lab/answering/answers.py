@@ -1,4 +1,4 @@
-"""What the envelope answers: the turn plain code completes (``LocalAnswer``), or why not (``Forward``).
+"""What the envelope answers: a turn plain code completes (``LocalAnswer``), or why not.
 
 A local answer is tool calls, or words that end the turn (a declared reply,
 a question for what only the user can say, a refusal of what the tool's

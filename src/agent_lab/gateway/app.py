@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from agent_lab.answering import Answerer
 from agent_lab.clock import SystemClock
 from agent_lab.gateway.admission import VIA_HEADER, Admission, credentials
 from agent_lab.gateway.body import Refused, read_body
@@ -111,8 +112,10 @@ class Gateway:
     ) -> None:
         self.settings = settings
         self.load_plugins = load_plugins
-        self.plugins = load_plugins()
         self.rules = None if settings.rules is None else load_rules(settings.rules)
+        self.answerer = Answerer(
+            load_plugins(), rules=self.rules, read=settings.read, ask=settings.ask
+        )
         self.key, self.upstream_key = keys
         # The upstream's key, which a client holding the gateway's must never be shown.
         self._unechoed = (
@@ -286,21 +289,15 @@ class Gateway:
             return refusal, "refused", "invalid_request"
         rule = read.undecided or "shadow"
         if read.value is not None and self.settings.mode is Mode.ENFORCE:
-            answering = Answering(
-                plugins=self.plugins,
-                read=self.settings.read,
-                trust=self.trust,
-                store=self.store,
-                rules=self.rules,
-            )
+            answering = Answering(answerer=self.answerer, trust=self.trust, store=self.store)
             local = answer_locally(
                 answering, read.value, body, at=at, secrets=self.secrets(request)
             )
-            if isinstance(local, Response):
+            if not isinstance(local, str):
                 self.metrics.answered_locally.inc()
                 added = (_CLOCK.monotonic_ns() - started) / 1e9
                 self.metrics.added_latency.labels("local").observe(added)
-                return local, "local", "covered"
+                return local[0], "local", local[1]
             rule = local
         elif read.value is not None and over_bounds(read.value):
             rule = "over_bounds"

@@ -29,9 +29,7 @@ from agent_lab.providers.redaction import Redactor
 from agent_lab.strict_json import loads
 
 if TYPE_CHECKING:
-    from agent_lab.agents.plugins import PluginSet
-    from agent_lab.agents.turn import Reading
-    from agent_lab.resolvers.learned import RuleBook
+    from agent_lab.answering import Answerer
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["Exchange", "Row", "row_of"]
@@ -103,13 +101,7 @@ def _skipped(skipped: SkippedLine, rule: str | None) -> JSONObject:
     return {"skipped": str(skipped.reason), "message": skipped.message, "rule": rule}
 
 
-def _decision(
-    line: JSONObject,
-    where: str,
-    plugins: PluginSet | None,
-    read: Reading,
-    rules: RuleBook | None,
-) -> JSONObject | None:
+def _decision(line: JSONObject, where: str, answerer: Answerer) -> JSONObject | None:
     checked = gate(line.get("request"))
     rule = checked if isinstance(checked, str) else None
     try:
@@ -118,7 +110,7 @@ def _decision(
         return _skipped(err.skipped, rule)
     if rule is not None:
         request = dataclasses.replace(request, forwarded=rule)
-    replayed = replay(request, plugins=plugins, read=read, rules=rules)
+    replayed = replay(request, answerer)
     if isinstance(replayed, SkippedLine):
         return _skipped(replayed, rule)
     assert isinstance(replayed, Replayed)
@@ -127,13 +119,7 @@ def _decision(
     return {**fields, "rule": rule}
 
 
-def row_of(
-    exchange: Exchange,
-    *,
-    plugins: PluginSet | None,
-    read: Reading,
-    rules: RuleBook | None = None,
-) -> Row:
+def row_of(exchange: Exchange, answerer: Answerer) -> Row:
     """The stored row: the line (redacted) and, for an upstream answer, the decision beside it."""
     line = _line(exchange)
     redactor = Redactor(exchange.secrets)
@@ -142,7 +128,7 @@ def row_of(
         assert isinstance(redacted, dict)
         line = redacted
     decision = (
-        _decision(line, exchange.request_id, plugins, read, rules)
+        _decision(line, exchange.request_id, answerer)
         if exchange.origin == "upstream"
         else exchange.decision
     )

@@ -1,10 +1,13 @@
-"""``enforce``: a covered request for trusted tools answered by plain code, streamed or not.
+"""``enforce``: what the envelope answers for trusted tools, said on the wire, streamed or not.
 
-The answer is a ``chat.completion`` (or its chunks) whose message holds the
-calls, ``finish_reason: "tool_calls"``, zero usage, and the header
-``x-agent-lab-answered: local``. The turn after those calls, when every
-called event declares how its result is said, is answered the same way with
-those words (``finish_reason: "stop"``). The exchange goes to the store as answered
+The request passes the wire's rules (``rules.gate``), then the envelope
+every caller asks (``answering.Answerer``) answers it or names the rule
+that forwards it. A local answer is a ``chat.completion`` (or its chunks)
+with zero usage and the header ``x-agent-lab-answered: local``: the calls
+(``finish_reason: "tool_calls"``), or words (``finish_reason: "stop"``): the
+declared replies after the gateway's own calls, a question for a value only
+the user can supply, or what is wrong with a value the user asked for
+(``--no-ask`` forwards those two). The exchange goes to the store as answered
 locally: ``agent-lab shadow`` leaves it out (no model answered it).
 """
 
@@ -18,17 +21,16 @@ from typing import TYPE_CHECKING
 
 from starlette.responses import Response
 
+from agent_lab.answering import Forward
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.relay import JSON
-from agent_lab.gateway.rules import FollowUp, Gate, follow_up, gate, reply_verdict, verdict
+from agent_lab.gateway.rules import gate
 from agent_lab.gateway.wire import ANSWERED_HEADER, completion, stream_chunks
 
 if TYPE_CHECKING:
-    from agent_lab.agents.plugins import PluginSet
-    from agent_lab.agents.turn import Reading
+    from agent_lab.answering import Answerer
     from agent_lab.gateway.store import ExchangeStore
     from agent_lab.gateway.trust import Trust
-    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["Answering", "answer_locally"]
@@ -40,58 +42,50 @@ _LOG = logging.getLogger(__name__)
 class Answering:
     """What a local answer needs of the gateway."""
 
-    plugins: PluginSet | None
-    read: Reading
+    answerer: Answerer
     trust: Trust
     store: ExchangeStore | None
-    rules: RuleBook | None = None
 
 
 def answer_locally(
     answering: Answering, parsed: JSONObject, body: bytes, *, at: str, secrets: tuple[str, ...]
-) -> Response | str:
-    """The local answer to ``parsed`` (``body`` as it came), or the rule that forwards it."""
-    gated = gate(parsed)
-    checked: Gate | FollowUp | None = gated if isinstance(gated, Gate) else None
-    if gated == "not_a_user_turn":
-        checked = follow_up(parsed)
-    if checked is None:
-        return gated if isinstance(gated, str) else "not_covered"
+) -> tuple[Response, str] | str:
+    """The local answer to ``parsed`` (``body`` as it came), and its word, or the forward rule.
+
+    The word is the envelope's: ``covered``, ``local_reply``, ``asked`` or ``refused``.
+    """
+    checked = gate(parsed)
+    if isinstance(checked, str):
+        return checked
     try:
-        if isinstance(checked, Gate):
-            decided = verdict(
-                checked,
-                plugins=answering.plugins,
-                read=answering.read,
-                now=at,
-                rules=answering.rules,
-            )
-        else:
-            decided = reply_verdict(checked, plugins=answering.plugins)
+        answer = answering.answerer.answer(checked.asked, now=at)
     except Exception:  # noqa: BLE001  (a user's resolver may raise anything: the model's turn)
         _LOG.warning("a plugin raised while deciding a request; forwarded")
         return "plugin_raised"
-    names = list(decided.tools)
-    if not (decided.calls or decided.text):
-        return decided.reason
+    if isinstance(answer, Forward):
+        return answer.reason
+    cut = checked.limits.refusal(answer.calls, answer.text)
+    if cut is not None:
+        return cut
+    names = list(answer.tools)
     if not answering.trust.trusts(names):
         return "not_trusted"
     # Seconds since the epoch, as the API's ``created``: a wall-clock fact, not a duration.
     created = int(time.time())
     if checked.stream:
-        answer = stream_chunks(
-            decided.calls,
+        said = stream_chunks(
+            answer.calls,
             model=checked.model,
             created=created,
             include_usage=checked.include_usage,
-            text=decided.text,
+            text=answer.text,
         )
         response = Response(
-            answer, headers={ANSWERED_HEADER: "local"}, media_type="text/event-stream"
+            said, headers={ANSWERED_HEADER: "local"}, media_type="text/event-stream"
         )
     else:
-        answer = completion(decided.calls, model=checked.model, created=created, text=decided.text)
-        response = Response(answer, headers={ANSWERED_HEADER: "local"}, media_type=JSON)
+        said = completion(answer.calls, model=checked.model, created=created, text=answer.text)
+        response = Response(said, headers={ANSWERED_HEADER: "local"}, media_type=JSON)
     if answering.store is not None:
         spoken_for: list[JSONValue] = [*names]
         answering.store.put(
@@ -100,12 +94,12 @@ def answer_locally(
                 at=at,
                 origin="local",
                 request=body,
-                response=answer,
+                response=said,
                 streamed=checked.stream,
                 status=200,
                 latency_ms=0.0,
                 secrets=secrets,
-                decision={"answered": "local", "tools": spoken_for, "rule": decided.reason},
+                decision={"answered": "local", "tools": spoken_for, "rule": answer.reason},
             )
         )
-    return response
+    return response, answer.reason

@@ -44,6 +44,10 @@ class GatewaySettings:
     rules: str | None = None
     """A rules file ``agent-lab learn`` wrote: the schema-driven resolver applies it."""
     read: Reading = "last"
+    ask: bool = True
+    """In ``enforce``, answer in words what plain code knows with no model, as the wrappers do: a
+    question for a missing value only the user can supply, a refusal of a value the tool's schema
+    forbids. ``False`` (``--no-ask``): those requests are forwarded."""
     enforce: tuple[str, ...] = ()
     """Tools trusted to be answered locally in ``enforce`` mode, whatever the store says."""
     min_agreement: float | None = None

@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_lab.answering import Answerer
 from agent_lab.errors import StoreError
 from agent_lab.gateway.exchange import Exchange, Row, row_of
 from agent_lab.logs.exchanges import SCHEMA
@@ -260,9 +261,7 @@ class _Writer:
         rules: RuleBook | None = None,
     ) -> None:
         self._connection = connection
-        self._plugins = plugins
-        self._rules = rules
-        self._read: Reading = read
+        self._answerer = Answerer(plugins, rules=rules, read=read)
         self._on_row = on_row
         self._written = written
         self._dropped = dropped
@@ -276,9 +275,7 @@ class _Writer:
         rows: list[Row] = []
         for exchange in batch:
             try:
-                rows.append(
-                    row_of(exchange, plugins=self._plugins, read=self._read, rules=self._rules)
-                )
+                rows.append(row_of(exchange, self._answerer))
             except Exception:  # noqa: BLE001  (a user's plugin may raise anything)
                 _LOG.exception("a finished request could not be made a row; not stored")
                 self._count(self._dropped, 1)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import TYPE_CHECKING, cast
 
+from agent_lab.answering import Answerer
 from agent_lab.chat_completions import assistant_message, logged_completion, pairs_line
 from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.log_replay.replayed import replay
@@ -71,9 +72,7 @@ class ShadowLog:
             prices = PriceTable()
         self.figures = ShadowFigures(prices=prices)
         self._source = source
-        self._plugins = plugins
-        self._read: Reading = read
-        self._rules = rules
+        self._answerer = Answerer(plugins, rules=rules, read=read)
         self._count = 0
         # Sync framework calls may run in threads (a batch): one tally, added to under a lock.
         self._lock = Lock()
@@ -90,9 +89,7 @@ class ShadowLog:
             self._count += 1
             where = f"{self._source}:{self._count}"
         try:
-            item = replay(
-                pair_request(line, where), plugins=self._plugins, read=self._read, rules=self._rules
-            )
+            item = replay(pair_request(line, where), self._answerer)
         except LogError as err:
             item = err.skipped
         with self._lock:

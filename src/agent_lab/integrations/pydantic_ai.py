@@ -32,6 +32,7 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RequestUsage
 
 from agent_lab.agents.tool_specs import tool_name
+from agent_lab.answering import Answerer
 from agent_lab.clock import SystemClock
 from agent_lab.errors import StrictJSONError
 from agent_lab.integrations._pydantic_ai_messages import exchange_of
@@ -243,7 +244,8 @@ class DeterministicFirstModel(WrapperModel):
         if isinstance(logged, SkippedLine):
             self._figures.add(logged)
             return
-        self._figures.add(replay(logged, plugins=self.plugins, read=self.read, rules=self.rules))
+        answerer = Answerer(self.plugins, rules=self.rules, read=self.read)
+        self._figures.add(replay(logged, answerer))
 
 
 def _logged(

@@ -1,7 +1,9 @@
 """One logged request replayed through deterministic dispatch, with no LLM: a pure function.
 
-``replay`` holds no state between requests beyond the deciders ``decide``
-keeps per set of tools, so a log of any size is processed by mapping it over
+``replay`` asks the envelope every caller asks (``answering.Answerer``), so
+a logged request is decided exactly as the gateway and the wrappers would
+decide it live. It holds no state between requests beyond the deciders the
+answerer keeps per set of tools, so a log of any size is processed by mapping it over
 the lines, in one process, in ``--workers`` processes, or over partitions of
 the files in any engine that runs Python over a split dataset; the figures
 add up (``figures.ShadowFigures``).
@@ -14,22 +16,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from agent_lab.agents.decide import decide
-from agent_lab.agents.learned_rules import applied
 from agent_lab.agents.outcome import Routing
-from agent_lab.errors import AgentLabError
+from agent_lab.answering import Answerer, Asked, Forward
 from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.log_replay.scoring import score
 from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.logs.record import SkippedLine, SkipReason
 
 if TYPE_CHECKING:
-    from agent_lab.agents.outcome import Decision
-    from agent_lab.agents.plugins import PluginSet
-    from agent_lab.agents.turn import Reading
+    from agent_lab.answering import LocalAnswer
     from agent_lab.log_replay.case import Case
     from agent_lab.logs.record import LoggedRequest
-    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["Cause", "Kind", "Replayed", "replay"]
@@ -96,21 +93,17 @@ class Replayed:
     latency_ms: float | None = None
 
 
-def replay(
-    request: LoggedRequest,
-    *,
-    plugins: PluginSet | None = None,
-    read: Reading = "last",
-    rules: RuleBook | None = None,
-) -> Replayed | SkippedLine:
-    """Decide ``request``'s last user turn with plain code only, and compare with the log.
+def replay(request: LoggedRequest, answerer: Answerer | None = None) -> Replayed | SkippedLine:
+    """Answer ``request``'s last user turn with plain code only, and compare with the log.
 
-    ``plugins`` supplies the user's own resolvers and routes for the tools it
-    names; the other tools get the schema-driven resolver. ``rules``
-    (``agent-lab learn``'s) apply to both (``learned_rules.applied``). Tools a registry
-    refuses (a broken schema) make the request a ``SkippedLine`` (``bad_tools``). A request
-    that is the model's whatever plain code decides (``forwarded``) is never covered.
+    ``answerer`` holds the user's plugins, learned rules and what the resolvers
+    read, built once for the whole log (``None``: the schema-driven resolver alone,
+    a new answerer each call). Its answer is the one the gateway would give:
+    covered when it is calls. Tools a registry refuses (a broken schema) make the
+    request a ``SkippedLine`` (``bad_tools``). A request that is the model's
+    whatever plain code decides (``forwarded``) is never covered.
     """
+    answerer = answerer if answerer is not None else Answerer()
     usage = request.usage
     tool = request.calls[0].name if request.calls else None
     logged = Replayed(
@@ -125,21 +118,34 @@ def replay(
         tokens_estimated=usage is not None and usage.estimated,
         latency_ms=request.latency_ms,
     )
-    case = case_of(request, read=read)
+    case = case_of(request, read=answerer.read)
     if case is None:
         return dataclasses.replace(logged, kind=Kind.FOLLOW_UP)
-    try:
-        tools, ruled = applied(request.tools, plugins, rules)
-        decision = decide(request.messages, tools, plugins=ruled, context=case.context, read=read)
-    except AgentLabError as err:
+    asked = Asked(
+        messages=request.messages,
+        tools=request.tools,
+        tool_choice="auto" if request.forced is None else "required",
+        forced=request.forced,
+        at_most_one=request.at_most_one,
+    )
+    answer = answerer.answer(asked, now=request.timestamp)
+    if isinstance(answer, Forward) and answer.reason == "bad_tools":
         # A tool spec without a name, or a schema the registry refuses.
         return SkippedLine(
-            where=request.where, reason=SkipReason.BAD_TOOLS, message=f"the tools offered: {err}"
+            where=request.where,
+            reason=SkipReason.BAD_TOOLS,
+            message=f"the tools offered: {answer.detail}",
         )
-    return _compared(case, decision, request, logged)
+    return _compared(case, answer, request, logged)
 
 
-def _compared(case: Case, decision: Decision, request: LoggedRequest, logged: Replayed) -> Replayed:
+def _compared(
+    case: Case, answer: LocalAnswer | Forward, request: LoggedRequest, logged: Replayed
+) -> Replayed:
+    decision = answer.decision
+    if decision is None:
+        # A rule of the envelope (a conversation not well formed, an image) left it undecided.
+        return dataclasses.replace(logged, reason=answer.reason, text=case.text)
     produced = decision.arguments
     decided = dataclasses.replace(
         logged,
@@ -151,7 +157,7 @@ def _compared(case: Case, decision: Decision, request: LoggedRequest, logged: Re
         produced=produced,
         produced_tool=decision.event,
     )
-    if not decision.local or request.forwarded is not None:
+    if isinstance(answer, Forward) or not answer.calls or request.forwarded is not None:
         return decided
     verdict = score(case, TrialStatus.of(decision.status), produced, decision.event)
     return dataclasses.replace(

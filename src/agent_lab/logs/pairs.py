@@ -13,7 +13,10 @@ field                       read as
                             ``prompt_tokens_details.cached_tokens``
 ``metadata.estimated``      ``true``: the usage is an estimate, not a bill
 ``request.tool_choice``     ``none``: the request forbade calls, so it is the
-                            model's whatever plain code decides (never covered)
+                            model's whatever plain code decides (never covered);
+                            a function named: every call must be it
+``request.parallel_tool_``  ``false``: an answer of several calls is the
+``calls``                   model's
 ``timestamp``               the wrapper's (``timestamp``, ``created_at``,
                             ``request_created_at``, ``startTime``: ISO 8601 or
                             unix seconds), else ``response.created``
@@ -150,4 +153,15 @@ def pair_request(line: JSONValue, where: str) -> LoggedRequest:
         timestamp=timestamp or iso_timestamp(response.get("created")),
         # The gateway's word for it (gateway.rules), so a store and a log say the same.
         forwarded="tool_choice_none" if request.get("tool_choice") == "none" else None,
+        forced=_forced(request.get("tool_choice")),
+        at_most_one=request.get("parallel_tool_calls") is False,
     )
+
+
+def _forced(choice: JSONValue | None) -> str | None:
+    """The function a ``tool_choice`` names, if it names one."""
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        return name if isinstance(name, str) else None
+    return None

@@ -112,6 +112,10 @@ class LoggedRequest:
     """Why the request is the model's whatever plain code decides, when its log says:
     ``tool_choice_none`` (the request forbade calls), or the rule a gateway stored beside it
     (``logs.exchanges``); ``None`` when nothing forbids a local answer."""
+    forced: str | None = None
+    """The function ``tool_choice`` named: a local answer must call it and nothing else."""
+    at_most_one: bool = False
+    """``parallel_tool_calls: false``: a local answer of several calls is the model's."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

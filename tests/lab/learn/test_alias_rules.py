@@ -96,6 +96,7 @@ def test_phrases_keep_words_of_any_script_whole_and_stop_at_punctuation() -> Non
 
 
 def test_an_alias_in_another_script_is_learned_whole_and_fires(tmp_path: Path) -> None:
+    from agent_lab.answering import Answerer
     from agent_lab.lab.learn.learning import learn
     from agent_lab.log_replay.replayed import Replayed, replay
     from tests.lab.learn.test_learn import COUNT, SETTINGS, WINDY, logs, requests_of
@@ -106,7 +107,7 @@ def test_an_alias_in_another_script_is_learned_whole_and_fires(tmp_path: Path) -
     kept = {r.phrase for r in learned.rules.rules if r.value == "Paris"}
     assert any("lumière" in (phrase or "") for phrase in kept), kept
     assert not any("lumi " in f"{phrase} " for phrase in kept)
-    replayed = replay(requests[0], rules=learned.rules)
+    replayed = replay(requests[0], Answerer(rules=learned.rules))
     assert isinstance(replayed, Replayed)
     assert replayed.produced == {"city": "Paris", "unit": "celsius"}
 

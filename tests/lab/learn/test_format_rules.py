@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from agent_lab.answering import Answerer
 from agent_lab.errors import InputFileError
 from agent_lab.lab.learn.examples import conversation_of, held_out
 from agent_lab.lab.learn.learning import LearnSettings, learn
@@ -89,7 +90,7 @@ def test_formats_that_hold_held_out_are_kept_and_then_cover_the_calls(tmp_path: 
     assert formats(learned.rules) == {("day", "date"), ("at", "time")}
     assert learned.gain.before.covered == 0
     assert learned.gain.after.covered == learned.gain.after.agreed == learned.gain.after.calls
-    replayed = replay(requests[1], rules=learned.rules)
+    replayed = replay(requests[1], Answerer(rules=learned.rules))
     assert isinstance(replayed, Replayed)
     assert replayed.produced == {"day": "2023-11-15", "at": "18:00"}
 

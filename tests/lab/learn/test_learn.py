@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agent_lab.agents.decide import decide
+from agent_lab.answering import Answerer
 from agent_lab.cli import run
 from agent_lab.errors import AgentLabError, InputFileError, MissingInputError
 from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
@@ -110,7 +111,7 @@ def test_an_alias_that_holds_held_out_is_kept_and_then_covers_the_request(
     assert learned.gain.before.covered == 0
     assert learned.gain.after.covered == learned.gain.after.calls > 0
     assert learned.gain.after.agreed == learned.gain.after.covered
-    replayed = replay(requests[0], rules=learned.rules)
+    replayed = replay(requests[0], Answerer(rules=learned.rules))
     assert isinstance(replayed, Replayed)
     assert replayed.covered
     assert replayed.produced == {"city": "New York", "unit": "celsius"}
@@ -287,7 +288,7 @@ def test_two_aliases_naming_two_values_fill_nothing(tmp_path: Path) -> None:
     )
     text = ("get the weather in the big apple, the apple", {"city": "New York", "unit": "celsius"})
     (request,) = requests_of([line(1, *text)], tmp_path)
-    replayed = replay(request, rules=book)
+    replayed = replay(request, Answerer(rules=book))
     assert isinstance(replayed, Replayed)
     assert not replayed.covered
 
@@ -372,7 +373,7 @@ def test_a_context_that_holds_held_out_is_kept_and_reads_names_it_never_saw(
         ],
         tmp_path,
     )
-    replayed = replay(unseen, rules=learned.rules)
+    replayed = replay(unseen, Answerer(rules=learned.rules))
     assert isinstance(replayed, Replayed)
     assert replayed.produced == {"city": "Palo Alto", "unit": "celsius"}
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.agents.decide import decide
 from agent_lab.agents.learned_rules import with_rules
 from agent_lab.agents.tool_specs import plugins_from_tools
+from agent_lab.answering import Answerer
 from agent_lab.application.events.ledger import RouteKind
 from agent_lab.lab.learn.examples import Example, conversation_of, held_out
 from agent_lab.lab.learn.gate import admit
@@ -96,7 +97,7 @@ def test_a_route_that_holds_held_out_is_kept_and_then_routes_the_request(tmp_pat
     assert learned.gain.by_tool["set_alarm"][0].covered == 0
     after = learned.gain.by_tool["set_alarm"][1]
     assert after.covered == after.agreed == after.calls > 0
-    replayed = replay(waking[1], rules=learned.rules)
+    replayed = replay(waking[1], Answerer(rules=learned.rules))
     assert isinstance(replayed, Replayed)
     assert (replayed.produced_tool, replayed.produced) == ("set_alarm", {"at": "18:00"})
     decision = decide(list(waking[0].messages), learned.rules.annotate(waking[0].tools))

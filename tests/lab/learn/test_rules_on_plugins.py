@@ -264,9 +264,9 @@ def reads_nothing(event: Event) -> dict[str, Any]:
     return {}
 
 
-def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_seam() -> None:
+def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_envelope() -> None:
     """--plugins beside --rules: the user's resolver first, then the rules, on every path."""
-    from agent_lab.integrations.seam import answer_locally
+    from agent_lab.answering import Answerer, Asked, LocalAnswer
     from agent_lab.log_replay.replayed import Replayed, replay
     from agent_lab.logs.record import LogFormat, LoggedRequest, LoggedToolCall
 
@@ -281,13 +281,13 @@ def test_rules_apply_to_a_plugin_sets_own_tools_in_shadow_and_the_seam() -> None
         tools=(WEATHER_TOOL,),
         calls=(LoggedToolCall(name="get_weather", arguments={"city": "New York"}, raw=""),),
     )
-    replayed = replay(request, plugins=own, rules=BOOK)
+    replayed = replay(request, Answerer(own, rules=BOOK))
     assert isinstance(replayed, Replayed)
     assert (replayed.covered, replayed.agreed) == (True, True)
-    answer = answer_locally(said, [WEATHER_TOOL], plugins=own, rules=BOOK)
-    assert answer is not None
+    answer = Answerer(own, rules=BOOK).answer(Asked(messages=said, tools=[WEATHER_TOOL]))
+    assert isinstance(answer, LocalAnswer)
     assert answer.decision.arguments == {"city": "New York"}
-    without = replay(request, plugins=own)
+    without = replay(request, Answerer(own))
     assert isinstance(without, Replayed)
     assert not without.covered
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from agent_lab import EventDefinition, PluginSet, Resolution
+from agent_lab.answering import Answerer
 from agent_lab.log_replay.figures import ShadowFigures, rate
 from agent_lab.log_replay.replayed import Cause, Kind, Replayed, replay
 from agent_lab.logs.record import (
@@ -57,7 +58,7 @@ def logged(
 
 
 def replayed(request: LoggedRequest, **options: Any) -> Replayed:
-    outcome = replay(request, **options)
+    outcome = replay(request, Answerer(**options))
     assert isinstance(outcome, Replayed)
     return outcome
 

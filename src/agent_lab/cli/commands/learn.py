@@ -175,6 +175,7 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
 
 
 def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
+    from agent_lab.answering import Answerer  # noqa: PLC0415
     from agent_lab.lab.learn.examples import refused_tools  # noqa: PLC0415
     from agent_lab.lab.learn.learning import LearnSettings, digest, learn  # noqa: PLC0415
     from agent_lab.lab.learn.workloads import requests_of_workload  # noqa: PLC0415
@@ -194,6 +195,7 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
             )
     requests: list[LoggedRequest] = []
     left_out: Counter[str] = Counter()
+    answerer = Answerer(plugins, read=options.read)
     for item in read_logs(
         paths,
         format=None if options.format is None else LogFormat(options.format),
@@ -202,7 +204,7 @@ def _learned(options: argparse.Namespace, streams: Streams) -> Learned:
         # A line shadow cannot use (its tools refused, say) teaches nothing either: it is
         # counted as shadow counts it, or stops the command without --skip-bad-lines.
         if isinstance(item, LoggedRequest):
-            skipped = refused_tools(item, plugins)
+            skipped = refused_tools(item, answerer)
             if skipped is None:
                 requests.append(item)
                 continue

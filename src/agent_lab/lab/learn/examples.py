@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._loops import run_sync
-from agent_lab.agents.decide import decider_for
 from agent_lab.agents.tool_specs import tool_name
+from agent_lab.answering import Answerer
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.errors import AgentLabError
 from agent_lab.log_replay.logged_cases import case_of
@@ -100,23 +100,24 @@ def _own_reading(resolver: Resolver | None, event: Event) -> JSONObject:
 
 
 def _routed(
-    request: LoggedRequest, text: str, offered: tuple[str, ...] | None, plugins: PluginSet | None
+    request: LoggedRequest, text: str, offered: tuple[str, ...] | None, answerer: Answerer
 ) -> str | None:
     """The tool plain code routes the words to, with no rule; ``None`` for tools it refuses."""
     try:
-        return decider_for(request.tools, plugins=plugins).router.route(text, offered).event
+        return answerer.decider(request.tools).router.route(text, offered).event
     except AgentLabError:
         return None
 
 
-def refused_tools(request: LoggedRequest, plugins: PluginSet | None = None) -> SkippedLine | None:
+def refused_tools(request: LoggedRequest, answerer: Answerer) -> SkippedLine | None:
     """The request as ``agent-lab shadow`` skips it when its tools are refused, else ``None``.
 
     A request whose tools the registry refuses (a schema that is no schema) is
-    replayed by nobody, so nothing is learned from it either.
+    replayed by nobody, so nothing is learned from it either. ``answerer`` holds the
+    plugins the logs are replayed with, and keeps the deciders it prepares.
     """
     try:
-        decider_for(request.tools, plugins=plugins)
+        answerer.decider(request.tools)
     except AgentLabError as err:
         return SkippedLine(
             where=request.where, reason=SkipReason.BAD_TOOLS, message=f"the tools offered: {err}"
@@ -133,6 +134,7 @@ def examples_of(
     rule is not mined for (rules fill only what a resolver left out).
     """
     own = {d.name: d.resolver for d in (plugins.definitions if plugins else ())}
+    answerer = Answerer(plugins, read=read)
     resolvers: dict[str, tuple[SchemaResolver, dict[str, str]]] = {}
     found: list[Example] = []
     for request in requests:
@@ -175,7 +177,7 @@ def examples_of(
                 schema=schema,
                 context=case.context,
                 offered=case.candidates or (),
-                routed=_routed(request, case.text, case.candidates, plugins),
+                routed=_routed(request, case.text, case.candidates, answerer),
             )
         )
     return found

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_lab.agents.learned_rules import with_rules
+from agent_lab.answering import Answerer
 from agent_lab.lab.learn.examples import conversation_of, examples_of, held_out
 from agent_lab.lab.learn.gate import Verdicts, admit, clean_needed
 from agent_lab.lab.learn.mine import mine
@@ -155,12 +155,13 @@ def learn(
         },
     )
     gain = Gain()
-    ruled = None if plugins is None else with_rules(plugins, book)
+    before = Answerer(plugins, read=settings.read)
+    after = Answerer(plugins, rules=book, read=settings.read)
     for request in requests:
         if not held_out(conversation_of(request), share=settings.holdout, seed=settings.seed):
             continue
-        without = replay(request, plugins=plugins, read=settings.read)
-        with_book = replay(request, plugins=ruled, read=settings.read, rules=book)
+        without = replay(request, before)
+        with_book = replay(request, after)
         if isinstance(without, Replayed) and isinstance(with_book, Replayed):
             gain.add(without, with_book)
     return Learned(

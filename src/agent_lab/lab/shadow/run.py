@@ -15,6 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from agent_lab.answering import Answerer
 from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.log_replay.replayed import replay
 from agent_lab.logs.reader import read_logs
@@ -79,11 +80,12 @@ def _replay_into(
     plugins: PluginSet | None,
     settings: ShadowSettings,
 ) -> None:
+    answerer = Answerer(plugins, rules=settings.rules, read=settings.read)
     for item in items:
         if isinstance(item, SkippedLine):
             figures.add(item)
             continue
-        replayed = replay(item, plugins=plugins, read=settings.read, rules=settings.rules)
+        replayed = replay(item, answerer)
         if isinstance(replayed, SkippedLine) and settings.on_error == "fail":
             raise LogError(replayed)
         figures.add(replayed)

@@ -88,6 +88,13 @@ def add_command(add_parser: AddParser) -> None:
         help="enforce: also trust a tool whose shadow agreement in the store clears this at "
         "its interval's lower bound (e.g. 0.99)",
     )
+    serve.add_argument(
+        "--no-ask",
+        action="store_true",
+        help="enforce: forward a request missing a value only the user can supply, or asking "
+        "for a value the tool's schema forbids, instead of asking for it or saying what is "
+        "wrong, as the framework wrappers do (default: ask)",
+    )
     _serving_options(serve)
     serve.set_defaults(handler=handle)
 
@@ -241,6 +248,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
             plugins=options.plugins,
             rules=_rules(options.rules),
             read=options.read,
+            ask=not options.no_ask,
             enforce=tuple(options.enforce or ()),
             min_agreement=options.min_agreement,
             api_key_env=options.api_key_env,

@@ -1,4 +1,4 @@
-"""The seam every wrapper asks: a local call, a question for the user, a local reply, or none."""
+"""The envelope every caller asks: a local call, a question for the user, a local reply, or none."""
 
 from __future__ import annotations
 
@@ -8,17 +8,18 @@ from typing import Any
 import pytest
 
 from agent_lab.agents.plugins import PluginSet
+from agent_lab.answering import (
+    LOCAL_CALL_PREFIX,
+    REPLY_REASON,
+    Answerer,
+    Asked,
+    LocalAnswer,
+    question,
+    refusal,
+)
 from agent_lab.application.events.models import EventDefinition
 from agent_lab.application.tools import USER_ONLY_NOTE, openai_tool
 from agent_lab.errors import DefinitionError
-from agent_lab.integrations.seam import (
-    LOCAL_CALL_PREFIX,
-    REPLY_REASON,
-    answer_locally,
-    question,
-    refusal,
-    reply_locally,
-)
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
@@ -30,6 +31,27 @@ SCHEMA: dict[str, Any] = {
 }
 TOOLS = [{"type": "function", "function": {"name": "set_timer", "parameters": SCHEMA}}]
 LOCAL = LOCAL_CALL_PREFIX + "1"
+
+
+def replied(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, plugins: PluginSet | None
+) -> LocalAnswer | None:
+    """The envelope's answer to a turn after calls, ``None`` when it forwards."""
+    answer = Answerer(plugins).answer(Asked(messages=messages, tools=tools))
+    return answer if isinstance(answer, LocalAnswer) else None
+
+
+def answered(
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    *,
+    plugins: PluginSet | None = None,
+    ask: bool = False,
+    rules: Any = None,
+) -> LocalAnswer | None:
+    """The envelope's answer to a user turn, ``None`` when it forwards."""
+    answer = Answerer(plugins, rules=rules, ask=ask).answer(Asked(messages=messages, tools=tools))
+    return answer if isinstance(answer, LocalAnswer) else None
 
 
 def plugins(reply: Any) -> PluginSet:
@@ -56,7 +78,7 @@ def after(result: str, *, call_id: str = LOCAL, name: str = "set_timer") -> list
 
 def test_a_template_says_the_result_of_a_local_call() -> None:
     """The reply is the template over the tool's JSON result; the decision is local."""
-    answer = reply_locally(after('{"minutes": 10}'), TOOLS, plugins=plugins("{minutes} min"))
+    answer = replied(after('{"minutes": 10}'), TOOLS, plugins=plugins("{minutes} min"))
     assert answer is not None
     assert (answer.text, answer.calls) == ("10 min", ())
     decision = answer.decision
@@ -121,12 +143,12 @@ def test_no_local_reply_when_the_event_cannot_say_it(
     messages: list[dict[str, Any]], reply: Any
 ) -> None:
     """Anything short of a local call, answered, whose event says its result: the model's turn."""
-    assert reply_locally(messages, TOOLS, plugins=plugins(reply)) is None
+    assert replied(messages, TOOLS, plugins=plugins(reply)) is None
 
 
 def test_a_function_gets_a_text_result_as_it_is() -> None:
     """A result that is not JSON reaches a reply function as its text."""
-    answer = reply_locally(after("done"), TOOLS, plugins=plugins(says_it))
+    answer = replied(after("done"), TOOLS, plugins=plugins(says_it))
     assert answer is not None
     assert answer.text == "said done"
 
@@ -137,17 +159,17 @@ def test_several_local_calls_are_said_in_order() -> None:
     second = dict(messages[1]["tool_calls"][0], id=LOCAL + "b")
     messages[1]["tool_calls"].append(second)
     messages.append({"role": "tool", "tool_call_id": LOCAL + "b", "content": '{"minutes": 5}'})
-    answer = reply_locally(messages, TOOLS, plugins=plugins("{minutes} min"))
+    answer = replied(messages, TOOLS, plugins=plugins("{minutes} min"))
     assert answer is not None
     assert answer.text == "10 min\n5 min"
     assert len(answer.decision.calls) == 2
     del messages[-1]
-    assert reply_locally(messages, TOOLS, plugins=plugins("{minutes} min")) is None
+    assert replied(messages, TOOLS, plugins=plugins("{minutes} min")) is None
 
 
 def test_no_plugins_no_reply() -> None:
     """Tool specs cannot declare replies."""
-    assert reply_locally(after('{"minutes": 10}'), TOOLS, plugins=None) is None
+    assert replied(after('{"minutes": 10}'), TOOLS, plugins=None) is None
 
 
 def test_a_reply_that_is_no_template_nor_function_is_refused_at_registration() -> None:
@@ -156,9 +178,9 @@ def test_a_reply_that_is_no_template_nor_function_is_refused_at_registration() -
         plugins(42).registry()
 
 
-def test_answer_locally_keeps_its_calls_and_no_text() -> None:
+def test_a_local_answer_keeps_its_calls_and_no_text() -> None:
     """The first turn is still a tool call, with a local id."""
-    answer = answer_locally([{"role": "user", "content": "set a timer for 10 minutes"}], TOOLS)
+    answer = answered([{"role": "user", "content": "set a timer for 10 minutes"}], TOOLS)
     assert answer is not None
     assert answer.text is None
     assert answer.calls[0].id.startswith(LOCAL_CALL_PREFIX)
@@ -171,7 +193,7 @@ BOOK_TOOLS = [{"type": "function", "function": {"name": "book_table", "parameter
 
 def test_a_missing_user_only_value_is_asked_of_the_user_with_no_model() -> None:
     """``ask``: the answer is a question naming it, no call, the decision's reason and ledger."""
-    answer = answer_locally(
+    answer = answered(
         [{"role": "user", "content": ASKING}], BOOK_TOOLS, plugins=booking_plugins(), ask=True
     )
     assert answer is not None
@@ -189,7 +211,7 @@ def test_a_missing_user_only_value_is_asked_of_the_user_with_no_model() -> None:
 def test_without_ask_a_missing_user_only_value_is_the_models_turn() -> None:
     """Words may not end the turn (structured output, a call demanded): no answer."""
     messages = [{"role": "user", "content": ASKING}]
-    assert answer_locally(messages, BOOK_TOOLS, plugins=booking_plugins()) is None
+    assert answered(messages, BOOK_TOOLS, plugins=booking_plugins()) is None
 
 
 def test_a_tool_spec_marking_the_value_user_only_is_enough() -> None:
@@ -209,7 +231,7 @@ def test_a_tool_spec_marking_the_value_user_only_is_enough() -> None:
         EventDefinition("book_table", parameters=marked, resolver=definition.resolver)
     )
     assert USER_ONLY_NOTE in json.dumps(tool)
-    answer = answer_locally([{"role": "user", "content": ASKING}], [dict(tool)], ask=True)
+    answer = answered([{"role": "user", "content": ASKING}], [dict(tool)], ask=True)
     assert answer is not None
     assert answer.text == QUESTION
 
@@ -217,7 +239,7 @@ def test_a_tool_spec_marking_the_value_user_only_is_enough() -> None:
 def test_missing_information_anyone_may_give_is_still_the_models() -> None:
     """Nothing user-only is missing: the model may fill the gap, so it gets the turn."""
     messages = [{"role": "user", "content": "set a timer"}]
-    assert answer_locally(messages, TOOLS, ask=True) is None
+    assert answered(messages, TOOLS, ask=True) is None
 
 
 QUESTIONS: list[tuple[list[str], dict[str, Any] | None, str]] = [
@@ -277,7 +299,7 @@ TOO_LONG = [{"role": "user", "content": "set a timer for 5000 minutes"}]
 
 def test_an_invalid_value_is_said_back_to_the_user_with_no_model() -> None:
     """``ask``: the kernel's ``invalid_arguments`` (the user's mistake) ends the turn in words."""
-    answer = answer_locally(TOO_LONG, BOUNDED_TOOLS, ask=True)
+    answer = answered(TOO_LONG, BOUNDED_TOOLS, ask=True)
     assert answer is not None
     assert answer.calls == ()
     assert answer.text is not None
@@ -287,7 +309,7 @@ def test_an_invalid_value_is_said_back_to_the_user_with_no_model() -> None:
 
 
 def test_without_ask_an_invalid_value_is_the_models_turn() -> None:
-    assert answer_locally(TOO_LONG, BOUNDED_TOOLS) is None
+    assert answered(TOO_LONG, BOUNDED_TOOLS) is None
 
 
 def test_a_refusal_names_each_value_and_none_for_no_issue() -> None:
@@ -323,8 +345,8 @@ def test_learned_rules_are_written_into_the_tools_before_the_decision() -> None:
     messages = [{"role": "user", "content": WEATHER_TEXT}]
     offered = json.dumps(WEATHER)
 
-    assert answer_locally(messages, [WEATHER]) is None
-    answer = answer_locally(messages, [WEATHER], rules=big_apple())
+    assert answered(messages, [WEATHER]) is None
+    answer = answered(messages, [WEATHER], rules=big_apple())
 
     assert answer is not None
     assert [(call.name, call.arguments) for call in answer.calls] == [
