@@ -502,7 +502,7 @@ FLOORS = {
     "application": "agent_lab.application.tools",
     "application/events": "agent_lab.application.events.models",
     "resolvers": "agent_lab.resolvers.schema",
-    "agents": "agent_lab.agents.decision",
+    "agents": "agent_lab.agents.decider",
     "agents/port.py": "agent_lab.agents.port",
     "providers": "agent_lab.providers.simulated",
     "testing": "agent_lab.testing",

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 from agent_lab.agents.choice import ToolChooser
 from agent_lab.agents.decide import adecide, decide
-from agent_lab.agents.decision import Decider
+from agent_lab.agents.decider import Decider
+from agent_lab.agents.decision import Decision, DispatchedCall, FallbackPath, Routing
 from agent_lab.agents.event_agent import Conversation, EventAgent
 from agent_lab.agents.fallback import LLMFallback
-from agent_lab.agents.outcome import Decision, DispatchedCall, FallbackPath, Routing
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.port import (
     FailureReason,
@@ -82,11 +82,11 @@ if TYPE_CHECKING:
         SkippedLine,
         SkipReason,
     )
+    from agent_lab.providers.cassette import RecordingProvider, ReplayProvider
     from agent_lab.providers.local import LocalProvider
     from agent_lab.providers.openai_compat import OpenAIProvider
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.providers.profiles import ErrorProfile
-    from agent_lab.providers.replay import RecordingProvider, ReplayProvider
     from agent_lab.providers.request_log import RequestLog
     from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
     from agent_lab.resolvers.learned import RuleBook, load_rules
@@ -182,8 +182,8 @@ _PROVIDERS = {
     "LocalProvider": "agent_lab.providers.local",
     "OpenAIProvider": "agent_lab.providers.openai_compat",
     "PriceTable": "agent_lab.providers.pricing",
-    "RecordingProvider": "agent_lab.providers.replay",
-    "ReplayProvider": "agent_lab.providers.replay",
+    "RecordingProvider": "agent_lab.providers.cassette",
+    "ReplayProvider": "agent_lab.providers.cassette",
     "SimulatedProvider": "agent_lab.providers.simulated",
     "RequestLog": "agent_lab.providers.request_log",
     # Log replay: the readers, and the replay of one logged request with its figures.

@@ -8,9 +8,9 @@ from typing import Any, cast
 
 from agent_lab import Event, EventDefinition, Resolution, Status
 from agent_lab.agents.choice import ToolChooser
+from agent_lab.agents.decision import Decision
 from agent_lab.agents.event_agent import Conversation, EventAgent
 from agent_lab.agents.fallback import LLMFallback
-from agent_lab.agents.outcome import Decision
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.demo import plugins

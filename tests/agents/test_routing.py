@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
+from agent_lab.agents.decision import Routing
 from agent_lab.agents.event_agent import EventAgent
-from agent_lab.agents.outcome import Routing
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.routing import DeterministicRouter
 from agent_lab.demo import plugins

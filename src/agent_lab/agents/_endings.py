@@ -6,7 +6,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.choice import ChoiceOutcome, choice_attempt
-from agent_lab.agents.outcome import Decision, FallbackPath, Routing
+from agent_lab.agents.decision import Decision, FallbackPath, Routing
 from agent_lab.application.events.ledger import LLMReason, RouteDecision, RouteKind
 from agent_lab.application.events.models import Status
 from agent_lab.usage import Usage

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from agent_lab.agents.decision import Decider
-from agent_lab.agents.outcome import Decision, Routing
+from agent_lab.agents.decider import Decider
+from agent_lab.agents.decision import Decision, Routing
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.tool_specs import plugins_from_tools, tool_name
 from agent_lab.agents.turn import Reading, Turn
@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from agent_lab.agents.choice import ToolChooser
     from agent_lab.application.events.models import Fallback
 
-__all__ = ["Conversation", "Tools", "adecide", "decide", "decider_for"]
+__all__ = ["Decidable", "Tools", "adecide", "decide", "decider_for"]
 
-Conversation: TypeAlias = Event | Turn | Sequence[Mapping[str, object]]
+Decidable: TypeAlias = Event | Turn | Sequence[Mapping[str, object]]
 """A structured ``Event``, a ``Turn``, or chat messages in the OpenAI format (the last one
 the user's)."""
 Tools: TypeAlias = PluginSet | Sequence[Mapping[str, object]]
@@ -46,7 +46,7 @@ def decider_for(tools: Tools, *, plugins: PluginSet | None = None) -> Decider:
 
 
 def decide(
-    conversation: Conversation,
+    conversation: Decidable,
     tools: Tools,
     *,
     fallback: Fallback | None = None,
@@ -72,7 +72,7 @@ def decide(
 
 
 async def adecide(
-    conversation: Conversation,
+    conversation: Decidable,
     tools: Tools,
     *,
     fallback: Fallback | None = None,
@@ -90,7 +90,7 @@ async def adecide(
 
 
 def _turn(
-    conversation: Conversation, tools: Tools, context: Mapping[str, object] | None, read: Reading
+    conversation: Decidable, tools: Tools, context: Mapping[str, object] | None, read: Reading
 ) -> Turn | None:
     if isinstance(conversation, Turn):
         return conversation

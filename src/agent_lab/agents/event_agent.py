@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.agents.decision import Decider
+from agent_lab.agents.decider import Decider
 from agent_lab.agents.turn import Turn
 from agent_lab.application.events.models import Status
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from agent_lab.agents.choice import ToolChooser
-    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.application.events.models import Fallback
     from agent_lab.clock import Clock

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.choice import ChoiceOutcome, ToolChoice, choice_reply
-from agent_lab.agents.outcome import FallbackPath
+from agent_lab.agents.decision import FallbackPath
 from agent_lab.agents.port import ProviderFailure, tools_json
 from agent_lab.application.events.models import FallbackReply
 

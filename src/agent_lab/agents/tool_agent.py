@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.choice import ToolChooser
-from agent_lab.agents.decision import Decider
+from agent_lab.agents.decider import Decider
 from agent_lab.agents.turn import Turn
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
     from concurrent.futures import Executor
 
-    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.port import Provider
     from agent_lab.clock import Clock

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from threading import Lock
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.agents.decision import Decider
+from agent_lab.agents.decider import Decider
 from agent_lab.agents.learned_rules import with_rules
 from agent_lab.agents.tool_specs import plugins_from_tools, tool_name
 from agent_lab.agents.turn import Turn
@@ -46,7 +46,7 @@ from agent_lab.strict_json import canonical_dumps
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
     from agent_lab.resolvers.learned import RuleBook

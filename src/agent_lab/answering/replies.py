@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
+from agent_lab.agents.decision import Decision, DispatchedCall, Routing
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.answering.answers import LocalAnswer, is_local_call
 from agent_lab.application.events.models import Status

@@ -18,8 +18,8 @@ from agent_lab.lab.run.metering import MeteredProvider
 from agent_lab.lab.run.policies import make_policy
 from agent_lab.lab.run.runner import RunConfig, Runner
 from agent_lab.log_replay.trial_status import TrialStatus
+from agent_lab.providers.cassette import RecordingProvider
 from agent_lab.providers.openai_compat import OpenAIProvider
-from agent_lab.providers.replay import RecordingProvider
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence

@@ -31,9 +31,9 @@ from agent_lab.answering import Answerer
 from agent_lab.clock import SystemClock
 from agent_lab.gateway.admission import VIA_HEADER, Admission, credentials
 from agent_lab.gateway.body import Refused, read_body
+from agent_lab.gateway.enforce import Answering, local_response
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.intake import REFUSALS, read_body_bytes
-from agent_lab.gateway.local import Answering, answer_locally
 from agent_lab.gateway.metrics import GatewayMetrics
 from agent_lab.gateway.relay import (
     JSON,
@@ -44,11 +44,11 @@ from agent_lab.gateway.relay import (
     relay,
 )
 from agent_lab.gateway.routes import route
-from agent_lab.gateway.rules import over_bounds
 from agent_lab.gateway.settings import Mode
 from agent_lab.gateway.store import ExchangeStore
 from agent_lab.gateway.trust import Trust
 from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
+from agent_lab.gateway.wire_rules import over_bounds
 from agent_lab.providers.redaction import Redactor
 from agent_lab.resolvers.learned import load_rules
 
@@ -290,7 +290,7 @@ class Gateway:
         rule = read.undecided or "shadow"
         if read.value is not None and self.settings.mode is Mode.ENFORCE:
             answering = Answering(answerer=self.answerer, trust=self.trust, store=self.store)
-            local = answer_locally(
+            local = local_response(
                 answering, read.value, body, at=at, secrets=self.secrets(request)
             )
             if not isinstance(local, str):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_lab.chat_completions import assembled, pairs_line
 from agent_lab.errors import StrictJSONError
-from agent_lab.gateway.rules import gate
+from agent_lab.gateway.wire_rules import wire_request
 from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs.pairs import pair_request
 from agent_lab.logs.record import LogError, SkippedLine
@@ -102,7 +102,7 @@ def _skipped(skipped: SkippedLine, rule: str | None) -> JSONObject:
 
 
 def _decision(line: JSONObject, where: str, answerer: Answerer) -> JSONObject | None:
-    checked = gate(line.get("request"))
+    checked = wire_request(line.get("request"))
     rule = checked if isinstance(checked, str) else None
     try:
         request = pair_request(line, where)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from agent_lab.agents.outcome import Routing
+from agent_lab.agents.decision import Routing
 from agent_lab.answering import Answerer, Asked, Forward
 from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.log_replay.scoring import score

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, TracerProvider
     from opentelemetry.util.types import AttributeValue
 
+    from agent_lab.agents.decision import Decision
     from agent_lab.agents.event_agent import EventAgent
-    from agent_lab.agents.outcome import Decision
     from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
     from agent_lab.agents.tool_agent import ToolAgent
     from agent_lab.application.events.kernel import EventKernel

@@ -24,11 +24,11 @@ from agent_lab.agents.port import (
 )
 
 if TYPE_CHECKING:
+    from agent_lab.providers.cassette import CassetteError, RecordingProvider, ReplayProvider
     from agent_lab.providers.local import LOCAL_MODELS, LocalProvider, local_available
     from agent_lab.providers.openai_compat import OpenAIProvider
     from agent_lab.providers.pricing import FREE, Price, PriceTable
     from agent_lab.providers.profiles import PROFILES, ErrorProfile, ProfileError, load_profile
-    from agent_lab.providers.replay import CassetteError, RecordingProvider, ReplayProvider
     from agent_lab.providers.request_log import RequestLog
     from agent_lab.providers.simulated import Expected, LatencyModel, SimulatedProvider
 

@@ -47,7 +47,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.application.events.models import Event, Resolution
 from agent_lab.resolvers.aliases import AliasIndex, Tokens
-from agent_lab.resolvers.clock import stated_time
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
 from agent_lab.resolvers.english import (
     DATE_WORDS,
@@ -60,6 +59,7 @@ from agent_lab.resolvers.english import (
 )
 from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
 from agent_lab.resolvers.learned import context_pattern, property_validator
+from agent_lab.resolvers.times_of_day import stated_time
 
 if TYPE_CHECKING:
     from datetime import datetime

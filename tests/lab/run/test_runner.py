@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_lab.agents.outcome import Decision
+from agent_lab.agents.decision import Decision
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.port import ProviderReply, ToolCall
 from agent_lab.application.events.models import EventDefinition, Resolution, Status

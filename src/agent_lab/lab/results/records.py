@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from agent_lab.agents.outcome import Routing
+from agent_lab.agents.decision import Routing
 
 if TYPE_CHECKING:
     from decimal import Decimal

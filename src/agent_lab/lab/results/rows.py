@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._text import escape_surrogates
-from agent_lab.agents.outcome import Routing
+from agent_lab.agents.decision import Routing
 from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
 from agent_lab.lab.results.records import LabReason, TrialRecord

@@ -13,7 +13,7 @@ from agent_lab.errors import NotFoundError
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.port import Provider
     from agent_lab.log_replay.case import Case

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
-    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.lab.results.rows import TrialRow
     from agent_lab.lab.run.policies import Policy

@@ -12,7 +12,7 @@ from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.usage import Usage, checked_usage
 
 if TYPE_CHECKING:
-    from agent_lab.agents.outcome import Decision
+    from agent_lab.agents.decision import Decision
     from agent_lab.lab.run.metering import RequestCount
     from agent_lab.log_replay.case import Case
     from agent_lab.strict_json import JSONObject

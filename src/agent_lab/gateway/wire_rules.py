@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from agent_lab.answering import LocalCall, ToolChoice
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["UNDERSTOOD", "Gate", "Limits", "gate", "over_bounds"]
+__all__ = ["UNDERSTOOD", "Limits", "WireRequest", "over_bounds", "wire_request"]
 
 UNDERSTOOD = frozenset(
     {
@@ -65,7 +65,7 @@ UNDERSTOOD = frozenset(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Gate:
+class WireRequest:
     """A request that passed the wire's rules: the turn for the envelope, and how to answer it."""
 
     asked: Asked
@@ -166,8 +166,8 @@ def _envelope(body: JSONObject) -> str | None:
     return None
 
 
-def gate(body: JSONValue) -> Gate | str:
-    """The request's ``Gate``, or the fixed word saying which rule of the wire forwards it."""
+def wire_request(body: JSONValue) -> WireRequest | str:
+    """The request as the envelope takes it, or the fixed word of the wire rule that forwards it."""
     if not isinstance(body, dict):
         return "not_understood"
     refused = _envelope(body)
@@ -183,7 +183,7 @@ def gate(body: JSONValue) -> Gate | str:
         return "not_understood"
     model = body.get("model")
     options = body.get("stream_options")
-    return Gate(
+    return WireRequest(
         asked=Asked(
             messages=messages,
             tools=tools,

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from agent_lab import Event
-from agent_lab.resolvers.clock import find_clock, time_mentions
 from agent_lab.resolvers.schema import SchemaResolver
+from agent_lab.resolvers.times_of_day import find_clock, time_mentions
 
 TIME: dict[str, Any] = {
     "type": "object",

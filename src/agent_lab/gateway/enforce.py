@@ -1,6 +1,6 @@
 """``enforce``: what the envelope answers for trusted tools, said on the wire, streamed or not.
 
-The request passes the wire's rules (``rules.gate``), then the envelope
+The request passes the wire's rules (``wire_rules.wire_request``), then the envelope
 every caller asks (``answering.Answerer``) answers it or names the rule
 that forwards it. A local answer is a ``chat.completion`` (or its chunks)
 with zero usage and the header ``x-agent-lab-answered: local``: the calls
@@ -24,8 +24,8 @@ from starlette.responses import Response
 from agent_lab.answering import Forward
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.relay import JSON
-from agent_lab.gateway.rules import gate
 from agent_lab.gateway.wire import ANSWERED_HEADER, completion, stream_chunks
+from agent_lab.gateway.wire_rules import wire_request
 
 if TYPE_CHECKING:
     from agent_lab.answering import Answerer
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from agent_lab.gateway.trust import Trust
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Answering", "answer_locally"]
+__all__ = ["Answering", "local_response"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -47,14 +47,14 @@ class Answering:
     store: ExchangeStore | None
 
 
-def answer_locally(
+def local_response(
     answering: Answering, parsed: JSONObject, body: bytes, *, at: str, secrets: tuple[str, ...]
 ) -> tuple[Response, str] | str:
     """The local answer to ``parsed`` (``body`` as it came), and its word, or the forward rule.
 
     The word is the envelope's: ``covered``, ``local_reply``, ``asked`` or ``refused``.
     """
-    checked = gate(parsed)
+    checked = wire_request(parsed)
     if isinstance(checked, str):
         return checked
     try:

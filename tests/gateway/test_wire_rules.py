@@ -21,11 +21,11 @@ from typing import Any
 import httpx
 import openai
 
-from agent_lab.agents.outcome import Decision, DispatchedCall, Routing
+from agent_lab.agents.decision import Decision, DispatchedCall, Routing
 from agent_lab.answering import Answerer, LocalAnswer
 from agent_lab.application.events.models import Status
 from agent_lab.gateway import GatewaySettings, Mode
-from agent_lab.gateway.rules import Gate, gate
+from agent_lab.gateway.wire_rules import WireRequest, wire_request
 from agent_lab.usage import Usage
 from tests.gateway.conftest import COVERED, SDK, TOOLS, user
 from tests.gateway.running import Served, serving
@@ -235,8 +235,8 @@ def test_a_decision_of_several_calls_meets_parallel_tool_calls(
     parallel: bool | None, reason: str, calls: list[tuple[str, Any]]
 ) -> None:
     """``parallel_tool_calls: false`` and two calls: no calls, the rule's word; else both."""
-    checked = gate(changed(parallel_tool_calls=parallel))
-    assert isinstance(checked, Gate)
+    checked = wire_request(changed(parallel_tool_calls=parallel))
+    assert isinstance(checked, WireRequest)
     decided = Answerer().answer(checked.asked)
     assert decided.reason == reason
     made = decided.calls if isinstance(decided, LocalAnswer) else ()
