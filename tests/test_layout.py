@@ -100,10 +100,11 @@ def _allowed(importer: str, imported: str) -> bool:
             imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
         )
     if _under(importer, "agent_lab.integrations"):
-        # The framework wrappers: the one decision function, and log replay's figures.
+        # The framework wrappers: the one envelope around the decision, log replay's figures.
         return imported in GROUND or _under(
             imported,
             "agent_lab.integrations",
+            "agent_lab.answering",
             "agent_lab.agents",
             "agent_lab.application",
             "agent_lab.logs",
