@@ -732,6 +732,20 @@ def test_shadow_figures_carry_the_time_the_wrapped_model_took(streamed: bool) ->
     assert (saved["requests"], saved["latency_ms"], saved["latency_unknown_for"]) == (1, 7.0, 0)
 
 
+def test_every_copy_of_the_wrapper_counts_into_the_same_figures() -> None:
+    """bind_tools' copies, and deep copies, share the settings and the shadow's tally."""
+    wrapped = fake(model_call(180), model_call(180))
+    model = DeterministicFirstChatModel(wrapped, demo, shadow=True)
+    bound = cast("DeterministicFirstChatModel", model.bind_tools([set_timer]))
+    deep = model.model_copy(deep=True).bind_tools([set_timer])
+
+    bound.invoke([HumanMessage("start a 3 minute timer")])
+    deep.invoke([HumanMessage("start a 3 minute timer")])
+
+    assert bound.figures is model.figures
+    assert (model.figures.requests, bound.plugins) == (2, demo)
+
+
 def test_shadow_mode_counts_a_streamed_call_from_its_chunks() -> None:
     """Streamed, the answer is the wrapped model's chunks added up; tokens it never gave are
     unknown, not 0 (the fake streams no usage)."""

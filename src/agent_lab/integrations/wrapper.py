@@ -68,6 +68,13 @@ class WrapperState:
     tracing: Tracing | None
     clock: Clock
 
+    def __deepcopy__(self, memo: dict[int, object]) -> WrapperState:
+        """Itself: a deep copy of a wrapper (``model_copy(deep=True)``) is the same wrapper.
+
+        One answerer (its deciders, its lock) and one tally, never a second, empty one.
+        """
+        return self
+
     @classmethod
     def of(
         cls,
