@@ -307,7 +307,11 @@ def test_modules_stay_small(name: str) -> None:
         ("agent_lab.integrations._shadow", "agent_lab.lab.stats.metrics"),
         ("agent_lab.log_replay.replayed", "agent_lab.lab.workload"),
         ("agent_lab.log_replay.figures", "agent_lab.gateway.trust"),
-        ("agent_lab.log_replay.replayed", "agent_lab.integrations.seam"),
+        ("agent_lab.log_replay.replayed", "agent_lab.integrations.wrapper"),
+        ("agent_lab.answering.answerer", "agent_lab.log_replay.replayed"),
+        ("agent_lab.answering.answerer", "agent_lab.gateway.wire_rules"),
+        ("agent_lab.answering.answerer", "agent_lab.logs.reader"),
+        ("agent_lab.gateway.enforce", "agent_lab.integrations.wrapper"),
         ("agent_lab.log_replay.figures", "agent_lab.providers.simulated"),
     ],
 )
@@ -436,3 +440,19 @@ class Outer:
         "m.Outer.method.nested": (10, 2),
         "m.Outer.waiting": (13, 2),
     }
+
+
+def test_no_module_keys_anything_by_id() -> None:
+    """State lives on the objects that own it: no cache is keyed by ``id()``.
+
+    An ``id`` is reused once its object is gone, so such a cache must also keep
+    the object alive and check it again; a caller's own object (an ``Answerer``,
+    a ``Decider``) holds what it prepared instead.
+    """
+    found = [
+        f"{name}:{node.lineno}"
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "id"
+    ]
+    assert found == []

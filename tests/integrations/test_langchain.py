@@ -31,13 +31,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
 
 from agent_lab.agents.plugins import PluginSet
+from agent_lab.answering import LOCAL_CALL_PREFIX, Answerer, is_local_call
 from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
+from agent_lab.clock import FakeClock
 from agent_lab.demo import plugins as demo
 from agent_lab.demo.events import timer
 from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
-from agent_lab.integrations.seam import LOCAL_CALL_PREFIX, is_local_call
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple, rules_file
@@ -225,17 +226,73 @@ def test_a_streamed_call_the_model_must_answer_is_the_wrapped_models_stream() ->
     assert len(wrapped.requests) == 1
 
 
-def test_a_tool_choice_that_binds_the_model_goes_to_the_model() -> None:
-    """``tool_choice`` naming one tool is the caller's word to the model: delegated."""
+@tool
+def get_weather_now(city: str) -> str:
+    """The weather now in a city.
+
+    Args:
+        city: The city.
+    """
+    return f"sunny in {city}"
+
+
+@pytest.mark.parametrize(
+    "tool_choice",
+    ["get_weather_now", {"type": "function", "function": {"name": "get_weather_now"}}, "none"],
+    ids=["another tool named", "another tool named, as a dict", "none"],
+)
+def test_a_tool_choice_that_binds_the_model_otherwise_goes_to_the_model(tool_choice: Any) -> None:
+    """``tool_choice`` naming another tool than plain code decides, or ``none``: delegated."""
     wrapped = fake(AIMessage(content="Done.", id="reply-1"))
     model = DeterministicFirstChatModel(wrapped, demo).bind_tools(
-        [set_timer], tool_choice="set_timer"
+        [set_timer, get_weather_now], tool_choice=tool_choice
     )
 
     answer = model.invoke("start a 3 minute timer")
 
     assert answer.id == "reply-1"
     assert len(wrapped.requests) == 1
+
+
+def forcing(name: str) -> Any:
+    """Middleware forcing ``name`` on the user's turn, as LangChain lets a step choose its tool."""
+    from langchain.agents.middleware import wrap_model_call
+
+    @wrap_model_call
+    def force(request: Any, handler: Any) -> Any:
+        if isinstance(request.messages[-1], HumanMessage):
+            request = request.override(tool_choice=name)
+        return handler(request)
+
+    return force
+
+
+def test_the_tool_a_tool_choice_names_is_answered_locally_and_another_is_the_models() -> None:
+    """create_agent with ``tool_choice="set_timer"`` on the user's turn: plain code's call.
+
+    Named ``get_weather_now`` instead, the call plain code decides (set_timer) would
+    break the choice: the wrapped model gets the turn.
+    """
+    wrapped = fake(
+        AIMessage(content="Running.", id="reply-1"), AIMessage(content="Sunny.", id="reply-2")
+    )
+    model = DeterministicFirstChatModel(wrapped, demo)
+    tools: list[BaseTool] = [set_timer, get_weather_now]
+
+    named = agent(model, tools, middleware=[forcing("set_timer")])
+    out = named.invoke(ask("start a 3 minute timer"))
+    other = agent(model, tools, middleware=[forcing("get_weather_now")])
+    forwarded = other.invoke(ask("start a 3 minute timer"))
+
+    decided = out["messages"][1]
+    assert isinstance(decided, AIMessage)
+    [call] = decided.tool_calls
+    assert (call["name"], is_local_call(call["id"])) == ("set_timer", True)
+    assert out["messages"][-1].id == "reply-1"
+    assert timers == [180]
+    assert forwarded["messages"][-1].id == "reply-2"
+    assert len(wrapped.requests) == 2  # the follow-up of the first run; the second's turn
+    assert isinstance(wrapped.requests[1][-1], HumanMessage)
 
 
 @pytest.mark.parametrize(
@@ -496,18 +553,22 @@ def test_a_binding_that_demands_a_call_or_an_output_leaves_the_turn_to_the_model
     assert len(wrapped.requests) == 1
 
 
+def counted_answers(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Each turn the envelope is asked, from now on."""
+    decided: list[object] = []
+    real = Answerer.answer
+
+    def counting(self: Answerer, *args: Any, **kwargs: Any) -> Any:
+        decided.append(args)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Answerer, "answer", counting)
+    return decided
+
+
 def test_a_reply_is_decided_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """invoke decides the reply, and the _generate its LangChain run goes through reuses it."""
-    import agent_lab.integrations.langchain as wrapper
-
-    decided: list[object] = []
-    real = wrapper.reply_locally
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        decided.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(wrapper, "reply_locally", counting)
+    decided = counted_answers(monkeypatch)
     model = DeterministicFirstChatModel(fake(), replying("Timer set for {seconds} s"))
 
     message = model.bind_tools([set_timer_json]).invoke(after_a_local_call())
@@ -533,6 +594,10 @@ def test_shadow_mode_never_replies_locally() -> None:
 SPEC = convert_to_openai_tool(set_timer)
 
 
+TICK_MS = 4.0
+"""How long the wrapped model takes each call, by the fake clock the shadow tests give."""
+
+
 def logged(
     messages: list[dict[str, Any]], answer: dict[str, Any], tokens: tuple[int, int]
 ) -> dict[str, Any]:
@@ -543,6 +608,7 @@ def logged(
             "choices": [{"message": {"role": "assistant", **answer}}],
             "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]},
         },
+        "latency_ms": TICK_MS,
     }
 
 
@@ -613,7 +679,8 @@ def test_shadow_mode_always_asks_the_model_and_counts_what_agent_lab_shadow_coun
         model_words("Running."),
         model_words("How long should it run?"),
     )
-    model = DeterministicFirstChatModel(wrapped, demo, shadow=True)
+    clock = FakeClock(tick_ns=int(TICK_MS * 1e6))
+    model = DeterministicFirstChatModel(wrapped, demo, shadow=True, clock=clock)
     graph = agent(model)
 
     for text in ("start a 3 minute timer", "set a 2 minute timer", "set a timer"):
@@ -637,6 +704,46 @@ def test_shadow_mode_always_asks_the_model_and_counts_what_agent_lab_shadow_coun
     assert (measured["calls"], measured["covered"], measured["follow_ups"]) == (2, 2, 2)
     assert measured["agreement"]["right"] == 1
     assert measured["saved"]["requests"] == 1  # covered and agreed
+    assert measured["saved"]["latency_ms"] == TICK_MS
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["invoke", "stream"])
+def test_shadow_figures_carry_the_time_the_wrapped_model_took(streamed: bool) -> None:
+    """The clock given times each call the wrapped model answers: the latency a local answer
+    saves, as ``agent-lab shadow`` reads a log's ``latency_ms``."""
+    # The fake streams a call only as the OpenAI-format field it came in.
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "set_timer", "arguments": json.dumps({"duration_seconds": 180})},
+    }
+    wrapped = fake(AIMessage(content="", additional_kwargs={"tool_calls": [call]}))
+    clock = FakeClock(tick_ns=7_000_000)
+    model = DeterministicFirstChatModel(wrapped, demo, shadow=True, clock=clock)
+    bound = model.bind_tools([set_timer])
+    asked = [HumanMessage("start a 3 minute timer")]
+
+    if streamed:
+        list(bound.stream(asked))
+    else:
+        bound.invoke(asked)
+
+    saved: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))["saved"]
+    assert (saved["requests"], saved["latency_ms"], saved["latency_unknown_for"]) == (1, 7.0, 0)
+
+
+def test_every_copy_of_the_wrapper_counts_into_the_same_figures() -> None:
+    """bind_tools' copies, and deep copies, share the settings and the shadow's tally."""
+    wrapped = fake(model_call(180), model_call(180))
+    model = DeterministicFirstChatModel(wrapped, demo, shadow=True)
+    bound = cast("DeterministicFirstChatModel", model.bind_tools([set_timer]))
+    deep = model.model_copy(deep=True).bind_tools([set_timer])
+
+    bound.invoke([HumanMessage("start a 3 minute timer")])
+    deep.invoke([HumanMessage("start a 3 minute timer")])
+
+    assert bound.figures is model.figures
+    assert (model.figures.requests, bound.plugins) == (2, demo)
 
 
 def test_shadow_mode_counts_a_streamed_call_from_its_chunks() -> None:
@@ -690,21 +797,43 @@ def test_a_delegated_call_is_counted_once_by_langchains_usage_callback() -> None
 
 def test_a_turn_answered_locally_is_decided_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """invoke decides, and the _generate its LangChain run goes through reuses that answer."""
-    import agent_lab.integrations.langchain as wrapper
-
-    decided: list[object] = []
-    real = wrapper.answer_locally
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        decided.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(wrapper, "answer_locally", counting)
+    decided = counted_answers(monkeypatch)
     model = DeterministicFirstChatModel(fake(), demo).bind_tools([set_timer_and_stop])
     message = model.invoke([HumanMessage("start a 3 minute timer")])
     assert isinstance(message, AIMessage)
     assert [c["name"] for c in message.tool_calls] == ["set_timer"]
     assert len(decided) == 1
+
+
+@pytest.mark.parametrize("awaited", [False, True], ids=["stream", "astream"])
+def test_a_streamed_turn_answered_locally_is_decided_once_and_traced_once(
+    monkeypatch: pytest.MonkeyPatch, awaited: bool
+) -> None:
+    """stream decides, and the _stream its LangChain run goes through reuses that answer:
+    one decision, one ``execute_tool`` span."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from agent_lab.otel import Tracing
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    decided = counted_answers(monkeypatch)
+    model = DeterministicFirstChatModel(fake(), demo, tracing=Tracing(provider))
+    bound = model.bind_tools([set_timer])
+    asked = [HumanMessage("start a 3 minute timer")]
+
+    async def astreamed() -> list[Any]:
+        return [chunk async for chunk in bound.astream(asked)]
+
+    chunks = asyncio.run(astreamed()) if awaited else list(bound.stream(asked))
+
+    [chunk] = chunks
+    assert is_local_call(cast("AIMessageChunk", chunk).tool_call_chunks[0]["id"])
+    assert len(decided) == 1
+    assert [span.name for span in exporter.get_finished_spans()] == ["execute_tool set_timer"]
 
 
 # A parameter only the user can supply ------------------------------------------------------

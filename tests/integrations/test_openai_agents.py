@@ -20,12 +20,13 @@ from openai.types.responses import ResponseOutputMessage, ResponseTextDeltaEvent
 from pydantic import BaseModel
 
 from agent_lab.agents.plugins import PluginSet
+from agent_lab.answering import is_local_call
 from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
+from agent_lab.clock import FakeClock
 from agent_lab.demo import plugins as demo
 from agent_lab.demo.events import timer
 from agent_lab.integrations.openai_agents import DeterministicFirstModel
-from agent_lab.integrations.seam import is_local_call
 from agent_lab.strict_json import JSONValue
 from agents import (
     Agent,
@@ -185,29 +186,75 @@ def test_a_local_answer_carries_its_ledger_in_the_sdks_trace(kept_spans: KeptSpa
     assert data["ledger"]["fallback"]["called"] is False
 
 
+@function_tool
+def get_weather_now(city: str) -> str:
+    """The weather now in a city.
+
+    Args:
+        city: The city.
+    """
+    return f"sunny in {city}"
+
+
 @pytest.mark.parametrize(
     ("settings", "config"),
     [
         (ModelSettings(tool_choice="none"), RunConfig()),
-        (ModelSettings(tool_choice="set_timer"), RunConfig()),
+        (ModelSettings(tool_choice="get_weather_now"), RunConfig()),
+        (ModelSettings(tool_choice="web_search"), RunConfig()),
     ],
-    ids=["tool_choice none", "one tool forced by name"],
+    ids=["tool_choice none", "another tool forced by name", "a tool not offered named"],
 )
 def test_a_turn_whose_settings_bind_the_model_goes_to_the_model(
     settings: ModelSettings, config: RunConfig
 ) -> None:
-    """``tool_choice`` set to none or to one tool is the caller's word to the model: delegated."""
+    """``tool_choice`` none, or naming another tool than plain code decides: delegated."""
     wrapped = ScriptedModel([said("Done.")])
     model = DeterministicFirstModel(wrapped, demo)
+    tools = [set_timer, get_weather_now]
 
     asyncio.run(
         Runner.run(
-            agent(model, model_settings=settings), "start a 3 minute timer", run_config=config
+            agent(model, model_settings=settings, tools=tools),
+            "start a 3 minute timer",
+            run_config=config,
         )
     )
 
     assert len(wrapped.requests) == 1
     assert timers == []
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+def test_the_tool_a_tool_choice_names_is_answered_locally_and_another_is_the_models(
+    streamed: bool,
+) -> None:
+    """``tool_choice="set_timer"``: plain code's call obeys it, the SDK runs the tool, then
+    resets the choice (``reset_tool_choice``). Named ``get_weather_now``, the call plain
+    code decides would break the choice: the wrapped model gets the turn."""
+    wrapped = ScriptedModel([said("Running."), said("Sunny.")])
+    model = DeterministicFirstModel(wrapped, demo)
+    tools = [set_timer, get_weather_now]
+    named = agent(model, tools=tools, model_settings=ModelSettings(tool_choice="set_timer"))
+    other = agent(model, tools=tools, model_settings=ModelSettings(tool_choice="get_weather_now"))
+
+    def run(which: Agent[None]) -> Any:
+        if streamed:
+            return stream(which, "start a 3 minute timer")[0]
+        return asyncio.run(Runner.run(which, "start a 3 minute timer"))
+
+    result = run(named)
+    forwarded = run(other)
+
+    assert timers == [(180, None)]
+    assert result.final_output == "Running."
+    [local, *_] = result.new_items
+    assert is_local_call(local.raw_item.call_id)
+    assert forwarded.final_output == "Sunny."
+    assert [request.input[-1].get("type") for request in wrapped.requests] == [
+        "function_call_output",  # the first run's follow-up: its user turn was plain code's
+        None,  # the second run's user turn
+    ]
 
 
 def test_a_server_managed_conversation_goes_to_the_model() -> None:
@@ -363,6 +410,10 @@ SPEC = json.loads(json.dumps(Converter.tool_to_openai(set_timer)))
 """The tool as a Chat Completions request offers it (the SDK's own conversion)."""
 
 
+TICK_MS = 4.0
+"""How long the wrapped model takes each turn, by the fake clock the shadow tests give."""
+
+
 def pairs(text: str, arguments: str, reply: str) -> list[dict[str, Any]]:
     """The two requests of one run, as a proxy in front of a Chat Completions model logs them."""
     asked = [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": text}]
@@ -378,6 +429,7 @@ def pairs(text: str, arguments: str, reply: str) -> list[dict[str, Any]]:
             "choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
             "usage": {"prompt_tokens": 50, "completion_tokens": 12},
         },
+        "latency_ms": TICK_MS,
     }
     result = json.loads(arguments)["duration_seconds"]
     follow = [
@@ -392,6 +444,7 @@ def pairs(text: str, arguments: str, reply: str) -> list[dict[str, Any]]:
             "choices": [{"message": {"role": "assistant", "content": reply}}],
             "usage": {"prompt_tokens": 40, "completion_tokens": 8},
         },
+        "latency_ms": TICK_MS,
     }
     return [first, second]
 
@@ -410,6 +463,7 @@ def asked_in_words(text: str, question: str) -> dict[str, Any]:
             "choices": [{"message": {"role": "assistant", "content": question}}],
             "usage": {"prompt_tokens": 40, "completion_tokens": 8},
         },
+        "latency_ms": TICK_MS,
     }
 
 
@@ -446,7 +500,8 @@ def test_shadow_mode_always_asks_the_model_and_counts_what_agent_lab_shadow_coun
             said("How long should it run?"),
         ]
     )
-    model = DeterministicFirstModel(wrapped, demo, shadow=True)
+    clock = FakeClock(tick_ns=int(TICK_MS * 1e6))
+    model = DeterministicFirstModel(wrapped, demo, shadow=True, clock=clock)
     timers_agent = agent(model)
 
     async def runs() -> None:
@@ -472,6 +527,24 @@ def test_shadow_mode_always_asks_the_model_and_counts_what_agent_lab_shadow_coun
     assert measured["agreement"]["right"] == 1
     assert measured["follow_ups"] == 2
     assert measured["saved"]["requests"] == 1  # covered and agreed
+    assert measured["saved"]["latency_ms"] == TICK_MS
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+def test_shadow_figures_carry_the_time_the_wrapped_model_took(streamed: bool) -> None:
+    """The clock given times each turn the wrapped model answers: the latency a local answer
+    saves, as ``agent-lab shadow`` reads a log's ``latency_ms``."""
+    wrapped = ScriptedModel([called("set_timer", '{"duration_seconds": 180}'), said("Running.")])
+    clock = FakeClock(tick_ns=7_000_000)
+    model = DeterministicFirstModel(wrapped, demo, shadow=True, clock=clock)
+
+    if streamed:
+        stream(agent(model), "start a 3 minute timer")
+    else:
+        asyncio.run(Runner.run(agent(model), "start a 3 minute timer"))
+
+    saved: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))["saved"]
+    assert (saved["requests"], saved["latency_ms"], saved["latency_unknown_for"]) == (1, 7.0, 0)
 
 
 def test_shadow_mode_counts_a_streamed_run_too() -> None:

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 from collections.abc import AsyncIterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +29,19 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from agent_lab.agents.plugins import PluginSet
+from agent_lab.answering import is_local_call
 from agent_lab.application.events.models import Event, EventDefinition
 from agent_lab.cli import run
 from agent_lab.clock import FakeClock
 from agent_lab.integrations.pydantic_ai import LEDGER_KEY, DeterministicFirstModel
-from agent_lab.integrations.seam import is_local_call
 from agent_lab.otel.tracing import Tracing
+from agent_lab.providers.pricing import Price, PriceTable
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
@@ -436,6 +439,47 @@ def test_shadow_mode_asks_the_model_and_counts_what_agent_lab_shadow_counts(
     assert json.loads(out.getvalue()) == figures
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_stream"])
+def test_shadow_figures_carry_the_time_the_wrapped_model_took_at_the_prices_given(
+    streamed: bool,
+) -> None:
+    """The clock given times each request (its stream included), and ``prices`` prices the
+    tokens a local answer saves, as ``agent-lab shadow`` reads a log's ``latency_ms``."""
+    counted = Counted(
+        ModelResponse(parts=[ToolCallPart("set_timer", {"minutes": 10})]),
+        ModelResponse(parts=[TextPart("Done.")]),
+    )
+
+    async def calling(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        counted.asked.append(list(messages))
+        if len(counted.asked) == 1:
+            yield {0: DeltaToolCall(name="set_timer", json_args='{"minutes": 10}')}
+        else:
+            yield "Done."
+
+    wrapped = FunctionModel(counted.answer, stream_function=calling, model_name="gpt-4o-mini")
+    prices = PriceTable({"gpt-4o-mini": Price(Decimal(1_000_000), Decimal(0))})
+    model = DeterministicFirstModel(
+        wrapped, shadow=True, clock=FakeClock(tick_ns=5_000_000), prices=prices
+    )
+    agent = timer_agent(model, [])
+
+    async def streamed_run() -> str:
+        async with agent.run_stream("set a timer for 10 minutes") as result:
+            return await result.get_output()
+
+    output = (
+        asyncio.run(streamed_run())
+        if streamed
+        else run_agent(agent, "set a timer for 10 minutes").output
+    )
+
+    assert output == "Done."
+    saved: dict[str, Any] = json.loads(json.dumps(model.figures.as_json()))["saved"]
+    assert (saved["requests"], saved["latency_ms"], saved["latency_unknown_for"]) == (1, 5.0, 0)
+    assert saved["cost_usd"] == saved["prompt_tokens"] > 0  # a dollar a token, as priced
+
+
 def test_shadow_mode_streams_the_model_and_still_counts() -> None:
     """run_stream in shadow mode: the model's stream, and the request counted once it ends."""
     counted = Counted()
@@ -559,6 +603,63 @@ def test_a_tool_choice_that_demands_a_call_leaves_the_question_to_the_model() ->
     assert free.parts == [TextPart(QUESTION)]
     assert isinstance(forced.parts[0], ToolCallPart)
     assert len(counted.asked) == 1
+
+
+def test_tool_choice_none_leaves_a_complete_call_to_the_model() -> None:
+    """``tool_choice="none"`` forbids calls: plain code's call would break it, so the model,
+    which may only answer in words, gets the turn; a shadow never counts it covered."""
+    counted = Counted(ModelResponse(parts=[TextPart("I cannot set timers now.")]))
+    ran: list[int] = []
+    model = DeterministicFirstModel(FunctionModel(counted.answer))
+    shadowed = DeterministicFirstModel(FunctionModel(counted.answer), shadow=True)
+    settings: ModelSettings = {"tool_choice": "none"}
+
+    result = asyncio.run(
+        timer_agent(model, ran).run("set a timer for 10 minutes", model_settings=settings)
+    )
+    asyncio.run(
+        timer_agent(shadowed, ran).run("set a timer for 10 minutes", model_settings=settings)
+    )
+
+    assert (result.output, ran, len(counted.asked)) == ("I cannot set timers now.", [], 2)
+    answered = result.all_messages()[1]
+    assert isinstance(answered, ModelResponse)
+    assert answered.provider_details is None
+    figures = shadowed.figures.as_json()
+    assert (figures["requests"], figures["answered_in_words"]) == (1, 1)
+    assert figures["acted_where_the_model_answered_in_words"] == 0
+
+
+def test_a_tool_choice_naming_one_tool_is_obeyed_by_a_local_call_and_no_other() -> None:
+    """A list of one tool (set per step, as Pydantic AI allows) is that tool, required: plain
+    code's call when it is that tool; another tool, or a choice among several, the model's."""
+    weather = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = [
+        ToolDefinition(
+            name="set_timer",
+            description="Set a timer for some minutes.",
+            parameters_json_schema=TIMER_SCHEMA,
+        ),
+        ToolDefinition(
+            name="get_weather",
+            description="The weather forecast for a city.",
+            parameters_json_schema=weather,
+        ),
+    ]
+    parameters = ModelRequestParameters(function_tools=tools, allow_text_output=True)
+    request = ModelRequest(parts=[UserPromptPart("set a timer for 10 minutes")])
+
+    def answered(tool_choice: list[str]) -> tuple[str, bool, int]:
+        counted = Counted(ModelResponse(parts=[ToolCallPart("get_weather", {"city": "Paris"})]))
+        model = DeterministicFirstModel(FunctionModel(counted.answer))
+        response = asyncio.run(model.request([request], {"tool_choice": tool_choice}, parameters))
+        [call] = response.parts
+        assert isinstance(call, ToolCallPart)
+        return call.tool_name, is_local_call(call.tool_call_id), len(counted.asked)
+
+    assert answered(["set_timer"]) == ("set_timer", True, 0)
+    assert answered(["get_weather"]) == ("get_weather", False, 1)
+    assert answered(["set_timer", "get_weather"]) == ("get_weather", False, 1)
 
 
 def test_shadow_mode_leaves_the_question_to_the_model() -> None:

@@ -1,17 +1,18 @@
-"""LangChain's messages, to and from what the seam reads: Chat Completions messages and answers.
+"""LangChain's messages, to and from what the envelope reads: Chat Completions messages and answers.
 
 Each way across: the messages a chat model is called with become Chat
-Completions messages (LangChain's own ``convert_to_openai_messages``); the
-tool results they end with are found; a model's ``AIMessage`` becomes the
-``ModelAnswer`` shadow mode logs; and a local answer becomes the
-``AIMessage`` (or, streamed, the one ``AIMessageChunk``) a model would have
-returned, with zero usage and its ledger in ``response_metadata``.
+Completions messages (LangChain's own ``convert_to_openai_messages``) and,
+with what ``bind_tools`` bound (``binding_choice``), the envelope's ``Asked``
+(``asked_of``); a model's ``AIMessage`` becomes the ``ModelAnswer`` shadow
+mode logs; and a local answer becomes the ``AIMessage`` (or, streamed, the
+one ``AIMessageChunk``) a model would have returned, with zero usage and its
+ledger in ``response_metadata``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -22,19 +23,23 @@ from langchain_core.messages import (
     convert_to_openai_messages,
 )
 
+from agent_lab.agents.tool_specs import tool_name
+from agent_lab.answering import Asked
 from agent_lab.chat_completions import FunctionCall, content_text
 from agent_lab.integrations._shadow import ModelAnswer
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from langchain_core.messages import BaseMessage
     from langchain_core.messages.ai import UsageMetadata
 
-    from agent_lab.integrations.seam import LocalAnswer
+    from agent_lab.answering import LocalAnswer, ToolChoice
 
 __all__ = [
     "LOCAL_MODEL",
+    "asked_of",
+    "binding_choice",
     "chat_messages",
     "local_chunk",
     "local_message",
@@ -57,6 +62,64 @@ def chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
         kept = "string" if isinstance(message.content, str) else "block"
         converted.extend(convert_to_openai_messages([message], text_format=kept))
     return converted
+
+
+def binding_choice(
+    tool_choice: object, specs: Sequence[Mapping[str, object]]
+) -> tuple[ToolChoice, str | None] | None:
+    """``bind_tools``' ``tool_choice`` as the envelope reads it, and the one tool it names.
+
+    Unset, ``False`` or ``auto``; ``any``, ``required`` or ``True``: ``required``;
+    ``none``; a function tool's name (or ``{"type": "function", "function": {"name"}}``):
+    that tool, ``required``. ``None`` when the binding leaves every turn to the model:
+    a tool that is not a function (a provider's own), a choice naming no tool bound.
+    """
+    names = {tool_name(spec) for spec in specs}
+    if None in names:
+        return None
+    if tool_choice is None or tool_choice is False or tool_choice == "auto":
+        return "auto", None
+    if tool_choice is True or tool_choice in ("any", "required"):
+        return "required", None
+    if tool_choice == "none":
+        return "none", None
+    named = tool_choice if isinstance(tool_choice, str) else _function_named(tool_choice)
+    return ("required", named) if named is not None and named in names else None
+
+
+def _function_named(choice: object) -> str | None:
+    if not isinstance(choice, dict):
+        return None
+    function = cast("dict[str, object]", choice).get("function")
+    name = cast("dict[str, object]", function).get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def asked_of(
+    messages: Sequence[BaseMessage],
+    tools: Sequence[Mapping[str, object]],
+    choice: tuple[ToolChoice, str | None] | None,
+    *,
+    at_most_one: bool,
+    words: bool,
+) -> Asked | None:
+    """The call as the envelope asks it, or ``None``: the model's whatever plain code decides.
+
+    ``None`` with no tools bound, a binding the envelope cannot obey (``binding_choice``),
+    or a tool result that reports an error (``status="error"``): the model explains it.
+    """
+    if choice is None or not tools:
+        return None
+    if any(result.status != "success" for result in tool_results(messages)):
+        return None
+    return Asked(
+        messages=chat_messages(messages),
+        tools=tools,
+        tool_choice=choice[0],
+        forced=choice[1],
+        at_most_one=at_most_one,
+        words=words,
+    )
 
 
 def tool_results(messages: Sequence[BaseMessage]) -> list[ToolMessage]:

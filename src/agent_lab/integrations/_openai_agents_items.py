@@ -1,10 +1,11 @@
-"""The Agents SDK's items, to and from what the seam reads: Chat Completions messages and answers.
+"""The Agents SDK's items, to and from the envelope's: Chat Completions messages and answers.
 
-Each way across: a turn's input items, tools and handoffs become Chat
-Completions messages and tool specs (with the SDK's own converter, as its
-Chat Completions model does); the output items a model answered become the
-``ModelAnswer`` shadow mode logs; and a local answer becomes the output
-items a model would have answered (function calls, or an assistant message).
+Each way across: a turn's input items, tools, handoffs and settings become
+the envelope's ``Asked``, Chat Completions messages and tool specs (with the
+SDK's own converter, as its Chat Completions model does); the output items a
+model answered become the ``ModelAnswer`` shadow mode logs; and a local
+answer becomes the output items a model would have answered (function calls,
+or an assistant message).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
+from agent_lab.agents.tool_specs import tool_name
+from agent_lab.answering import Asked
 from agent_lab.chat_completions import FunctionCall, joined_text
 from agent_lab.integrations._shadow import ModelAnswer
 
@@ -33,34 +36,14 @@ if TYPE_CHECKING:
     from agents.tool import Tool
     from agents.usage import Usage
 
-    from agent_lab.integrations.seam import LocalAnswer
+    from agent_lab.answering import LocalAnswer, ToolChoice
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["ITEM_ID", "ChatRequest", "chat_request", "local_items", "model_answer"]
+__all__ = ["ITEM_ID", "chat_request", "local_items", "model_answer"]
 
 ITEM_ID = "__fake_id__"
 """The id of a local answer's items, as the SDK's own Chat Completions model fills it in
 (``agents.models.fake_id.FAKE_RESPONSES_ID``): no Responses API made them."""
-
-
-class ChatRequest:
-    """The turn as Chat Completions would send it: messages, tool specs, one call or several."""
-
-    __slots__ = ("at_most_one", "messages", "says", "tools")
-
-    def __init__(
-        self,
-        messages: list[JSONObject],
-        tools: list[JSONObject],
-        *,
-        at_most_one: bool,
-        says: bool,
-    ) -> None:
-        self.messages = messages
-        self.tools = tools
-        self.at_most_one = at_most_one
-        self.says = says
-        """Words may end the turn: ``tool_choice`` does not demand a call, the output is text."""
 
 
 def chat_request(
@@ -71,15 +54,15 @@ def chat_request(
     handoffs: list[Handoff],
     *,
     output_schema: AgentOutputSchemaBase | None,
-) -> ChatRequest | None:
-    """The turn in Chat Completions form, or ``None`` when it is the model's whatever it says.
+) -> Asked | None:
+    """The turn as the envelope asks it, in Chat Completions form, or ``None``: the model's.
 
-    ``None``: a tool Chat Completions cannot carry (hosted tools), input the
-    converter refuses, or ``tool_choice`` set to ``none`` or to one tool by name.
-    A function call's output is a ``tool`` message answering its ``call_id``.
+    ``None`` whatever plain code decides: a tool Chat Completions cannot carry
+    (hosted tools), input the converter refuses, or a ``tool_choice`` that names
+    no function tool offered (a hosted tool, an MCP tool). A ``tool_choice`` naming
+    a function tool (or a handoff) is that tool, ``required``. A function call's
+    output is a ``tool`` message answering its ``call_id``.
     """
-    if settings.tool_choice not in (None, "auto", "required"):
-        return None
     if any(not isinstance(tool, FunctionTool) for tool in tools):
         return None
     try:
@@ -90,17 +73,34 @@ def chat_request(
     except UserError:
         return None
     specs.extend(Converter.convert_handoff_tool(handoff) for handoff in handoffs)
+    offered = [cast("JSONObject", dict(spec)) for spec in specs]
+    chosen = _tool_choice(settings.tool_choice, offered)
+    if chosen is None:
+        return None
     chat: list[JSONObject] = [cast("JSONObject", dict(message)) for message in messages]
     if system_instructions:
         chat.insert(0, {"role": "system", "content": system_instructions})
-    return ChatRequest(
-        chat,
-        [cast("JSONObject", dict(spec)) for spec in specs],
+    return Asked(
+        messages=chat,
+        tools=offered,
+        tool_choice=chosen[0],
+        forced=chosen[1],
         at_most_one=settings.parallel_tool_calls is False,
         # A structured output type is the model's to give: a reply in words would not be it.
-        says=settings.tool_choice in (None, "auto")
-        and (output_schema is None or output_schema.is_plain_text()),
+        words=output_schema is None or output_schema.is_plain_text(),
     )
+
+
+def _tool_choice(
+    choice: object, offered: Sequence[JSONObject]
+) -> tuple[ToolChoice, str | None] | None:
+    """``ModelSettings.tool_choice`` as the envelope reads it, and the one tool it names."""
+    if choice is None or choice == "auto":
+        return "auto", None
+    if choice in ("required", "none"):
+        return cast("ToolChoice", choice), None
+    names = {tool_name(spec) for spec in offered}
+    return ("required", choice) if isinstance(choice, str) and choice in names else None
 
 
 def _one_text(item: TResponseInputItem) -> TResponseInputItem:

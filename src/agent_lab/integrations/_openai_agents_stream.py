@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from agents.items import TResponseStreamEvent
     from agents.model_settings import ModelSettings
 
-    from agent_lab.integrations.seam import LocalAnswer
+    from agent_lab.answering import LocalAnswer
 
 __all__ = ["LOCAL_MODEL", "local_events"]
 

@@ -1,9 +1,12 @@
-"""Pydantic AI's message history and tool definitions, as Chat Completions messages and tool specs.
+"""Pydantic AI's requests and responses, to and from what the envelope and the shadow read.
 
-What ``decide`` and log replay read: the words of each part, the tool calls
-with their ids, the tool results, in the order the model is sent them. Parts
-with no words for it (thinking, files, native tools, the framework's own
-bookkeeping) are left out.
+The history and tool definitions become Chat Completions messages and tool
+specs: the words of each part, the tool calls with their ids, the tool
+results, in the order the model is sent them. Parts with no words for it
+(thinking, files, native tools, the framework's own bookkeeping) are left
+out. A request becomes the envelope's ``Asked`` (``asked_of``), or ``None``
+when it is the model's whatever plain code decides; a model's response
+becomes the ``ModelAnswer`` shadow mode logs (``model_answer``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from agent_lab.agents.tool_specs import tool_name
+from agent_lab.answering import Asked
 from agent_lab.chat_completions import (
     FunctionCall,
     assistant_message,
@@ -29,17 +34,30 @@ from agent_lab.chat_completions import (
     text_part,
     tool_spec,
 )
+from agent_lab.integrations._shadow import ModelAnswer
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.settings import ModelSettings
 
+    from agent_lab.answering import ToolChoice
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Exchange", "chat_messages", "exchange_of", "tool_specs"]
+__all__ = [
+    "Exchange",
+    "asked_of",
+    "chat_messages",
+    "exchange_of",
+    "model_answer",
+    "tool_choice_of",
+    "tool_specs",
+]
 
 _RETRIES = frozenset({"retry-prompt", "retry-feedback"})
 """Parts that ask the model to try again: the model's turn, never plain code's."""
+_TEXT_OUTPUT = frozenset({"text", "tool"})
+"""Output modes in which plain text is the run's output (``str``, or ``str`` among tool outputs)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,3 +191,73 @@ def _response(message: ModelResponse) -> list[JSONObject]:
     if not texts and not calls:
         return []
     return [assistant_message(joined_text(texts), calls)]
+
+
+def tool_choice_of(
+    settings: ModelSettings | None, tools: Sequence[JSONObject]
+) -> tuple[ToolChoice, str | None] | None:
+    """The request's ``tool_choice`` as the envelope reads it, and the one tool it names.
+
+    Unset or ``auto``; ``required``; ``none`` (or ``[]``); a list naming one function
+    tool: that tool, ``required``. ``None`` for a choice plain code cannot obey as
+    such (several tools named, an output tool named, ``ToolOrOutput``).
+    """
+    choice = (settings or {}).get("tool_choice")
+    if choice is None or choice == "auto":
+        return "auto", None
+    if choice in ("none", []):
+        return "none", None
+    if choice == "required":
+        return "required", None
+    offered = {tool_name(tool) for tool in tools}
+    if isinstance(choice, list) and len(choice) == 1 and choice[0] in offered:
+        return "required", choice[0]
+    return None
+
+
+def asked_of(
+    exchange: Exchange, settings: ModelSettings | None, parameters: ModelRequestParameters
+) -> Asked | None:
+    """The request as the envelope asks it, or ``None``: the model's whatever plain code decides.
+
+    Only the user's new words and the successful results of calls are plain code's
+    to answer (a retry, or a request after the run's own response, never is). Words
+    may end the turn only when plain text is the run's output: structured output is
+    the model's to give.
+    """
+    if not (exchange.user_turn or exchange.follow_up):
+        return None
+    chosen = tool_choice_of(settings, exchange.tools)
+    if chosen is None:
+        return None
+    return Asked(
+        messages=exchange.messages,
+        tools=exchange.tools,
+        tool_choice=chosen[0],
+        forced=chosen[1],
+        at_most_one=(settings or {}).get("parallel_tool_calls") is False,
+        words=parameters.allow_text_output and parameters.output_mode in _TEXT_OUTPUT,
+    )
+
+
+def model_answer(response: ModelResponse, tools: Sequence[JSONObject]) -> ModelAnswer:
+    """What the wrapped model answered, as shadow mode logs it.
+
+    A call of an output tool is the run's output, not a tool call: no call, for the replay.
+    """
+    offered = {tool_name(tool) for tool in tools}
+    calls = tuple(
+        FunctionCall(id=part.tool_call_id, name=part.tool_name, arguments=part.args_as_json_str())
+        for part in response.parts
+        if isinstance(part, ToolCallPart) and part.tool_name in offered
+    )
+    usage = response.usage
+    return ModelAnswer(
+        calls=calls,
+        text=joined_text(part.content for part in response.parts if isinstance(part, TextPart)),
+        prompt_tokens=usage.input_tokens,
+        completion_tokens=usage.output_tokens,
+        cached_tokens=usage.cache_read_tokens,
+        model=response.model_name,
+        timestamp=response.timestamp.isoformat(),
+    )

@@ -1,9 +1,10 @@
 """A wrapper's shadow mode: each exchange with the model replayed as ``agent-lab shadow`` would.
 
 The exchange is written as the ``pairs`` log line a proxy would have logged
-(the Chat Completions request beside the model's answer) and read back by
-the same reader, so the figures a wrapper shows are the figures
-``agent-lab shadow`` gives on that log: one reader, one replay, one tally.
+(the Chat Completions request beside the model's answer, the time the
+wrapped model took as ``latency_ms``) and read back by the same reader, so
+the figures a wrapper shows are the figures ``agent-lab shadow`` gives on
+that log: one reader, one replay, one tally.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.answering import ToolChoice
     from agent_lab.chat_completions import FunctionCall
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
@@ -41,7 +43,12 @@ class ModelAnswer:
     prompt_tokens: int | None = None
     """``None`` when the framework reported no usage (unknown, never 0)."""
     completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Prompt tokens read from the provider's cache, when the framework reports them."""
     model: str | None = None
+    timestamp: str | None = None
+    """When the model answered (ISO 8601), when the framework says: the replay reads relative
+    dates against it, as ``agent-lab shadow`` reads a logged line's."""
 
 
 class ShadowLog:
@@ -82,9 +89,17 @@ class ShadowLog:
         messages: Sequence[Mapping[str, object]],
         tools: Sequence[Mapping[str, object]],
         answer: ModelAnswer,
+        *,
+        latency_ms: float | None = None,
+        tool_choice: ToolChoice | None = None,
     ) -> None:
-        """Replay one exchange and add it to the figures (a line the reader refuses is skipped)."""
-        line = _line(messages, tools, answer)
+        """Replay one exchange and add it to the figures (a line the reader refuses is skipped).
+
+        ``latency_ms``: how long the wrapped model took, the time a local answer saves.
+        ``tool_choice``: the request's, as the envelope reads it; ``none`` is written into
+        the line, so that the replay never counts the request covered (the wrapper forwards it).
+        """
+        line = _line(messages, tools, answer, latency_ms=latency_ms, tool_choice=tool_choice)
         with self._lock:
             self._count += 1
             where = f"{self._source}:{self._count}"
@@ -100,6 +115,9 @@ def _line(
     messages: Sequence[Mapping[str, object]],
     tools: Sequence[Mapping[str, object]],
     answer: ModelAnswer,
+    *,
+    latency_ms: float | None,
+    tool_choice: ToolChoice | None,
 ) -> JSONObject:
     """The exchange as a ``pairs`` log line: the request body beside a ``chat.completion``."""
     usage: JSONObject | None = None
@@ -108,6 +126,8 @@ def _line(
             "prompt_tokens": answer.prompt_tokens,
             "completion_tokens": answer.completion_tokens,
         }
+        if answer.cached_tokens is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": answer.cached_tokens}
     response = logged_completion(
         assistant_message(answer.text, answer.calls),
         model=answer.model,
@@ -118,4 +138,6 @@ def _line(
         "messages": cast("list[JSONValue]", [dict(m) for m in messages]),
         "tools": cast("list[JSONValue]", [dict(t) for t in tools]),
     }
-    return pairs_line(request, response=response)
+    if tool_choice == "none":
+        request["tool_choice"] = "none"
+    return pairs_line(request, response=response, latency_ms=latency_ms, timestamp=answer.timestamp)

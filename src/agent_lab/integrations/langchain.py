@@ -1,20 +1,24 @@
 """LangChain, deterministic-first: a chat model that answers the tool calls plain code completes.
 
 ``DeterministicFirstChatModel`` wraps the chat model an agent already has.
-``bind_tools`` binds the tools to the wrapped model, as that model formats
-them, and keeps them as OpenAI tool specs
-(``convert_to_openai_tool``). Each call turns the messages into Chat
-Completions messages and asks the integrations' seam:
+Its settings, the envelope that decides (``agent_lab.answering``), the
+shadow's figures and the ``execute_tool`` span are the base's
+(``integrations.wrapper.DeterministicFirst``); this module binds tools and
+turns each call into the envelope's ``Asked`` and a local answer into an
+``AIMessage``. ``bind_tools`` binds the tools to the wrapped model, as that
+model formats them, and keeps them as OpenAI tool specs
+(``convert_to_openai_tool``) with what its ``tool_choice`` allows. Each call:
 
-* the user's turn, when plain code completes the call (``answer_locally``):
-  an ``AIMessage`` with ``tool_calls`` and zero usage, its ledger in
-  ``response_metadata["agent_lab"]``;
+* the user's turn, when plain code completes the call: an ``AIMessage``
+  with ``tool_calls`` and zero usage, its ledger in
+  ``response_metadata["agent_lab"]``; under a ``tool_choice`` naming one
+  tool, only a call to that tool (another is the model's to make);
 * the user's turn, when a parameter only the user can supply is missing
   and words may end the turn: an ``AIMessage`` asking for it, zero usage,
   the same ledger (a model would have to ask the same, or guess);
 * the turn after the results of those calls, when each tool's event declares
-  a ``reply`` that can say its result (``reply_locally``) and words may end
-  the turn: an ``AIMessage`` of those words, zero usage, the same ledger;
+  a ``reply`` that can say its result and words may end the turn: an
+  ``AIMessage`` of those words, zero usage, the same ledger;
 * otherwise the call goes to the wrapped model as it came (``invoke``,
   ``stream`` and their async forms, with the caller's config), so its
   answer, its callbacks and its usage are its own.
@@ -41,51 +45,53 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 from typing_extensions import override
 
-from agent_lab.agents.turn import Reading  # noqa: TC001 -- a field pydantic checks
+from agent_lab.answering import ToolChoice  # noqa: TC001 -- a field pydantic checks
 from agent_lab.integrations._langchain_messages import (
     LOCAL_MODEL,
+    asked_of,
+    binding_choice,
     chat_messages,
     local_chunk,
     local_message,
     model_answer,
-    tool_results,
 )
-from agent_lab.integrations._shadow import ShadowLog
-from agent_lab.integrations.seam import LocalAnswer, answer_locally, reply_locally, rule_book
-from agent_lab.log_replay.figures import ShadowFigures
-from agent_lab.providers.pricing import PriceTable  # noqa: TC001 -- a field pydantic checks
+from agent_lab.integrations.wrapper import DeterministicFirst, WrapperState
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from langchain_core.messages import AIMessage, AIMessageChunk
 
     from agent_lab.agents.plugins import PluginSet
+    from agent_lab.agents.turn import Reading
+    from agent_lab.answering import LocalAnswer
+    from agent_lab.clock import Clock
+    from agent_lab.otel.tracing import Tracing
+    from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
 
 __all__ = ["LOCAL_MODEL", "DeterministicFirstChatModel"]
 
-_FREE_CHOICES = (None, "auto", "any", "required")
-"""``tool_choice`` values a local call obeys (``none``, ``True``, one tool named: the model's)."""
-_WORDS_CHOICES = (None, "auto")
-"""``tool_choice`` values a reply in words obeys (``any``, ``required``: a call is due)."""
 _OUTPUT_OPTIONS = frozenset({"response_format", "ls_structured_output_format"})
 """``bind_tools`` options that ask for structured output: the model's to give, never a reply."""
 
 
-_DECIDED: ContextVar[tuple[tuple[int, ...], LocalAnswer] | None] = ContextVar(
+_DECIDED: ContextVar[tuple[tuple[BaseMessage, ...], LocalAnswer] | None] = ContextVar(
     "agent_lab_langchain_decided", default=None
 )
 """The answer ``invoke`` decided, for the ``_generate`` its ``super().invoke`` runs (which
 keeps LangChain's callbacks and tracing): the turn is decided once, not twice."""
 
 
-def _identity(messages: Sequence[BaseMessage]) -> tuple[int, ...]:
+def _same(decided: tuple[BaseMessage, ...], messages: Sequence[BaseMessage]) -> bool:
     # LangChain converts the input again on the way down: the same message objects.
-    return tuple(id(message) for message in messages)
+    return len(decided) == len(messages) and all(
+        one is other for one, other in zip(decided, messages, strict=True)
+    )
 
 
-class DeterministicFirstChatModel(BaseChatModel):
+class DeterministicFirstChatModel(DeterministicFirst, BaseChatModel):
     """A LangChain chat model that answers what plain code completes: a call, a declared reply.
 
     Args:
@@ -101,30 +107,33 @@ class DeterministicFirstChatModel(BaseChatModel):
         rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
             once here: written into the tools' schemas before each decision (and
             each shadow replay), so the schema-driven resolver applies them.
+        context: Facts for the resolvers, such as ``{"now": "2026-12-01T09:00"}``.
+        ask: Answer in words what plain code knows with no model (a question for a
+            missing value only the user can supply, a refusal of a value the schema
+            forbids); ``False``: those turns go to the model.
+        tracing: Where a local answer's ``execute_tool`` span goes, with its ledger
+            (extra ``otel``); ``None``: the global tracer provider, when one is set.
+        clock: Times the wrapped model's calls in shadow mode (the saved latency).
         **options: ``BaseChatModel``'s own fields (``callbacks``, ``tags``...).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     wrapped: BaseChatModel
-    read: Reading = "last"
-    shadow: bool = False
-    prices: PriceTable | None = None
     tool_specs: tuple[dict[str, Any], ...] = ()
     """The tools bound by ``bind_tools``, as OpenAI tool specs."""
     bound: Runnable[LanguageModelInput, BaseMessage] | None = None
     """The wrapped model with the same tools bound by its own ``bind_tools``."""
-    free: bool = True
-    """Whether ``tool_choice`` lets plain code answer (``none`` or one tool named do not)."""
+    choice: tuple[ToolChoice, str | None] | None = ("auto", None)
+    """The bound ``tool_choice`` as the envelope reads it, with the one tool it names
+    (``binding_choice``); ``None``: every call is the model's (a tool that is not a function)."""
     at_most_one: bool = False
     """``parallel_tool_calls=False`` was bound: an answer of several calls is the model's."""
-    says: bool = True
-    """Words may end the turn: ``tool_choice`` demands no call and no structured output is
-    bound (``create_agent``'s ``response_format``), so a declared reply may answer."""
-    _log: ShadowLog | None = PrivateAttr(default=None)
-    # A plugin set is a dataclass of callables: kept as it is given, never validated as data.
-    _plugins: PluginSet | None = PrivateAttr(default=None)
-    _rules: RuleBook | None = PrivateAttr(default=None)
+    words: bool = True
+    """No structured output is bound (``create_agent``'s ``response_format``): as far as that
+    goes, words may end the turn."""
+    # The settings, the envelope and the shadow: shared by every copy bind_tools makes.
+    _held: WrapperState = PrivateAttr()
 
     def __init__(
         self,
@@ -135,40 +144,27 @@ class DeterministicFirstChatModel(BaseChatModel):
         shadow: bool = False,
         prices: PriceTable | None = None,
         rules: RuleBook | str | Path | None = None,
+        context: Mapping[str, object] | None = None,
+        ask: bool = True,
+        tracing: Tracing | None = None,
+        clock: Clock | None = None,
         **options: Any,
     ) -> None:
         # BaseChatModel's own signature names none of this class's fields.
-        fields: dict[str, Any] = {
-            "wrapped": wrapped,
-            "read": read,
-            "shadow": shadow,
-            "prices": prices,
-        }
+        fields: dict[str, Any] = {"wrapped": wrapped}
         super().__init__(**fields, **options)
-        self._plugins = plugins
-        self._rules = rule_book(rules)
-        if shadow:
-            self._log = ShadowLog(
-                "langchain", plugins=plugins, read=read, prices=prices, rules=self._rules
-            )
-
-    @property
-    def figures(self) -> ShadowFigures:
-        """In shadow mode, what plain code would have done, as ``agent-lab shadow`` counts it.
-
-        Shared by every model ``bind_tools`` returns; empty when ``shadow`` is off.
-        """
-        return self._log.figures if self._log is not None else ShadowFigures()
-
-    @property
-    def plugins(self) -> PluginSet | None:
-        """Your own resolvers and routes, as given."""
-        return self._plugins
-
-    @property
-    def rules(self) -> RuleBook | None:
-        """The learned rules applied, read from their file when a path was given."""
-        return self._rules
+        self._hold(
+            "langchain",
+            plugins,
+            read=read,
+            shadow=shadow,
+            context=context,
+            rules=rules,
+            ask=ask,
+            prices=prices,
+            tracing=tracing,
+            clock=clock,
+        )
 
     @property
     @override
@@ -186,14 +182,13 @@ class DeterministicFirstChatModel(BaseChatModel):
         """Bind ``tools`` to the wrapped model, and keep them as specs for plain code."""
         specs = tuple(convert_to_openai_tool(tool) for tool in tools)
         bound = self.wrapped.bind_tools(tools, tool_choice=tool_choice, **kwargs)
-        functions = all(spec.get("type") == "function" for spec in specs)
         return self.model_copy(
             update={
                 "tool_specs": specs,
                 "bound": bound,
-                "free": functions and tool_choice in _FREE_CHOICES,
+                "choice": binding_choice(tool_choice, specs),
                 "at_most_one": kwargs.get("parallel_tool_calls") is False,
-                "says": tool_choice in _WORDS_CHOICES and not _OUTPUT_OPTIONS & kwargs.keys(),
+                "words": not _OUTPUT_OPTIONS & kwargs.keys(),
             }
         )
 
@@ -216,13 +211,14 @@ class DeterministicFirstChatModel(BaseChatModel):
         messages = self._convert_input(input).to_messages()
         answer = self._answer(messages)
         if answer is not None:
-            token = _DECIDED.set((_identity(messages), answer))
+            token = _DECIDED.set((tuple(messages), answer))
             try:
                 return super().invoke(input, config, stop=stop, **kwargs)
             finally:
                 _DECIDED.reset(token)
+        started = self._started()
         message = self._target.invoke(input, config, stop=stop, **kwargs)
-        self._record(messages, message)
+        self._record(messages, message, started)
         return cast("AIMessage", message)
 
     @override
@@ -238,13 +234,14 @@ class DeterministicFirstChatModel(BaseChatModel):
         messages = self._convert_input(input).to_messages()
         answer = self._answer(messages)
         if answer is not None:
-            token = _DECIDED.set((_identity(messages), answer))
+            token = _DECIDED.set((tuple(messages), answer))
             try:
                 return await super().ainvoke(input, config, stop=stop, **kwargs)
             finally:
                 _DECIDED.reset(token)
+        started = self._started()
         message = await self._target.ainvoke(input, config, stop=stop, **kwargs)
-        self._record(messages, message)
+        self._record(messages, message, started)
         return cast("AIMessage", message)
 
     @override
@@ -258,14 +255,25 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> Iterator[AIMessageChunk]:
         """The local answer as one chunk, else the wrapped model's stream."""
         messages = self._convert_input(input).to_messages()
-        if self._answer(messages) is not None:
-            yield from super().stream(input, config, stop=stop, **kwargs)
+        answer = self._answer(messages)
+        if answer is not None:
+            own = super().stream(input, config, stop=stop, **kwargs)
+            # LangChain's run decides in _stream, at the first chunk asked for: this answer.
+            token = _DECIDED.set((tuple(messages), answer))
+            try:
+                first = next(own, None)
+            finally:
+                _DECIDED.reset(token)
+            if first is not None:
+                yield first
+                yield from own
             return
+        started = self._started()
         chunks: list[AIMessageChunk] = []
         for chunk in self._target.stream(input, config, stop=stop, **kwargs):
             chunks.append(cast("AIMessageChunk", chunk))
             yield cast("AIMessageChunk", chunk)
-        self._record_chunks(messages, chunks)
+        self._record_chunks(messages, chunks, started)
 
     @override
     async def astream(
@@ -278,15 +286,25 @@ class DeterministicFirstChatModel(BaseChatModel):
     ) -> AsyncIterator[AIMessageChunk]:
         """``stream``, asynchronously."""
         messages = self._convert_input(input).to_messages()
-        if self._answer(messages) is not None:
-            async for chunk in super().astream(input, config, stop=stop, **kwargs):
-                yield chunk
+        answer = self._answer(messages)
+        if answer is not None:
+            own = super().astream(input, config, stop=stop, **kwargs)
+            token = _DECIDED.set((tuple(messages), answer))
+            try:
+                first = await anext(own, None)
+            finally:
+                _DECIDED.reset(token)
+            if first is not None:
+                yield first
+                async for chunk in own:
+                    yield chunk
             return
+        started = self._started()
         chunks: list[AIMessageChunk] = []
         async for chunk in self._target.astream(input, config, stop=stop, **kwargs):
             chunks.append(cast("AIMessageChunk", chunk))
             yield cast("AIMessageChunk", chunk)
-        self._record_chunks(messages, chunks)
+        self._record_chunks(messages, chunks, started)
 
     # The model's own run, for a local answer (and for callers of the legacy generate()).
 
@@ -302,8 +320,9 @@ class DeterministicFirstChatModel(BaseChatModel):
         if answer is not None:
             return ChatResult(generations=[ChatGeneration(message=local_message(answer))])
         config = _nested(run_manager)
+        started = self._started()
         message = self._target.invoke(messages, config, stop=stop, **kwargs)
-        self._record(messages, message)
+        self._record(messages, message, started)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     @override
@@ -318,8 +337,9 @@ class DeterministicFirstChatModel(BaseChatModel):
         if answer is not None:
             return ChatResult(generations=[ChatGeneration(message=local_message(answer))])
         config = _nested(run_manager)
+        started = self._started()
         message = await self._target.ainvoke(messages, config, stop=stop, **kwargs)
-        self._record(messages, message)
+        self._record(messages, message, started)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     @override
@@ -338,11 +358,12 @@ class DeterministicFirstChatModel(BaseChatModel):
             yield chunk
             return
         config = _nested(run_manager)
+        started = self._started()
         chunks: list[AIMessageChunk] = []
         for piece in self._target.stream(messages, config, stop=stop, **kwargs):
             chunks.append(cast("AIMessageChunk", piece))
             yield ChatGenerationChunk(message=chunks[-1])
-        self._record_chunks(messages, chunks)
+        self._record_chunks(messages, chunks, started)
 
     @override
     async def _astream(
@@ -360,49 +381,51 @@ class DeterministicFirstChatModel(BaseChatModel):
             yield chunk
             return
         config = _nested(run_manager)
+        started = self._started()
         chunks: list[AIMessageChunk] = []
         async for piece in self._target.astream(messages, config, stop=stop, **kwargs):
             chunks.append(cast("AIMessageChunk", piece))
             yield ChatGenerationChunk(message=chunks[-1])
-        self._record_chunks(messages, chunks)
+        self._record_chunks(messages, chunks, started)
 
-    # The decision, and shadow mode's record.
+    # The call as the envelope asks it, and shadow mode's record.
 
     def _answer(self, messages: Sequence[BaseMessage]) -> LocalAnswer | None:
-        if self.shadow or not self.free or not self.tool_specs:
-            return None
         decided = _DECIDED.get()
-        if decided is not None and decided[0] == _identity(messages):
+        if decided is not None and _same(decided[0], messages):
             return decided[1]
-        results = tool_results(messages)
-        if results:
-            # The turn after calls: said by their replies, if every tool succeeded and words may.
-            if not self.says or any(result.status != "success" for result in results):
-                return None
-            return reply_locally(chat_messages(messages), self.tool_specs, plugins=self.plugins)
-        return answer_locally(
-            chat_messages(messages),
+        if self.shadow:
+            return None
+        asked = asked_of(
+            messages,
             self.tool_specs,
-            plugins=self.plugins,
-            read=self.read,
+            self.choice,
             at_most_one=self.at_most_one,
-            ask=self.says,
-            rules=self.rules,
+            words=self.words,
         )
+        return self._answered(asked)
 
-    def _record(self, messages: Sequence[BaseMessage], message: BaseMessage) -> None:
-        if self._log is None or not self.tool_specs:
+    def _record(self, messages: Sequence[BaseMessage], message: BaseMessage, started: int) -> None:
+        if not self.shadow or not self.tool_specs:
             return
         model = getattr(self.wrapped, "model_name", None) or getattr(self.wrapped, "model", None)
-        self._log.record(chat_messages(messages), self.tool_specs, model_answer(message, model))
+        self._shadowed(
+            chat_messages(messages),
+            self.tool_specs,
+            model_answer(message, model),
+            started,
+            tool_choice=None if self.choice is None else self.choice[0],
+        )
 
-    def _record_chunks(self, messages: Sequence[BaseMessage], chunks: list[AIMessageChunk]) -> None:
-        if self._log is None or not chunks:
+    def _record_chunks(
+        self, messages: Sequence[BaseMessage], chunks: list[AIMessageChunk], started: int
+    ) -> None:
+        if not self.shadow or not chunks:
             return
         whole = chunks[0]
         for chunk in chunks[1:]:
             whole = whole + chunk
-        self._record(messages, whole)
+        self._record(messages, whole, started)
 
 
 def _nested(

@@ -1,20 +1,26 @@
 """The OpenAI Agents SDK, deterministic-first: a ``Model`` that answers what plain code completes.
 
-``DeterministicFirstModel`` wraps the ``Model`` an agent already has. Each
-turn it turns the SDK's input items and tools into Chat Completions messages
-and tool specs (with the SDK's own converter, as its Chat Completions model
-does) and asks the integrations' seam:
+``DeterministicFirstModel`` wraps the ``Model`` an agent already has. Its
+settings, the envelope that decides (``agent_lab.answering``), the shadow's
+figures and the OpenTelemetry ``execute_tool`` span are the base's
+(``integrations.wrapper.DeterministicFirst``); this module turns each turn's
+input items, tools and settings into the envelope's ``Asked`` (with the SDK's
+own converter, as its Chat Completions model does), and a local answer into
+output items, with a custom span of the SDK's trace holding the decision:
 
-* the user's turn, when plain code completes the call (``answer_locally``):
-  function-call items and zero usage, and the wrapped model is not asked;
+* the user's turn, when plain code completes the call: function-call items
+  and zero usage, and the wrapped model is not asked; under a
+  ``tool_choice`` naming one tool, only a call to that tool (another is the
+  model's to make);
 * the user's turn, when a parameter only the user can supply is missing
   and the output is plain text: an assistant message asking for it, zero
   usage, and the run ends (a model would have to ask the same, or guess);
 * the turn after the results of those calls, when each tool's event declares
-  a ``reply`` that can say its result (``reply_locally``) and the output is
-  plain text: an assistant message of those words, zero usage, and the run
-  ends with no model either;
-* otherwise the wrapped model gets the turn unchanged, so the SDK's retries,
+  a ``reply`` that can say its result and the output is plain text: an
+  assistant message of those words, zero usage, and the run ends with no
+  model either;
+* otherwise (``tool_choice`` ``none``, hosted tools, a conversation the server
+  holds) the wrapped model gets the turn unchanged, so the SDK's retries,
   output types, streaming and tracing are its own.
 
 Install with ``pip install 'agent-lab[openai-agents]'``.
@@ -37,12 +43,10 @@ from typing_extensions import override
 
 from agent_lab.integrations._openai_agents_items import chat_request, local_items, model_answer
 from agent_lab.integrations._openai_agents_stream import LOCAL_MODEL, local_events
-from agent_lab.integrations._shadow import ShadowLog
-from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
-from agent_lab.log_replay.figures import ShadowFigures
+from agent_lab.integrations.wrapper import DeterministicFirst
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Sequence
+    from collections.abc import AsyncIterator, Mapping, Sequence
     from pathlib import Path
 
     from agents.agent_output import AgentOutputSchemaBase
@@ -55,8 +59,8 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
-    from agent_lab.integrations._openai_agents_items import ChatRequest
-    from agent_lab.integrations.seam import LocalAnswer
+    from agent_lab.answering import Asked, LocalAnswer
+    from agent_lab.clock import Clock
     from agent_lab.otel import Tracing
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
@@ -66,7 +70,7 @@ __all__ = ["LOCAL_MODEL", "DeterministicFirstModel"]
 _SPAN = "agent_lab.decision"
 
 
-class DeterministicFirstModel(Model):
+class DeterministicFirstModel(DeterministicFirst, Model):
     """An Agents SDK ``Model`` that answers what plain code completes: a call, a declared reply.
 
     Args:
@@ -78,11 +82,17 @@ class DeterministicFirstModel(Model):
         shadow: Never answer locally: always ask the wrapped model, and count
             what plain code would have done in ``figures``.
         tracing: agent-lab's OpenTelemetry spans (extra ``otel``): a local
-            answer is also an ``execute_tool`` span carrying its ledger.
+            answer is also an ``execute_tool`` span carrying its ledger;
+            ``None``: the global tracer provider, when one is set.
         prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
         rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
             once here: written into the tools' schemas before each decision (and
             each shadow replay), so the schema-driven resolver applies them.
+        context: Facts for the resolvers, such as ``{"now": "2026-12-01T09:00"}``.
+        ask: Answer in words what plain code knows with no model (a question for a
+            missing value only the user can supply, a refusal of a value the schema
+            forbids); ``False``: those turns go to the model.
+        clock: Times the wrapped model's turns in shadow mode (the saved latency).
     """
 
     def __init__(
@@ -95,26 +105,23 @@ class DeterministicFirstModel(Model):
         tracing: Tracing | None = None,
         prices: PriceTable | None = None,
         rules: RuleBook | str | Path | None = None,
+        context: Mapping[str, object] | None = None,
+        ask: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.wrapped = wrapped
-        self.plugins = plugins
-        self.read: Reading = read
-        self.shadow = shadow
-        self.tracing = tracing
-        self.rules = rule_book(rules)
-        self._log = (
-            ShadowLog("openai-agents", plugins=plugins, read=read, prices=prices, rules=self.rules)
-            if shadow
-            else None
+        self._hold(
+            "openai-agents",
+            plugins,
+            read=read,
+            shadow=shadow,
+            context=context,
+            rules=rules,
+            ask=ask,
+            prices=prices,
+            tracing=tracing,
+            clock=clock,
         )
-
-    @property
-    def figures(self) -> ShadowFigures:
-        """In shadow mode, what plain code would have done, as ``agent-lab shadow`` counts it.
-
-        Empty when ``shadow`` is off: every local answer then sent no request at all.
-        """
-        return self._log.figures if self._log is not None else ShadowFigures()
 
     @override
     async def get_response(
@@ -136,9 +143,10 @@ class DeterministicFirstModel(Model):
             system_instructions, input, model_settings, tools, handoffs, output_schema=output_schema
         )
         served = previous_response_id is not None or conversation_id is not None
-        answer = self._local(request, tracing) if not served else None
+        answer = self._local(None if served else request, tracing)
         if answer is not None:
             return ModelResponse(output=local_items(answer), usage=Usage(), response_id=None)
+        started = self._started()
         response = await self.wrapped.get_response(
             system_instructions,
             input,
@@ -151,7 +159,7 @@ class DeterministicFirstModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        self._record(request, response.output, response.usage)
+        self._record(request, response.output, response.usage, started)
         return response
 
     @override
@@ -174,11 +182,12 @@ class DeterministicFirstModel(Model):
             system_instructions, input, model_settings, tools, handoffs, output_schema=output_schema
         )
         served = previous_response_id is not None or conversation_id is not None
-        answer = self._local(request, tracing) if not served else None
+        answer = self._local(None if served else request, tracing)
         if answer is not None:
             for event in local_events(answer, model_settings):
                 yield event
             return
+        started = self._started()
         stream = self.wrapped.stream_response(
             system_instructions,
             input,
@@ -215,50 +224,38 @@ class DeterministicFirstModel(Model):
                 else Usage(
                     requests=1, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens
                 ),
+                started,
             )
 
-    def _local(self, request: ChatRequest | None, tracing: ModelTracing) -> LocalAnswer | None:
-        if request is None or self.shadow:
-            return None
-        if request.messages and request.messages[-1].get("role") == "tool":
-            # Tool results end the input: the turn after calls, said by their replies or not.
-            if not request.says:
-                return None
-            answer = reply_locally(request.messages, request.tools, plugins=self.plugins)
-        else:
-            answer = answer_locally(
-                request.messages,
-                request.tools,
-                plugins=self.plugins,
-                read=self.read,
-                at_most_one=request.at_most_one,
-                ask=request.says,
-                rules=self.rules,
-            )
+    def _local(self, asked: Asked | None, tracing: ModelTracing) -> LocalAnswer | None:
+        answer = self._answered(asked)
         if answer is None:
             return None
-        ledger = answer.decision.ledger.as_json()
         data: dict[str, object] = {
             "reason": str(answer.decision.reason),
-            "ledger": ledger,
+            "ledger": answer.decision.ledger.as_json(),
             "calls": [call.name for call in answer.calls],
         }
-        # The SDK's own trace holds the decision where the model's generation span would be.
+        # The SDK's own trace holds the decision where the model's generation span would be:
+        # a span of no length, its data the decision (the OpenTelemetry span is the base's).
         with custom_span(_SPAN, data=data, disabled=tracing.is_disabled()):
-            self._otel(answer)
+            pass
         return answer
 
-    def _otel(self, answer: LocalAnswer) -> None:
-        tracing = self.tracing
-        if tracing is None or not tracing.live:
-            return
-        with tracing.dispatch_span(answer.decision.event) as span:
-            tracing.record(span, answer.decision)
-
     def _record(
-        self, request: ChatRequest | None, output: Sequence[object], usage: Usage | None
+        self,
+        asked: Asked | None,
+        output: Sequence[object],
+        usage: Usage | None,
+        started: int,
     ) -> None:
-        if self._log is None or request is None:
+        if not self.shadow or asked is None:
             return
         model = getattr(self.wrapped, "model", None)
-        self._log.record(request.messages, request.tools, model_answer(output, usage, model))
+        self._shadowed(
+            asked.messages,
+            asked.tools,
+            model_answer(output, usage, model),
+            started,
+            tool_choice=asked.tool_choice,
+        )

@@ -1,28 +1,33 @@
 """Deterministic-first inside Pydantic AI: a model that answers what plain code can, else the model.
 
 ``DeterministicFirstModel(model, plugins)`` wraps the model an agent already
-has. Before each request it asks ``agent_lab.decide`` (through the
-integrations' seam) whether plain code completes the turn:
+has. Its settings, the envelope that decides (``agent_lab.answering``), the
+shadow's figures and the ``execute_tool`` span are the base's
+(``integrations.wrapper.DeterministicFirst``); this module turns each request
+into the envelope's ``Asked`` (``_pydantic_ai_messages.asked_of``) and a
+local answer into a ``ModelResponse``. Before each request:
 
 * the user's words name a tool and hold every required argument: the
   response is that tool call, made with no request (zero usage); the
-  agent runs the tool as if the model had called it;
+  agent runs the tool as if the model had called it. A ``tool_choice``
+  naming one tool (``["set_timer"]``) is obeyed: a call to another tool
+  is the model's to make;
 * a parameter only the user can supply (``"x-user-only": true``) is
   missing: the response is a question to the user naming it, and the run
   ends (a model would have to ask the same, or make the value up);
 * the turn ends with the results of those calls and each tool's event
   declares a ``reply``: the response is that text, and the run ends;
-* anything else (missing information, a retry, output tools, words only):
-  the wrapped model is asked, unchanged.
+* anything else (missing information, a retry, output tools, structured
+  output, ``tool_choice`` ``none``, several tools named): the wrapped model
+  is asked, unchanged.
 
 With ``shadow=True`` it always asks the wrapped model and adds, for each
 request, what plain code would have done to ``figures`` (the figures of
-``agent-lab shadow``).
+``agent-lab shadow``, with the time the wrapped model took).
 """
 
 from __future__ import annotations
 
-import itertools
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -31,23 +36,13 @@ from pydantic_ai.models import CompletedStreamedResponse
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.usage import RequestUsage
 
-from agent_lab.agents.tool_specs import tool_name
-from agent_lab.answering import Answerer
-from agent_lab.clock import SystemClock
-from agent_lab.errors import StrictJSONError
-from agent_lab.integrations._pydantic_ai_messages import exchange_of
-from agent_lab.integrations.seam import answer_locally, reply_locally, rule_book
-from agent_lab.log_replay.figures import ShadowFigures
-from agent_lab.log_replay.replayed import replay
-from agent_lab.logs.record import (
-    LogFormat,
-    LoggedRequest,
-    LoggedToolCall,
-    LoggedUsage,
-    SkippedLine,
-    SkipReason,
+from agent_lab.integrations._pydantic_ai_messages import (
+    asked_of,
+    exchange_of,
+    model_answer,
+    tool_choice_of,
 )
-from agent_lab.strict_json import loads
+from agent_lab.integrations.wrapper import DeterministicFirst
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Mapping
@@ -60,9 +55,9 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.answering import LocalAnswer
     from agent_lab.clock import Clock
     from agent_lab.integrations._pydantic_ai_messages import Exchange
-    from agent_lab.integrations.seam import LocalAnswer
     from agent_lab.otel.tracing import Tracing
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
@@ -73,14 +68,8 @@ LEDGER_KEY = "agent_lab"
 """The key of ``ModelResponse.provider_details`` under which a local answer carries its
 decision: ``{"decided_locally": true, "reason", "llm_calls": 0, "ledger"}``."""
 
-_TEXT_OUTPUT = frozenset({"text", "tool"})
-"""Output modes in which plain text is the run's output (``str``, or ``str`` among tool outputs)."""
-_WORDS_CHOICES = (None, "auto", "none")
-"""``tool_choice`` values under which words may end the turn (``required``, or tools named,
-demand a call)."""
 
-
-class DeterministicFirstModel(WrapperModel):
+class DeterministicFirstModel(DeterministicFirst, WrapperModel):
     """A Pydantic AI model that answers what plain code decides, and asks ``wrapped`` for the rest.
 
     Args:
@@ -100,6 +89,10 @@ class DeterministicFirstModel(WrapperModel):
         rules: Learned rules (``agent-lab learn``'s), or the path of their file, read
             once here: written into the tools' schemas before each decision (and
             each shadow replay), so the schema-driven resolver applies them.
+        ask: Answer in words what plain code knows with no model (a question for a
+            missing value only the user can supply, a refusal of a value the schema
+            forbids); ``False``: those turns go to the model.
+        prices: Prices the saved tokens in shadow mode; ``None``: genai-prices'.
 
     Example:
         ``agent = Agent(DeterministicFirstModel("openai:gpt-4o-mini"), tools=[set_timer])``
@@ -116,22 +109,22 @@ class DeterministicFirstModel(WrapperModel):
         clock: Clock | None = None,
         tracing: Tracing | None = None,
         rules: RuleBook | str | Path | None = None,
+        ask: bool = True,
+        prices: PriceTable | None = None,
     ) -> None:
         super().__init__(wrapped)
-        self.rules = rule_book(rules)
-        self.plugins = plugins
-        self.read: Reading = read
-        self.shadow = shadow
-        self.context = context
-        self._clock: Clock = clock if clock is not None else SystemClock()
-        self._tracing = tracing if tracing is not None else _global_tracing()
-        self._figures = ShadowFigures(prices=_prices() if shadow else None)
-        self._requests = itertools.count(1)
-
-    @property
-    def figures(self) -> ShadowFigures:
-        """What plain code would have done with each request ``wrapped`` answered (``shadow``)."""
-        return self._figures
+        self._hold(
+            "pydantic-ai",
+            plugins,
+            read=read,
+            shadow=shadow,
+            context=context,
+            rules=rules,
+            ask=ask,
+            prices=prices,
+            tracing=tracing,
+            clock=clock,
+        )
 
     async def request(
         self,
@@ -141,14 +134,12 @@ class DeterministicFirstModel(WrapperModel):
     ) -> ModelResponse:
         """The local answer when plain code completes the turn, else the wrapped model's."""
         exchange = exchange_of(messages, model_request_parameters)
-        if not self.shadow:
-            local = self._answer(exchange, model_settings, model_request_parameters)
-            if local is not None:
-                return local
-            return await self.wrapped.request(messages, model_settings, model_request_parameters)
-        started = self._clock.monotonic_ns()
+        local = self._local(exchange, model_settings, model_request_parameters)
+        if local is not None:
+            return local
+        started = self._started()
         response = await self.wrapped.request(messages, model_settings, model_request_parameters)
-        self._record(exchange, response, self._clock.monotonic_ns() - started)
+        self._record(exchange, model_settings, response, started)
         return response
 
     @asynccontextmanager
@@ -161,61 +152,30 @@ class DeterministicFirstModel(WrapperModel):
     ) -> AsyncGenerator[StreamedResponse]:
         """``request``, streamed: a local answer is replayed as the events of a stream."""
         exchange = exchange_of(messages, model_request_parameters)
-        local = (
-            None
-            if self.shadow
-            else self._answer(exchange, model_settings, model_request_parameters)
-        )
+        local = self._local(exchange, model_settings, model_request_parameters)
         if local is not None:
             yield CompletedStreamedResponse(
                 local, model_request_parameters=model_request_parameters, replay_events=True
             )
             return
-        started = self._clock.monotonic_ns()
+        started = self._started()
         async with self.wrapped.request_stream(
             messages, model_settings, model_request_parameters, run_context
         ) as stream:
             yield stream
-        if self.shadow:
-            self._record(exchange, stream.get(), self._clock.monotonic_ns() - started)
+        self._record(exchange, model_settings, stream.get(), started)
 
-    def _answer(
+    def _local(
         self,
         exchange: Exchange,
         settings: ModelSettings | None,
         parameters: ModelRequestParameters,
     ) -> ModelResponse | None:
-        if not exchange.tools:
-            return None
-        # Structured output is the model's to give, and a call demanded (tool_choice) the
-        # model's to make: a reply or a question in words would be neither.
-        says = (
-            parameters.allow_text_output
-            and parameters.output_mode in _TEXT_OUTPUT
-            and (settings or {}).get("tool_choice") in _WORDS_CHOICES
-        )
-        if exchange.follow_up:
-            if not says:
-                return None
-            answer = reply_locally(exchange.messages, exchange.tools, plugins=self.plugins)
-        elif exchange.user_turn:
-            answer = answer_locally(
-                exchange.messages,
-                exchange.tools,
-                plugins=self.plugins,
-                read=self.read,
-                at_most_one=(settings or {}).get("parallel_tool_calls") is False,
-                context=self.context,
-                ask=says,
-                rules=self.rules,
-            )
-        else:
-            return None
+        answer = self._answered(asked_of(exchange, settings, parameters))
         return None if answer is None else self._response(answer)
 
     def _response(self, answer: LocalAnswer) -> ModelResponse:
         decision = answer.decision
-        _trace(answer, self._tracing)
         if answer.text is not None:
             parts: list[TextPart | ToolCallPart] = [TextPart(answer.text)]
         else:
@@ -238,77 +198,20 @@ class DeterministicFirstModel(WrapperModel):
             },
         )
 
-    def _record(self, exchange: Exchange, response: ModelResponse, elapsed_ns: int) -> None:
-        where = f"pydantic-ai:{next(self._requests)}"
-        logged = _logged(exchange, response, where, elapsed_ns / 1e6)
-        if isinstance(logged, SkippedLine):
-            self._figures.add(logged)
+    def _record(
+        self,
+        exchange: Exchange,
+        settings: ModelSettings | None,
+        response: ModelResponse,
+        started: int,
+    ) -> None:
+        if not self.shadow:
             return
-        answerer = Answerer(self.plugins, rules=self.rules, read=self.read)
-        self._figures.add(replay(logged, answerer))
-
-
-def _logged(
-    exchange: Exchange, response: ModelResponse, where: str, latency_ms: float
-) -> LoggedRequest | SkippedLine:
-    """The exchange as a log line would hold it (``pairs``): what was sent, what came back."""
-    offered = {name for tool in exchange.tools if (name := tool_name(tool)) is not None}
-    calls: list[LoggedToolCall] = []
-    for part in response.parts:
-        # A call of an output tool is the run's output, not a tool call: words, for the replay.
-        if not isinstance(part, ToolCallPart) or part.tool_name not in offered:
-            continue
-        raw = part.args_as_json_str()
-        try:
-            arguments = loads(raw)
-        except StrictJSONError:
-            arguments = None
-        if not isinstance(arguments, dict):
-            return SkippedLine(
-                where=where,
-                reason=SkipReason.ARGUMENTS_NOT_JSON,
-                message=f"the arguments of {part.tool_name!r} are not a JSON object",
-            )
-        calls.append(LoggedToolCall(name=part.tool_name, arguments=arguments, raw=raw))
-    texts = [part.content for part in response.parts if isinstance(part, TextPart)]
-    usage = response.usage
-    return LoggedRequest(
-        where=where,
-        format=LogFormat.PAIRS,
-        messages=exchange.messages,
-        tools=exchange.tools,
-        calls=tuple(calls),
-        text="".join(texts) if texts else None,
-        model=response.model_name,
-        usage=LoggedUsage(
-            prompt_tokens=usage.input_tokens,
-            completion_tokens=usage.output_tokens,
-            cached_tokens=usage.cache_read_tokens,
-        ),
-        latency_ms=latency_ms,
-        timestamp=response.timestamp.isoformat(),
-    )
-
-
-def _prices() -> PriceTable:
-    # Imported only for a shadow: genai-prices' data takes a while to load.
-    from agent_lab.providers.pricing import PriceTable  # noqa: PLC0415
-
-    return PriceTable()
-
-
-def _global_tracing() -> Tracing | None:
-    """Spans to the global tracer provider, or ``None`` without the ``otel`` extra."""
-    try:
-        from agent_lab.otel.tracing import Tracing  # noqa: PLC0415 - the optional extra
-    except ImportError:
-        return None
-    return Tracing()
-
-
-def _trace(answer: LocalAnswer, tracing: Tracing | None) -> None:
-    """The decision as an ``execute_tool`` span with its ledger, when tracing is configured."""
-    if tracing is None or not tracing.live:
-        return
-    with tracing.dispatch_span(answer.decision.event) as span:
-        tracing.record(span, answer.decision)
+        chosen = tool_choice_of(settings, exchange.tools)
+        self._shadowed(
+            exchange.messages,
+            exchange.tools,
+            model_answer(response, exchange.tools),
+            started,
+            tool_choice=None if chosen is None else chosen[0],
+        )

@@ -1,7 +1,7 @@
 """LLM back ends behind one narrow port (``base.Provider``); the agents use them through it.
 
 ``openai`` (any OpenAI-compatible endpoint), ``local`` (an embedded model),
-``replay`` (record and replay), ``simulated`` (ground truth plus a model of
+``cassette`` (record and replay), ``simulated`` (ground truth plus a model of
 errors, latency and tokens), and test doubles in ``providers.testing``.
 
 The back ends load on first use (PEP 562): the port is all most callers need,
@@ -40,9 +40,9 @@ _LAZY = {
     "FREE": "pricing",
     "Price": "pricing",
     "PriceTable": "pricing",
-    "CassetteError": "replay",
-    "RecordingProvider": "replay",
-    "ReplayProvider": "replay",
+    "CassetteError": "cassette",
+    "RecordingProvider": "cassette",
+    "ReplayProvider": "cassette",
     "RequestLog": "request_log",
     "PROFILES": "profiles",
     "ErrorProfile": "profiles",

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import random
+import weakref
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import httpx2  # the SDK's HTTP client package
@@ -168,7 +169,10 @@ class OpenAIProvider:
         self._http_client = http_client
         self.keep_alive = keep_alive
         self.request_log = request_log
-        self._clients: dict[int, tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI]] = {}
+        # Keyed by the loop itself, weakly: a closed loop's client goes with it.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def __repr__(self) -> str:
         """Name, endpoint and model; never the key."""
@@ -255,17 +259,17 @@ class OpenAIProvider:
     def _loop_client(self) -> openai.AsyncOpenAI:
         # keep_alive: one client (one connection pool) per event loop, reused by every call in it.
         loop = asyncio.get_running_loop()
-        entry = self._clients.get(id(loop))
-        if entry is None or entry[0] is not loop:
-            entry = (loop, self._new_client(pooled=True))
-            self._clients[id(loop)] = entry
-        return entry[1]
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._new_client(pooled=True)
+            self._clients[loop] = client
+        return client
 
     async def aclose(self) -> None:
         """Close the kept-alive client of the running event loop (``keep_alive=True``)."""
-        entry = self._clients.pop(id(asyncio.get_running_loop()), None)
-        if entry is not None:
-            await entry[1].close()
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
 
     async def _attempts(
         self, client: openai.AsyncOpenAI, arguments: dict[str, Any], model: str, started: int,
