@@ -2,7 +2,9 @@
 
 Everything a user builds with is importable from here: the kernel (events,
 their definitions, the registry and the kernel, results and statuses), the
-agents and the one decision function every caller shares, the plugin sets
+agents and the one decision function every caller shares, the envelope
+around it that the gateway, the framework wrappers and log replay ask
+(``Answerer``: when plain code may answer a turn, and with what), the plugin sets
 and routes, the schema-driven resolver, the tool layer (events as tool specs,
 results as tool answers, K30), the model port and its providers, and the
 exceptions; log replay (the log readers, ``replay`` of one logged request,
@@ -37,6 +39,7 @@ from agent_lab.agents.port import (
 )
 from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.agents.turn import Turn
+from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer, LocalCall
 from agent_lab.application.events.kernel import EventKernel
 from agent_lab.application.events.ledger import DecisionLedger, LLMReason, RouteKind
 from agent_lab.application.events.models import (
@@ -93,6 +96,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentLabError",
+    "Answerer",
+    "Asked",
     "Clock",
     "Conflict",
     "Conversation",
@@ -114,10 +119,13 @@ __all__ = [
     "FallbackPath",
     "FallbackReply",
     "FallbackRequest",
+    "Forward",
     "InputError",
     "LLMFallback",
     "LLMReason",
     "LatencyModel",
+    "LocalAnswer",
+    "LocalCall",
     "LocalProvider",
     "LogError",
     "LogFormat",

@@ -156,4 +156,4 @@ def test_no_fallback_is_installed_anywhere_and_no_second_kernel_is_built() -> No
         for path in (REPO_ROOT / "src" / "agent_lab" / "agents").rglob("*.py")
         if "EventKernel(" in path.read_text("utf-8")
     ]
-    assert [path.name for path in kernels] == ["decision.py"]
+    assert [path.name for path in kernels] == ["decider.py"]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.answering import Answerer
 from agent_lab.chat_completions import assistant_message, logged_completion, pairs_line
 from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.log_replay.replayed import replay
@@ -23,12 +22,9 @@ from agent_lab.logs.record import LogError
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from agent_lab.agents.plugins import PluginSet
-    from agent_lab.agents.turn import Reading
-    from agent_lab.answering import ToolChoice
+    from agent_lab.answering import Answerer, ToolChoice
     from agent_lab.chat_completions import FunctionCall
     from agent_lab.providers.pricing import PriceTable
-    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["ModelAnswer", "ShadowLog"]
@@ -56,22 +52,18 @@ class ShadowLog:
 
     Args:
         source: Names the exchanges (``where`` of each: ``source:n``).
-        plugins: The user's plugin set, as the wrapper decides with it.
-        read: What of the conversation the resolvers read.
+        answerer: The wrapper's own envelope (its plugins, rules, read and context),
+            so that each exchange is replayed as the wrapper would have answered it.
         prices: Prices the saved tokens; ``None`` takes genai-prices' table, as
             ``agent-lab shadow`` does.
-        rules: Learned rules, written into the tools' schemas as the wrapper's own
-            decisions have them (``agent-lab shadow --rules``).
     """
 
     def __init__(
         self,
         source: str,
         *,
-        plugins: PluginSet | None,
-        read: Reading,
+        answerer: Answerer,
         prices: PriceTable | None = None,
-        rules: RuleBook | None = None,
     ) -> None:
         if prices is None:
             from agent_lab.providers.pricing import PriceTable  # noqa: PLC0415
@@ -79,7 +71,7 @@ class ShadowLog:
             prices = PriceTable()
         self.figures = ShadowFigures(prices=prices)
         self._source = source
-        self._answerer = Answerer(plugins, rules=rules, read=read)
+        self._answerer = answerer
         self._count = 0
         # Sync framework calls may run in threads (a batch): one tally, added to under a lock.
         self._lock = Lock()

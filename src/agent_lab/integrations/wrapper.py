@@ -99,11 +99,7 @@ class WrapperState:
         """
         book = load_rules(rules) if isinstance(rules, str | Path) else rules
         answerer = Answerer(plugins, rules=book, read=read, context=context, ask=ask)
-        log = (
-            ShadowLog(source, plugins=plugins, read=read, prices=prices, rules=book)
-            if shadow
-            else None
-        )
+        log = ShadowLog(source, answerer=answerer, prices=prices) if shadow else None
         return cls(
             answerer=answerer,
             shadow=shadow,

@@ -75,6 +75,10 @@ class Replayed:
     cause: Cause | None = None
     routed: str | None = None
     """The tool the agent's routing picked with no LLM, if it picked one."""
+    answered: str = ""
+    """The envelope's word for the turn, as the gateway and the wrappers would answer it live:
+    ``covered`` (calls), ``asked``, ``refused``, ``local_reply`` (words), or the rule that
+    leaves it to the model (``not_covered``, ``not_a_user_turn``...)."""
     status: str = ""
     """How the deterministic decision ended (``success``, ``missing_information``...)."""
     reason: str = ""
@@ -118,9 +122,6 @@ def replay(request: LoggedRequest, answerer: Answerer | None = None) -> Replayed
         tokens_estimated=usage is not None and usage.estimated,
         latency_ms=request.latency_ms,
     )
-    case = case_of(request, read=answerer.read)
-    if case is None:
-        return dataclasses.replace(logged, kind=Kind.FOLLOW_UP)
     asked = Asked(
         messages=request.messages,
         tools=request.tools,
@@ -129,6 +130,10 @@ def replay(request: LoggedRequest, answerer: Answerer | None = None) -> Replayed
         at_most_one=request.at_most_one,
     )
     answer = answerer.answer(asked, now=request.timestamp)
+    logged = dataclasses.replace(logged, answered=request.forwarded or answer.reason)
+    case = case_of(request, read=answerer.read)
+    if case is None:
+        return dataclasses.replace(logged, kind=Kind.FOLLOW_UP)
     if isinstance(answer, Forward) and answer.reason == "bad_tools":
         # A tool spec without a name, or a schema the registry refuses.
         return SkippedLine(
