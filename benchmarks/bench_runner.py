@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 from agent_lab.agents.plugins import PluginSet, Route
-from agent_lab.application.events.models import EventDefinition, Resolution, Status
 from agent_lab.demo import plugins as demo_plugins
+from agent_lab.kernel.models import EventDefinition, Resolution, Status
 from agent_lab.lab.results.records import TrialStatus
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.run.policies import make_policy

@@ -30,8 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent_lab.application.tools import openai_tool
 from agent_lab.demo import plugins as demo_plugins
+from agent_lab.kernel.tools import openai_tool
 from agent_lab.lab.workload import load_workload
 
 

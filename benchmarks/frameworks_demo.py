@@ -51,9 +51,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.port import Message, ProviderRequest
-from agent_lab.application.events.models import EventDefinition, Status
-from agent_lab.application.tools import openai_tool
 from agent_lab.demo import plugins as demo_plugins
+from agent_lab.kernel.models import EventDefinition, Status
+from agent_lab.kernel.tools import openai_tool
 from agent_lab.lab.run.policies import make_policy
 from agent_lab.lab.workload import Case, load_workload
 from agent_lab.providers import Expected, SimulatedProvider

@@ -295,7 +295,7 @@ def test_the_provider_protocol_on_its_page_is_agent_labs() -> None:
         ("from agent_lab import EventKernel", set[str]()),
         ("from agent_lab.testing import ScriptedProvider", set[str]()),
         ("from agent_lab.agents.fallback import LLMFallback", {"agent_lab.agents.fallback"}),
-        ("import agent_lab.application.tools as tools", {"agent_lab.application.tools"}),
+        ("import agent_lab.kernel.tools as tools", {"agent_lab.kernel.tools"}),
         ("def f():\n    from agent_lab.lab.run import runner", {"agent_lab.lab.run"}),
     ],
     ids=["public", "testing", "from-deep", "import-deep", "nested"],
@@ -499,8 +499,7 @@ def test_the_cli_reference_lists_every_command_and_option() -> None:
 FLOORS = {
     # A module of each floor, as the layout test names them.
     "ground": "agent_lab.errors",
-    "application": "agent_lab.application.tools",
-    "application/events": "agent_lab.application.events.models",
+    "kernel": "agent_lab.kernel.models",
     "resolvers": "agent_lab.resolvers.schema",
     "agents": "agent_lab.agents.decider",
     "agents/port.py": "agent_lab.agents.port",
@@ -516,7 +515,7 @@ FLOORS = {
     "demo": "agent_lab.demo",
     "cli": "agent_lab.cli.parser",
 }
-PARTS = {"application": ("application/events",), "agents": ("agents/port.py",)}
+PARTS = {"agents": ("agents/port.py",)}
 """A floor that is named imports its parts too."""
 
 
@@ -546,9 +545,7 @@ def test_the_architecture_page_states_the_floors_the_layout_test_enforces() -> N
     from tests.test_layout import _allowed, _demo_allowed  # pyright: ignore[reportPrivateUsage]
 
     rows = _table("## The floors, and their rule", "architecture.md")
-    assert [row[0] for row in rows] == [
-        f for f in FLOORS if f not in ("application/events", "agents/port.py")
-    ]
+    assert [row[0] for row in rows] == [f for f in FLOORS if f != "agents/port.py"]
     wrong = [
         f"{floor} -> {imported}: the page says {said}, the layout test says {allowed}"
         for floor, _, cell in rows

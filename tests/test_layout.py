@@ -85,19 +85,21 @@ def _under(name: str, *packages: str) -> bool:
 def _allowed(importer: str, imported: str) -> bool:
     if imported == "agent_lab":
         return False  # the public face re-exports; nothing inside may lean on it
+    if _under(imported, "agent_lab.application"):
+        return _under(importer, "agent_lab.application")  # the seed's paths: nothing leans on them
+    if _under(importer, "agent_lab.application"):
+        return _under(imported, "agent_lab.kernel")  # thin re-exports of the kernel, no more
     if importer in GROUND:
         return imported in GROUND
-    if _under(importer, "agent_lab.application"):
+    if _under(importer, "agent_lab.kernel"):
         # The kernel knows no LLM: nothing above it, not the agents, not a provider.
-        return imported in GROUND or _under(imported, "agent_lab.application")
+        return imported in GROUND or _under(imported, "agent_lab.kernel")
     if _under(importer, "agent_lab.resolvers"):
-        return imported in GROUND or _under(
-            imported, "agent_lab.resolvers", "agent_lab.application.events"
-        )
+        return imported in GROUND or _under(imported, "agent_lab.resolvers", "agent_lab.kernel")
     if _under(importer, "agent_lab.agents"):
         # The agents own the model port; no provider adapter is theirs to know.
         return imported in GROUND or _under(
-            imported, "agent_lab.agents", "agent_lab.application", "agent_lab.resolvers"
+            imported, "agent_lab.agents", "agent_lab.kernel", "agent_lab.resolvers"
         )
     if _under(importer, "agent_lab.answering"):
         # The envelope every caller asks: the decision, and the rules around it; no caller.
@@ -105,7 +107,7 @@ def _allowed(importer: str, imported: str) -> bool:
             imported,
             "agent_lab.answering",
             "agent_lab.agents",
-            "agent_lab.application",
+            "agent_lab.kernel",
             "agent_lab.resolvers",
         )
     if _under(importer, "agent_lab.integrations"):
@@ -115,7 +117,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.integrations",
             "agent_lab.answering",
             "agent_lab.agents",
-            "agent_lab.application",
+            "agent_lab.kernel",
             "agent_lab.logs",
             "agent_lab.log_replay",
             "agent_lab.resolvers",
@@ -125,7 +127,7 @@ def _allowed(importer: str, imported: str) -> bool:
     if _under(importer, "agent_lab.logs"):
         # Reading logs: what a request offered becomes tool specs the agents read, no more.
         return imported in GROUND or _under(
-            imported, "agent_lab.logs", "agent_lab.agents", "agent_lab.application"
+            imported, "agent_lab.logs", "agent_lab.agents", "agent_lab.kernel"
         )
     if _under(importer, "agent_lab.providers", "agent_lab.testing"):
         # Adapters above the port: the port and the kernel's values, nothing of the lab.
@@ -133,7 +135,7 @@ def _allowed(importer: str, imported: str) -> bool:
             imported,
             "agent_lab.providers",
             "agent_lab.agents.port",
-            "agent_lab.application.events",
+            "agent_lab.kernel",
         )
     if _under(importer, "agent_lab.otel"):
         # The optional extra: it reads the kernel's, the agents' and the providers' values,
@@ -141,7 +143,7 @@ def _allowed(importer: str, imported: str) -> bool:
         return imported in GROUND or _under(
             imported,
             "agent_lab.otel",
-            "agent_lab.application",
+            "agent_lab.kernel",
             "agent_lab.agents",
             "agent_lab.providers",
         )
@@ -153,7 +155,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.log_replay",
             "agent_lab.answering",
             "agent_lab.agents",
-            "agent_lab.application",
+            "agent_lab.kernel",
             "agent_lab.resolvers",
             "agent_lab.logs",
             "agent_lab.providers.pricing",  # the price of the requests a replay saves
@@ -168,7 +170,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.gateway",
             "agent_lab.answering",
             "agent_lab.agents",
-            "agent_lab.application",
+            "agent_lab.kernel",
             "agent_lab.logs",
             "agent_lab.log_replay",
             "agent_lab.providers.redaction",
@@ -224,7 +226,7 @@ def test_no_module_imports_another_packages_private_module() -> None:
     [
         ("agent_lab._text", "agent_lab"),
         ("agent_lab.logs._values", "agent_lab.logs"),
-        ("agent_lab.application.events._drive", "agent_lab.application.events"),
+        ("agent_lab.kernel._drive", "agent_lab.kernel"),
         ("agent_lab.a._b.c", "agent_lab.a"),
         ("agent_lab.logs.pairs", None),
     ],
@@ -289,17 +291,19 @@ def test_modules_stay_small(name: str) -> None:
 @pytest.mark.parametrize(
     ("importer", "imported"),
     [
-        ("agent_lab.strict_json", "agent_lab.application.events.models"),
-        ("agent_lab.errors", "agent_lab.application.events.models"),
+        ("agent_lab.strict_json", "agent_lab.kernel.models"),
+        ("agent_lab.errors", "agent_lab.kernel.models"),
         ("agent_lab.resolvers.schema", "agent_lab.demo.domain"),
         ("agent_lab.resolvers.schema", "agent_lab.agents.plugins"),
-        ("agent_lab.application.events.kernel", "agent_lab.agents.port"),
-        ("agent_lab.application.tools", "agent_lab.agents.plugins"),
+        ("agent_lab.kernel.event_kernel", "agent_lab.agents.port"),
+        ("agent_lab.kernel.tools", "agent_lab.agents.plugins"),
         ("agent_lab.agents.port", "agent_lab.providers.openai_compat"),
         ("agent_lab.agents.event_agent", "agent_lab.providers.openai_compat"),
         ("agent_lab.agents.llm", "agent_lab.lab.workload"),
         ("agent_lab.lab.run.runner", "agent_lab.cli"),
-        ("agent_lab.application.events.kernel", "agent_lab"),
+        ("agent_lab.kernel.event_kernel", "agent_lab"),
+        ("agent_lab.agents.decider", "agent_lab.application.events.models"),
+        ("agent_lab.application.tools", "agent_lab.agents.plugins"),
         ("agent_lab.gateway.app", "agent_lab.cli.commands.serve.app"),
         ("agent_lab.gateway.app", "agent_lab.lab.run.runner"),
         ("agent_lab.gateway.app", "agent_lab.providers.openai_compat"),

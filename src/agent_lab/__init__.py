@@ -40,9 +40,19 @@ from agent_lab.agents.port import (
 from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.agents.turn import Turn
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer, LocalCall
-from agent_lab.application.events.kernel import EventKernel
-from agent_lab.application.events.ledger import DecisionLedger, LLMReason, RouteKind
-from agent_lab.application.events.models import (
+from agent_lab.clock import Clock, SystemClock
+from agent_lab.errors import (
+    AgentLabError,
+    DefinitionError,
+    InputError,
+    MisuseError,
+    ProviderError,
+    StoreError,
+    StrictJSONError,
+)
+from agent_lab.kernel.event_kernel import EventKernel
+from agent_lab.kernel.ledger import DecisionLedger, LLMReason, RouteKind
+from agent_lab.kernel.models import (
     Conflict,
     Event,
     EventDefinition,
@@ -57,18 +67,8 @@ from agent_lab.application.events.models import (
     Usage,
     ValidationIssue,
 )
-from agent_lab.application.events.registry import EventRegistry
-from agent_lab.application.tools import anthropic_tool, openai_tool, to_tool_result, tool_status
-from agent_lab.clock import Clock, SystemClock
-from agent_lab.errors import (
-    AgentLabError,
-    DefinitionError,
-    InputError,
-    MisuseError,
-    ProviderError,
-    StoreError,
-    StrictJSONError,
-)
+from agent_lab.kernel.registry import EventRegistry
+from agent_lab.kernel.tools import anthropic_tool, openai_tool, to_tool_result, tool_status
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:

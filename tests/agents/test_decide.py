@@ -142,7 +142,7 @@ def test_the_user_s_plugins_supply_their_own_resolver_for_a_tool_they_name() -> 
 
 def test_no_fallback_is_installed_anywhere_and_no_second_kernel_is_built() -> None:
     """The kernel and the agents hold no ContextVar: what a call needs is its argument."""
-    for package in ("application", "agents"):
+    for package in ("kernel", "agents"):
         for path in (REPO_ROOT / "src" / "agent_lab" / package).rglob("*.py"):
             tree = ast.parse(path.read_text("utf-8"))
             names = {

@@ -15,7 +15,7 @@ from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.paths import prompt_size
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.port import ProviderFailure
-from agent_lab.application.events.models import FallbackRequest
+from agent_lab.kernel.models import FallbackRequest
 from agent_lab.providers import ProviderReply, ToolCall
 from agent_lab.testing import ScriptedProvider
 
@@ -161,7 +161,7 @@ def test_a_failed_request_on_either_path_is_fallback_failed(schema: dict[str, An
 
 def test_a_fallback_of_the_callers_own_is_used_as_it_is() -> None:
     def fill(request: FallbackRequest) -> Any:
-        from agent_lab.application.events.models import FallbackReply
+        from agent_lab.kernel.models import FallbackReply
 
         return FallbackReply('{"city": "Oslo"}', arguments={"city": "Oslo"})
 

@@ -17,9 +17,9 @@ from agent_lab.answering import (
     question,
     refusal,
 )
-from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.tools import USER_ONLY_NOTE, openai_tool
 from agent_lab.errors import DefinitionError
+from agent_lab.kernel.models import EventDefinition
+from agent_lab.kernel.tools import USER_ONLY_NOTE, openai_tool
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
@@ -313,7 +313,7 @@ def test_without_ask_an_invalid_value_is_the_models_turn() -> None:
 
 
 def test_a_refusal_names_each_value_and_none_for_no_issue() -> None:
-    from agent_lab.application.events.models import ValidationIssue
+    from agent_lab.kernel.models import ValidationIssue
 
     issues = [
         ValidationIssue(pointer="/party_size", keyword="maximum", message="20 is the most"),

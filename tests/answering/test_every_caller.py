@@ -47,11 +47,11 @@ from pydantic_ai.tools import ToolDefinition
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.answering import Answerer, Asked, LocalAnswer
-from agent_lab.application.events.models import EventDefinition
 from agent_lab.gateway import Gateway, GatewaySettings, Mode
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
 from agent_lab.integrations.openai_agents import DeterministicFirstModel as AgentsModel
 from agent_lab.integrations.pydantic_ai import DeterministicFirstModel as PydanticModel
+from agent_lab.kernel.models import EventDefinition
 from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs.record import LogFormat, LoggedRequest
 from agent_lab.resolvers.schema import SchemaResolver

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.plugins import PluginSet, Route
-from agent_lab.application.events.models import EventDefinition, Resolution
+from agent_lab.kernel.models import EventDefinition, Resolution
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import Event
+    from agent_lab.kernel.models import Event
 
 HUGE = 10**5000
 """Past Python's int-to-text limit (4300 digits): ``json.dumps`` and ``str`` refuse it."""

@@ -21,8 +21,8 @@ from openai import NOT_GIVEN
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.answering import is_local_call
-from agent_lab.application.events.models import EventDefinition
 from agent_lab.gateway import Gateway, GatewaySettings, Mode
+from agent_lab.kernel.models import EventDefinition
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import JSONValue
 from tests.gateway.conftest import COVERED, KEY, SDK, TOOLS, WEATHER, user

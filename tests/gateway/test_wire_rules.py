@@ -23,9 +23,9 @@ import openai
 
 from agent_lab.agents.decision import Decision, DispatchedCall, Routing
 from agent_lab.answering import Answerer, LocalAnswer
-from agent_lab.application.events.models import Status
 from agent_lab.gateway import GatewaySettings, Mode
 from agent_lab.gateway.wire_rules import WireRequest, wire_request
+from agent_lab.kernel.models import Status
 from agent_lab.usage import Usage
 from tests.gateway.conftest import COVERED, SDK, TOOLS, user
 from tests.gateway.running import Served, serving

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_lab.agents.plugins import PluginSet
-from agent_lab.application.events.models import EventDefinition
+from agent_lab.kernel.models import EventDefinition
 from agent_lab.resolvers.schema import SchemaResolver
 
 BOOK_SCHEMA: dict[str, Any] = {

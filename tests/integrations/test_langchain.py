@@ -32,13 +32,13 @@ from pydantic import BaseModel, Field
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.answering import LOCAL_CALL_PREFIX, Answerer, is_local_call
-from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
 from agent_lab.clock import FakeClock
 from agent_lab.demo import plugins as demo
 from agent_lab.demo.events import timer
 from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
+from agent_lab.kernel.reply import Reply
 from agent_lab.strict_json import JSONValue
 from tests.integrations.booking import ASKING, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple, rules_file

@@ -20,8 +20,8 @@ from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 from pydantic_ai import Agent
 
 from agent_lab.agents.plugins import PluginSet
-from agent_lab.application.events.models import EventDefinition
 from agent_lab.integrations.pydantic_ai import DeterministicFirstModel
+from agent_lab.kernel.models import EventDefinition
 from agent_lab.resolvers.schema import SchemaResolver
 from tests.llama_server import ALIAS, NEEDS, llama_cpp_server
 

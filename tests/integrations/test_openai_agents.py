@@ -21,12 +21,12 @@ from pydantic import BaseModel
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.answering import is_local_call
-from agent_lab.application.events.reply import Reply
 from agent_lab.cli import run as cli
 from agent_lab.clock import FakeClock
 from agent_lab.demo import plugins as demo
 from agent_lab.demo.events import timer
 from agent_lab.integrations.openai_agents import DeterministicFirstModel
+from agent_lab.kernel.reply import Reply
 from agent_lab.strict_json import JSONValue
 from agents import (
     Agent,

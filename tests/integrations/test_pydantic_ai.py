@@ -36,10 +36,10 @@ from pydantic_ai.tools import ToolDefinition
 
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.answering import is_local_call
-from agent_lab.application.events.models import Event, EventDefinition
 from agent_lab.cli import run
 from agent_lab.clock import FakeClock
 from agent_lab.integrations.pydantic_ai import LEDGER_KEY, DeterministicFirstModel
+from agent_lab.kernel.models import Event, EventDefinition
 from agent_lab.otel.tracing import Tracing
 from agent_lab.providers.pricing import Price, PriceTable
 from agent_lab.resolvers.schema import SchemaResolver

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import Store
 from agent_lab.log_replay.trial_status import TrialStatus

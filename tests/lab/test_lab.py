@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agent_lab.application.events.models import Status
 from agent_lab.demo import plugins
+from agent_lab.kernel.models import Status
 from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import SCHEMA_VERSION, Store, StoreError
 from agent_lab.lab.run.runner import stratified_sample

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from agent_lab.application.events.models import Event
 from agent_lab.demo import plugins as demo_plugins
+from agent_lab.kernel.models import Event
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
 from agent_lab.lab.run.plugin_sets import load_plugins
@@ -25,7 +25,7 @@ from agent_lab.resolvers.schema import SchemaResolver
 from tests.conftest import corpus
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import EventDefinition
+    from agent_lab.kernel.models import EventDefinition
 
 SIZE = 40 * 1024
 UNITS = {

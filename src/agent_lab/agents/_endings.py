@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING
 
 from agent_lab.agents.choice import ChoiceOutcome, choice_attempt
 from agent_lab.agents.decision import Decision, FallbackPath, Routing
-from agent_lab.application.events.ledger import LLMReason, RouteDecision, RouteKind
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.ledger import LLMReason, RouteDecision, RouteKind
+from agent_lab.kernel.models import Status
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
     from agent_lab.agents.choice import ToolChoice
-    from agent_lab.application.events.models import EventResult
+    from agent_lab.kernel.models import EventResult
 
 __all__ = [
     "BY_MODEL",

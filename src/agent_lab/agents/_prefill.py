@@ -5,12 +5,12 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.models import Resolution
+from agent_lab.kernel.models import Resolution
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from agent_lab.application.events.models import Event, Resolver
+    from agent_lab.kernel.models import Event, Resolver
 
 __all__ = ["PREFILL", "with_prefill"]
 

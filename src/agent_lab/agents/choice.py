@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, cast
 
 from agent_lab.agents.fallback import ask_model
 from agent_lab.agents.prompts import tool_choice_request
-from agent_lab.application.events.ledger import Attempt, AttemptOutcome
-from agent_lab.application.events.models import FallbackReply
-from agent_lab.application.events.registry import EventRegistry
-from agent_lab.application.tools import openai_tool
+from agent_lab.kernel.ledger import Attempt, AttemptOutcome
+from agent_lab.kernel.models import FallbackReply
+from agent_lab.kernel.registry import EventRegistry
+from agent_lab.kernel.tools import openai_tool
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from agent_lab.agents.port import Provider, ProviderRequest, ToolCall
-    from agent_lab.application.events.models import EventDefinition
+    from agent_lab.kernel.models import EventDefinition
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [

@@ -19,12 +19,12 @@ from agent_lab.agents.decision import Decision, Routing
 from agent_lab.agents.plugins import PluginSet
 from agent_lab.agents.tool_specs import plugins_from_tools, tool_name
 from agent_lab.agents.turn import Reading, Turn
-from agent_lab.application.events.models import Event, Status
+from agent_lab.kernel.models import Event, Status
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from agent_lab.agents.choice import ToolChooser
-    from agent_lab.application.events.models import Fallback
+    from agent_lab.kernel.models import Fallback
 
 __all__ = ["Decidable", "Tools", "adecide", "decide", "decider_for"]
 

@@ -45,16 +45,16 @@ from agent_lab.agents.decision import Decision, DispatchedCall, FallbackPath, Ro
 from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.paths import NoRegretFallback, PathTaken
 from agent_lab.agents.routing import DeterministicRouter
-from agent_lab.application.events.kernel import EventKernel
-from agent_lab.application.events.ledger import GIVEN, LLMReason, RouteDecision, RouteKind
-from agent_lab.application.events.models import (
+from agent_lab.kernel.event_kernel import EventKernel
+from agent_lab.kernel.ledger import GIVEN, LLMReason, RouteDecision, RouteKind
+from agent_lab.kernel.models import (
     Event,
     EventResult,
     FallbackReply,
     Status,
 )
-from agent_lab.application.events.registry import EventRegistry
-from agent_lab.application.events.reply import say
+from agent_lab.kernel.registry import EventRegistry
+from agent_lab.kernel.reply import say
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
@@ -62,8 +62,8 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Turn
-    from agent_lab.application.events.models import Fallback, FallbackRequest
     from agent_lab.clock import Clock
+    from agent_lab.kernel.models import Fallback, FallbackRequest
 
 __all__ = ["BY_MODEL", "Decider"]
 

@@ -8,12 +8,12 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from agent_lab.application.events.ledger import GIVEN, RouteDecision, undispatched_ledger
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.ledger import GIVEN, RouteDecision, undispatched_ledger
+from agent_lab.kernel.models import Status
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.ledger import DecisionLedger
-    from agent_lab.application.events.models import EventResult
+    from agent_lab.kernel.ledger import DecisionLedger
+    from agent_lab.kernel.models import EventResult
     from agent_lab.strict_json import JSONObject
     from agent_lab.usage import Usage
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.agents.decider import Decider
 from agent_lab.agents.turn import Turn
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from agent_lab.agents.choice import ToolChooser
     from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
-    from agent_lab.application.events.models import Fallback
     from agent_lab.clock import Clock
+    from agent_lab.kernel.models import Fallback
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["Conversation", "EventAgent"]

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_lab.agents.port import FailureReason, ProviderFailure, ProviderReply
 from agent_lab.agents.prompts import fallback_request
-from agent_lab.application.events.models import FallbackReply
-from agent_lab.application.events.validation import describe_error
+from agent_lab.kernel.models import FallbackReply
+from agent_lab.kernel.validation import describe_error
 from agent_lab.usage import Usage
 
 if TYPE_CHECKING:
     from agent_lab.agents.port import Provider, ProviderRequest
-    from agent_lab.application.events.models import FallbackRequest
+    from agent_lab.kernel.models import FallbackRequest
 
 __all__ = ["LLMFallback", "ask_model"]
 

@@ -18,7 +18,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.plugins import PluginSet, Route
-from agent_lab.application.events.models import Resolution
+from agent_lab.kernel.models import Resolution
 from agent_lab.resolvers.learned import ANY_TOOL
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import thaw_json
@@ -26,7 +26,7 @@ from agent_lab.strict_json import thaw_json
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from agent_lab.application.events.models import Event, EventDefinition, Resolver
+    from agent_lab.kernel.models import Event, EventDefinition, Resolver
     from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONObject
 

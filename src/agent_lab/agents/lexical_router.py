@@ -27,7 +27,7 @@ from agent_lab.errors import SettingError
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator
 
-    from agent_lab.application.events.models import EventDefinition
+    from agent_lab.kernel.models import EventDefinition
 
 __all__ = [
     "DEFAULT_MARGIN",

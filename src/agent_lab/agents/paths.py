@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from agent_lab.agents.choice import ChoiceOutcome, ToolChoice, choice_reply
 from agent_lab.agents.decision import FallbackPath
 from agent_lab.agents.port import ProviderFailure, tools_json
-from agent_lab.application.events.models import FallbackReply
+from agent_lab.kernel.models import FallbackReply
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.choice import ToolChooser
     from agent_lab.agents.fallback import LLMFallback
     from agent_lab.agents.port import ProviderRequest
-    from agent_lab.application.events.models import FallbackRequest
+    from agent_lab.kernel.models import FallbackRequest
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["NoRegretFallback", "PathTaken", "prompt_size"]

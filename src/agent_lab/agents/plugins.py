@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.events.registry import EventRegistry
+from agent_lab.kernel.registry import EventRegistry
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import EventDefinition
+    from agent_lab.kernel.models import EventDefinition
 
 __all__ = ["PluginSet", "Route", "RouteMatch"]
 

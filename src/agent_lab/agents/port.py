@@ -10,7 +10,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, runtime_checkable
 
-from agent_lab.application.events.models import Failure
+from agent_lab.kernel.models import Failure
 from agent_lab.strict_json import JSONObject, JSONValue, canonical_dumps
 from agent_lab.usage import Usage
 

@@ -17,7 +17,7 @@ from agent_lab.strict_json import (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from agent_lab.application.events.models import FallbackRequest
+    from agent_lab.kernel.models import FallbackRequest
 
 __all__ = ["fallback_request", "project_schema", "tool_choice_request"]
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.plugins import PluginSet, Route
-from agent_lab.application.events.models import EventDefinition
 from agent_lab.errors import InputError
+from agent_lab.kernel.models import EventDefinition
 from agent_lab.resolvers.schema import SchemaResolver
 
 if TYPE_CHECKING:

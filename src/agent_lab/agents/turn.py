@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import Event
+    from agent_lab.kernel.models import Event
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["Reading", "Turn", "message_text"]

@@ -39,8 +39,8 @@ from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
 from agent_lab.answering.replies import said_replies
 from agent_lab.answering.words import question, refusal, schema_of
-from agent_lab.application.events.models import Reason, Status
 from agent_lab.errors import AgentLabError
+from agent_lab.kernel.models import Reason, Status
 from agent_lab.strict_json import canonical_dumps
 
 if TYPE_CHECKING:

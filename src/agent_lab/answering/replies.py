@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, cast
 from agent_lab.agents.decision import Decision, DispatchedCall, Routing
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.answering.answers import LocalAnswer, is_local_call
-from agent_lab.application.events.models import Status
-from agent_lab.application.events.reply import say
 from agent_lab.errors import StrictJSONError
+from agent_lab.kernel.models import Status
+from agent_lab.kernel.reply import say
 from agent_lab.strict_json import loads
 from agent_lab.usage import Usage
 

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
 from agent_lab.agents.tool_specs import tool_name
-from agent_lab.application.tools import USER_ONLY_NOTE
+from agent_lab.kernel.tools import USER_ONLY_NOTE
 from agent_lab.strict_json import pointer_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from agent_lab.agents.plugins import PluginSet
-    from agent_lab.application.events.models import ValidationIssue
+    from agent_lab.kernel.models import ValidationIssue
 
 __all__ = ["question", "refusal", "schema_of"]
 

@@ -1,7 +1,7 @@
-"""The kernel, which knows no LLM: events (``events/``) and the tool layer (``tools.py``).
+"""The seed's name for the kernel, kept so that its paths resolve (``agent_lab.kernel``).
 
-``events/`` holds the event models, the registry, validation, the merge of
-resolved and fallback values, dispatch and its ledger; ``tools.py`` turns
-events into tool specs and back. Plugin sets, the model seams and the agents
-live on the floor above (``agent_lab.agents``).
+``application.events.models``, ``application.events.registry``,
+``application.events.kernel`` and ``application.tools`` re-export
+``kernel.models``, ``kernel.registry``, ``kernel.event_kernel`` and
+``kernel.tools``; nothing inside the package imports them.
 """

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from agent_lab.agents.plugins import PluginSet
-    from agent_lab.application.events.registry import EventRegistry
+    from agent_lab.kernel.registry import EventRegistry
     from agent_lab.lab.workload import Workload
 
 __all__ = [

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent_lab._input_files import MAX_WORKLOAD_BYTES, read_input_text
-from agent_lab.application.events.models import Status
 from agent_lab.errors import (
     DefinitionError,
     MissingInputError,
@@ -20,6 +19,7 @@ from agent_lab.errors import (
     StrictJSONError,
     WorkloadError,
 )
+from agent_lab.kernel.models import Status
 from agent_lab.log_replay.case import Case, Expectation, ExpectedCall
 from agent_lab.strict_json import canonical_dumps, loads
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from agent_lab.agents.plugins import PluginSet
-    from agent_lab.application.events.registry import EventRegistry
+    from agent_lab.kernel.registry import EventRegistry
     from agent_lab.strict_json import JSONObject
 
 __all__ = [

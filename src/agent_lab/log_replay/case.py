@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import Status
+    from agent_lab.kernel.models import Status
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["Case", "Expectation", "ExpectedCall"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.agents.turn import Turn
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 from agent_lab.log_replay.case import Case, Expectation, ExpectedCall
 from agent_lab.log_replay.scoring import OMITTED
 from agent_lab.strict_json import same_json

@@ -27,7 +27,7 @@ import re
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.strict_json import same_json
 

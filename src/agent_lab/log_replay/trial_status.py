@@ -6,7 +6,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_lab.application.events.models import Status
+    from agent_lab.kernel.models import Status
 
 __all__ = ["TrialStatus"]
 

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from agent_lab.agents.event_agent import EventAgent
     from agent_lab.agents.port import Provider, ProviderReply, ProviderRequest
     from agent_lab.agents.tool_agent import ToolAgent
-    from agent_lab.application.events.kernel import EventKernel
-    from agent_lab.application.events.ledger import DecisionLedger
-    from agent_lab.application.events.models import Event, EventResult
+    from agent_lab.kernel.event_kernel import EventKernel
+    from agent_lab.kernel.ledger import DecisionLedger
+    from agent_lab.kernel.models import Event, EventResult
     from agent_lab.usage import Usage
 
 __all__ = ["CAPTURE_CONTENT_ENV", "TracedProvider", "Tracing"]

@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.models import Event, Resolution
+from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import AliasIndex, Tokens
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
 from agent_lab.resolvers.english import (

@@ -9,7 +9,7 @@ from agent_lab.agents.decide import decide
 from agent_lab.agents.learned_rules import with_rules
 from agent_lab.agents.tool_specs import plugins_from_tools
 from agent_lab.answering import Answerer
-from agent_lab.application.events.ledger import RouteKind
+from agent_lab.kernel.ledger import RouteKind
 from agent_lab.lab.learn.examples import Example, conversation_of, held_out
 from agent_lab.lab.learn.gate import admit
 from agent_lab.lab.learn.learning import LearnSettings, learn

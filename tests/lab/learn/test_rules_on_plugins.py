@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.agents.decide import decide
 from agent_lab.agents.learned_rules import with_rules
 from agent_lab.agents.plugins import PluginSet
-from agent_lab.application.events.models import Event, EventDefinition, Resolution
 from agent_lab.cli import run
 from agent_lab.demo import plugins as demo_plugins
+from agent_lab.kernel.models import Event, EventDefinition, Resolution
 from agent_lab.resolvers.learned import Evidence, LearnedRule, RuleBook
 from agent_lab.resolvers.schema import SchemaResolver
 

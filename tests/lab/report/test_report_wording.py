@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import agent_lab.demo
-from agent_lab.application.events.models import Status
 from agent_lab.cli import run
+from agent_lab.kernel.models import Status
 from agent_lab.lab.report.render import render_html
 from agent_lab.lab.stats.metrics import compare, summarize
 from agent_lab.log_replay.trial_status import TrialStatus

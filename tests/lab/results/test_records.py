@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_lab.agents.decision import Routing
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 from agent_lab.lab.results.records import LabReason, RunState
 from agent_lab.lab.results.store import Store
 from agent_lab.log_replay.trial_status import TrialStatus

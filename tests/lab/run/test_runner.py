@@ -11,9 +11,9 @@ import pytest
 from agent_lab.agents.decision import Decision
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.port import ProviderReply, ToolCall
-from agent_lab.application.events.models import EventDefinition, Resolution, Status
 from agent_lab.clock import FakeClock
 from agent_lab.errors import ConfigChange, ConfigMismatchError
+from agent_lab.kernel.models import EventDefinition, Resolution, Status
 from agent_lab.lab.results.records import LabReason
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.run.policies import DeterministicOnly, LLMAlways, Policy

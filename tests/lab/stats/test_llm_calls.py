@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_lab.application.events.ledger import LEDGER_VERSION
-from agent_lab.application.events.models import Status
 from agent_lab.cli import run
+from agent_lab.kernel.ledger import LEDGER_VERSION
+from agent_lab.kernel.models import Status
 from agent_lab.lab.results.records import TrialRecord
 from agent_lab.lab.results.store import Store
 from agent_lab.lab.stats.llm_calls import (

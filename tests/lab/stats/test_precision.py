@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_lab.agents.plugins import PluginSet
-from agent_lab.application.events.models import EventDefinition, Status
+from agent_lab.kernel.models import EventDefinition, Status
 from agent_lab.lab.stats.precision import measure_precision
 from agent_lab.lab.workload import Workload
 from agent_lab.log_replay.case import Case, Expectation

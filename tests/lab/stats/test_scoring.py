@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 from agent_lab.log_replay.case import Case, Expectation
 from agent_lab.log_replay.scoring import (
     Matching,

@@ -1,1 +1,1 @@
-"""The event kernel: models, registry, validation, merge and dispatch."""
+"""The seed's path for the event kernel (``agent_lab.kernel``)."""

@@ -12,9 +12,9 @@ from agent_lab.strict_json import thaw_json
 if TYPE_CHECKING:
     import argparse
 
-    from agent_lab.application.events.registry import EventRegistry
     from agent_lab.cli.loading import Streams
     from agent_lab.cli.options import AddParser
+    from agent_lab.kernel.registry import EventRegistry
 
 __all__ = ["add_command", "handle"]
 

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
 
-    from agent_lab.application.events.models import Event
+    from agent_lab.kernel.models import Event
 
 __all__ = ["DATE", "TIME", "closed_object", "now_of"]
 

@@ -6,14 +6,14 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.plugins import Route
-from agent_lab.application.events.models import EventDefinition, Resolution
 from agent_lab.demo.events._common import DATE, TIME, closed_object, now_of
+from agent_lab.kernel.models import EventDefinition, Resolution
 from agent_lab.resolvers.english import NUMBER, find_duration_seconds, find_time, relative_date
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from agent_lab.application.events.models import Event
+    from agent_lab.kernel.models import Event
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["EVENT", "ROUTE", "add_to_calendar", "read_calendar"]

@@ -6,14 +6,14 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_lab.agents.plugins import Route
-from agent_lab.application.events.models import EventDefinition, Resolution
 from agent_lab.demo.events._common import closed_object
+from agent_lab.kernel.models import EventDefinition, Resolution
 from agent_lab.resolvers.english import NUMBER, words_to_number
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from agent_lab.application.events.models import Event
+    from agent_lab.kernel.models import Event
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["EVENT", "ROUTE", "UNITS", "convert", "read_conversion"]

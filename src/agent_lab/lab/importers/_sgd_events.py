@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.events.registry import EventRegistry
+from agent_lab.kernel.models import EventDefinition
+from agent_lab.kernel.registry import EventRegistry
 from agent_lab.lab.importers._shape import ShapeError
 
 if TYPE_CHECKING:

@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._input_files import MAX_BENCHMARK_FILE_BYTES
-from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.events.registry import MAX_SCHEMA_DEPTH, EventRegistry
 from agent_lab.errors import DefinitionError, SchemaInfrastructureError, StrictJSONError
+from agent_lab.kernel.models import EventDefinition
+from agent_lab.kernel.registry import MAX_SCHEMA_DEPTH, EventRegistry
 from agent_lab.lab.importers._shape import (
     ShapeError,
     array,

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_lab._loops import run_sync
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.answering import Answerer
-from agent_lab.application.events.models import Event, Resolution
 from agent_lab.errors import AgentLabError
+from agent_lab.kernel.models import Event, Resolution
 from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.logs.record import SkippedLine, SkipReason
 from agent_lab.resolvers.learned import ANY_TOOL
@@ -30,7 +30,7 @@ from agent_lab.resolvers.schema import SchemaResolver, kind_of
 if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
-    from agent_lab.application.events.models import Resolver
+    from agent_lab.kernel.models import Resolver
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
 

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.models import Event
+from agent_lab.kernel.models import Event
 from agent_lab.lab.learn.mine import Candidate, captured, open_parameter
 from agent_lab.log_replay.intervals import Z_95, wilson
 from agent_lab.resolvers.learned import (

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.application.events.models import Status
+from agent_lab.kernel.models import Status
 from agent_lab.logs.record import LogFormat, LoggedRequest, LoggedToolCall
 from agent_lab.strict_json import thaw_json
 

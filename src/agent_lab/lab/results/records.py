@@ -15,7 +15,7 @@ from agent_lab.agents.decision import Routing
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from agent_lab.application.events.models import Status
+    from agent_lab.kernel.models import Status
     from agent_lab.log_replay.trial_status import TrialStatus
     from agent_lab.strict_json import JSONObject
 

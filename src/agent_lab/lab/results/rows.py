@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._text import escape_surrogates
 from agent_lab.agents.decision import Routing
-from agent_lab.application.events.models import Status
 from agent_lab.errors import StoreError
+from agent_lab.kernel.models import Status
 from agent_lab.lab.results.records import LabReason, TrialRecord
 from agent_lab.log_replay.trial_status import TrialStatus
 

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab._input_files import MAX_EVENTS_BYTES, read_input
 from agent_lab.agents.plugins import PluginSet
-from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.events.registry import MAX_SCHEMA_DEPTH
 from agent_lab.errors import PluginLoadError, StrictJSONError
+from agent_lab.kernel.models import EventDefinition
+from agent_lab.kernel.registry import MAX_SCHEMA_DEPTH
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import loads
 

@@ -16,9 +16,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agent_lab.agents.port import prepare
-from agent_lab.application.events.ledger import usage_json
 from agent_lab.clock import Clock, SystemClock
 from agent_lab.errors import ConfigMismatchError
+from agent_lab.kernel.ledger import usage_json
 from agent_lab.lab.results.records import LabReason, TrialRecord
 from agent_lab.lab.results.rows import encode_trial
 from agent_lab.lab.results.store import Store, StoreError

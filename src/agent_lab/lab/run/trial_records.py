@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.application.events.models import Status, Timings
+from agent_lab.kernel.models import Status, Timings
 from agent_lab.lab.results.records import LabReason, TrialRecord
 from agent_lab.log_replay.scoring import Produced, score
 from agent_lab.log_replay.trial_status import TrialStatus

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agent_lab.application.events.models import Status
 from agent_lab.errors import ComparisonError
+from agent_lab.kernel.models import Status
 from agent_lab.log_replay.intervals import wilson
 
 if TYPE_CHECKING:

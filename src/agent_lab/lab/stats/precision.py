@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.application.events.models import Event, Resolution, Status
+from agent_lab.kernel.models import Event, Resolution, Status
 from agent_lab.log_replay.intervals import wilson
 from agent_lab.log_replay.scoring import acceptable
 from agent_lab.resolvers.schema import kind_of

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent_lab import EventDefinition, EventRegistry, EventResult, Status, ValidationIssue
-from agent_lab.application.tools import (
+from agent_lab.kernel.tools import (
     anthropic_tool,
     is_retryable,
     openai_tool,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_lab.application.events.models import FallbackReply, Reason
 from agent_lab.errors import StrictJSONError
+from agent_lab.kernel.models import FallbackReply, Reason
 from agent_lab.strict_json import JSONObject, ensure_json_data, loads, same_json
 
 __all__ = ["Audit", "audit_reply"]

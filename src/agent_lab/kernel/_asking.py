@@ -7,9 +7,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from agent_lab._json_walk import copy_object
-from agent_lab.application.events.audit import audit_reply
-from agent_lab.application.events.ledger import AttemptOutcome
-from agent_lab.application.events.models import (
+from agent_lab.errors import ProviderError
+from agent_lab.kernel.audit import audit_reply
+from agent_lab.kernel.ledger import AttemptOutcome
+from agent_lab.kernel.models import (
     Event,
     EventResult,
     Fallback,
@@ -19,16 +20,15 @@ from agent_lab.application.events.models import (
     Status,
     Usage,
 )
-from agent_lab.application.events.validation import describe_error
-from agent_lab.errors import ProviderError
+from agent_lab.kernel.validation import describe_error
 from agent_lab.usage import checked_count, checked_usage
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from agent_lab.application.events._drive import PluginCall
-    from agent_lab.application.events._trace import Trace
-    from agent_lab.application.events.registry import RegisteredEvent
+    from agent_lab.kernel._drive import PluginCall
+    from agent_lab.kernel._trace import Trace
+    from agent_lab.kernel.registry import RegisteredEvent
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["AskLimits", "ask_fallback"]

@@ -7,7 +7,7 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_lab.application.events.merge import merge_arguments
+from agent_lab.kernel.merge import merge_arguments
 from agent_lab.strict_json import JSONObject, JSONValue, escape_pointer_token, same_json
 
 keys = st.sampled_from(["a", "b", "c", "d/e", "f~g"])

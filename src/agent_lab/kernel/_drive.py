@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from agent_lab._loops import run_sync
-from agent_lab.application.events.models import (
+from agent_lab.kernel.models import (
     Event,
     EventResult,
     Fallback,

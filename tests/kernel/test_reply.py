@@ -8,16 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_lab.application.events.models import EventDefinition
-from agent_lab.application.events.registry import EventRegistry
-from agent_lab.application.events.reply import (
+from agent_lab.errors import DefinitionError
+from agent_lab.kernel.models import EventDefinition
+from agent_lab.kernel.registry import EventRegistry
+from agent_lab.kernel.reply import (
     FAILED_STATUSES,
     FAILED_TEXT,
     has_failed,
     reports_failure,
     say,
 )
-from agent_lab.errors import DefinitionError
 from agent_lab.strict_json import JSONValue
 
 FAILURE_KEYS = frozenset({"error", "errors", "success", "ok", "status"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_lab.application.events.models import Conflict, Unrequested
+from agent_lab.kernel.models import Conflict, Unrequested
 from agent_lab.strict_json import JSONObject, escape_pointer_token, same_json
 
 __all__ = ["merge_arguments"]

@@ -30,7 +30,7 @@ from agent_lab.agents.event_agent import EventAgent
 from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.plugins import PluginSet, Route
 from agent_lab.agents.tool_agent import ToolAgent
-from agent_lab.application.events.ledger import DecisionLedger, LLMReason, RouteKind
+from agent_lab.kernel.ledger import DecisionLedger, LLMReason, RouteKind
 from agent_lab.providers import ProviderReply, ToolCall
 from agent_lab.testing import FakeClock, ScriptedProvider
 from tests.conftest import REPO_ROOT, RecordingFallback

@@ -12,23 +12,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from agent_lab.application.events._asking import ask_fallback
-from agent_lab.application.events._ledger_notes import fallback_reason
-from agent_lab.application.events.merge import merge_arguments
-from agent_lab.application.events.models import EventResult, Reason, Status
-from agent_lab.application.events.user_only import under_any
 from agent_lab.errors import SchemaInfrastructureError
+from agent_lab.kernel._asking import ask_fallback
+from agent_lab.kernel._ledger_notes import fallback_reason
+from agent_lab.kernel.merge import merge_arguments
+from agent_lab.kernel.models import EventResult, Reason, Status
+from agent_lab.kernel.user_only import under_any
 from agent_lab.strict_json import escape_pointer_token, has_pointer
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from agent_lab.application.events._asking import AskLimits
-    from agent_lab.application.events._drive import PluginCall
-    from agent_lab.application.events._trace import Trace
-    from agent_lab.application.events.models import Event, Fallback
-    from agent_lab.application.events.registry import RegisteredEvent
-    from agent_lab.application.events.validation import Check, CompiledSchema
+    from agent_lab.kernel._asking import AskLimits
+    from agent_lab.kernel._drive import PluginCall
+    from agent_lab.kernel._trace import Trace
+    from agent_lab.kernel.models import Event, Fallback
+    from agent_lab.kernel.registry import RegisteredEvent
+    from agent_lab.kernel.validation import Check, CompiledSchema
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["Gap", "checked", "fill_gaps", "with_declared"]

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import jsonschema_rs
 
-from agent_lab.application.events.models import ValidationIssue
 from agent_lab.errors import NotFoundError, SchemaError, SchemaInfrastructureError
+from agent_lab.kernel.models import ValidationIssue
 from agent_lab.strict_json import (
     JSONObject,
     JSONValue,
@@ -35,7 +35,7 @@ from agent_lab.strict_json import (
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-    from agent_lab.application.events.models import ValidatingModel
+    from agent_lab.kernel.models import ValidatingModel
 
 __all__ = [
     "Check",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.application.events.ledger import (
+from agent_lab.kernel.ledger import (
     Attempt,
     AttemptOutcome,
     AuditRecord,
@@ -15,7 +15,7 @@ from agent_lab.application.events.ledger import (
     RouteDecision,
     Timings,
 )
-from agent_lab.application.events.user_only import under_any
+from agent_lab.kernel.user_only import under_any
 from agent_lab.strict_json import escape_pointer_token, has_pointer
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from tests.conftest import RecordingFallback
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_lab.application.events.models import Fallback, Resolver
+    from agent_lab.kernel.models import Fallback, Resolver
 
 DRIVERS = ["dispatch", "adispatch"]
 
@@ -456,7 +456,7 @@ def test_the_model_judges_only_settled_arguments_once() -> None:
 
 def test_a_models_docstring_describes_its_event_and_its_tool() -> None:
     """An event with no description of its own takes its model's docstring, tool included."""
-    from agent_lab.application.tools import openai_tool
+    from agent_lab.kernel.tools import openai_tool
 
     registry = EventRegistry()
     registered = registry.register(EventDefinition("pay", parameters=Payment))

@@ -18,7 +18,7 @@ from agent_lab import (
     Resolution,
     Status,
 )
-from agent_lab.application.tools import USER_ONLY_NOTE, openai_tool
+from agent_lab.kernel.tools import USER_ONLY_NOTE, openai_tool
 from tests.conftest import RecordingFallback
 
 BOOKING: dict[str, Any] = {

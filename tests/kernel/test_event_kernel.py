@@ -35,7 +35,7 @@ from tests.conftest import RecordingFallback
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from agent_lab.application.events.models import Fallback, Handler, Resolver
+    from agent_lab.kernel.models import Fallback, Handler, Resolver
     from agent_lab.strict_json import JSONValue
 
 TIMER_SCHEMA: dict[str, Any] = {

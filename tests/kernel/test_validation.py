@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_lab import Event, EventDefinition, EventKernel, EventRegistry, Status
-from agent_lab.application.events.validation import (
+from agent_lab.kernel.validation import (
     CompiledSchema,
     Dialect,
     build_resource_registry,

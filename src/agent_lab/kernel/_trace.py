@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_lab.application.events._ledger_notes import DispatchNotes
-from agent_lab.application.events.models import (
+from agent_lab.kernel._ledger_notes import DispatchNotes
+from agent_lab.kernel.models import (
     Conflict,
     EventResult,
     Status,
