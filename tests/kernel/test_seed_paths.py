@@ -15,7 +15,7 @@ SEED_PATHS = {
 
 
 @pytest.mark.parametrize(("seed", "kernel"), SEED_PATHS.items())
-def test_each_seed_path_exports_the_kernel_modules_names_and_objects(seed: str, kernel: str) -> None:
+def test_each_seed_path_exports_its_kernel_modules_objects(seed: str, kernel: str) -> None:
     old, new = importlib.import_module(seed), importlib.import_module(kernel)
     assert old.__all__ == new.__all__
     assert new.__all__
