@@ -18,7 +18,7 @@ from agent_lab.answering.answers import (
     is_local_call,
     local_calls,
 )
-from agent_lab.answering.asked import Asked, ToolChoice, well_formed
+from agent_lab.answering.asked import Asked, ToolChoiceMode, well_formed
 from agent_lab.answering.replies import REPLY_REASON
 from agent_lab.answering.words import question, refusal
 
@@ -30,7 +30,7 @@ __all__ = [
     "Forward",
     "LocalAnswer",
     "LocalCall",
-    "ToolChoice",
+    "ToolChoiceMode",
     "is_local_call",
     "local_calls",
     "question",

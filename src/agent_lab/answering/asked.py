@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias, cast
 
-__all__ = ["Asked", "ToolChoice", "well_formed"]
+__all__ = ["Asked", "ToolChoiceMode", "well_formed"]
 
-ToolChoice: TypeAlias = Literal["auto", "required", "none"]
+ToolChoiceMode: TypeAlias = Literal["auto", "required", "none"]
 """What the request lets the answer be: a call or words (``auto``), a call (``required``, or
 one tool named by ``Asked.forced``), words only (``none``: always the model's)."""
 
@@ -27,7 +27,7 @@ class Asked:
     turn after calls)."""
     tools: Sequence[Mapping[str, object]]
     """The tools offered, as OpenAI function tool specs."""
-    tool_choice: ToolChoice = "auto"
+    tool_choice: ToolChoiceMode = "auto"
     forced: str | None = None
     """The one tool the request names (``tool_choice`` naming a function): every call must be it."""
     at_most_one: bool = False

@@ -12,7 +12,7 @@ unless
   than 1, legacy ``functions`` or anything newer are forwarded;
 * ``tool_choice`` is not ``none`` and, naming a function, names one offered;
 * the request is within ``logs.bounds`` (tools, messages, schema values);
-* no setting would change the answer (``Limits``, checked on the answer): no
+* no setting would change the answer (``WritingLimits``, checked on the answer): no
   ``stop`` string occurs in it, and ``max_tokens`` (or
   ``max_completion_tokens``) is at least its length in UTF-8 bytes plus 16
   a call, a bound on its tokens in any byte-level tokenizer.
@@ -29,10 +29,10 @@ from agent_lab.logs.chat_completions import checked_messages, checked_tools, off
 from agent_lab.logs.record import LogError, SkipReason
 
 if TYPE_CHECKING:
-    from agent_lab.answering import LocalCall, ToolChoice
+    from agent_lab.answering import LocalCall, ToolChoiceMode
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["UNDERSTOOD", "Limits", "WireRequest", "over_bounds", "wire_request"]
+__all__ = ["UNDERSTOOD", "WireRequest", "WritingLimits", "over_bounds", "wire_request"]
 
 UNDERSTOOD = frozenset(
     {
@@ -72,18 +72,18 @@ class WireRequest:
     model: str
     stream: bool
     include_usage: bool
-    limits: Limits
+    limits: WritingLimits
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Limits:
+class WritingLimits:
     """The request's settings that bound what a model may write: a local answer must fit them."""
 
     max_tokens: int | None = None
     stop: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, body: JSONObject) -> Limits:
+    def of(cls, body: JSONObject) -> WritingLimits:
         """The smaller of ``max_tokens`` and ``max_completion_tokens``, and the ``stop`` strings."""
         given = [
             value
@@ -113,7 +113,7 @@ class Limits:
 
 def _tool_choice(
     choice: JSONValue | None, offered: frozenset[str]
-) -> tuple[ToolChoice, str | None] | None:
+) -> tuple[ToolChoiceMode, str | None] | None:
     """``tool_choice`` as the envelope takes it, and the function it names.
 
     ``None``: not one the gateway understands (a function not offered, a newer shape).
@@ -194,5 +194,5 @@ def wire_request(body: JSONValue) -> WireRequest | str:
         model=model if isinstance(model, str) else "",
         stream=body.get("stream") is True,
         include_usage=isinstance(options, dict) and options.get("include_usage") is True,
-        limits=Limits.of(body),
+        limits=WritingLimits.of(body),
     )

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
     from langchain_core.messages.ai import UsageMetadata
 
-    from agent_lab.answering import LocalAnswer, ToolChoice
+    from agent_lab.answering import LocalAnswer, ToolChoiceMode
 
 __all__ = [
     "LOCAL_MODEL",
@@ -66,7 +66,7 @@ def chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
 
 def binding_choice(
     tool_choice: object, specs: Sequence[Mapping[str, object]]
-) -> tuple[ToolChoice, str | None] | None:
+) -> tuple[ToolChoiceMode, str | None] | None:
     """``bind_tools``' ``tool_choice`` as the envelope reads it, and the one tool it names.
 
     Unset, ``False`` or ``auto``; ``any``, ``required`` or ``True``: ``required``;
@@ -98,7 +98,7 @@ def _function_named(choice: object) -> str | None:
 def asked_of(
     messages: Sequence[BaseMessage],
     tools: Sequence[Mapping[str, object]],
-    choice: tuple[ToolChoice, str | None] | None,
+    choice: tuple[ToolChoiceMode, str | None] | None,
     *,
     at_most_one: bool,
     words: bool,

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from agents.tool import Tool
     from agents.usage import Usage
 
-    from agent_lab.answering import LocalAnswer, ToolChoice
+    from agent_lab.answering import LocalAnswer, ToolChoiceMode
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["ITEM_ID", "chat_request", "local_items", "model_answer"]
@@ -93,12 +93,12 @@ def chat_request(
 
 def _tool_choice(
     choice: object, offered: Sequence[JSONObject]
-) -> tuple[ToolChoice, str | None] | None:
+) -> tuple[ToolChoiceMode, str | None] | None:
     """``ModelSettings.tool_choice`` as the envelope reads it, and the one tool it names."""
     if choice is None or choice == "auto":
         return "auto", None
     if choice in ("required", "none"):
-        return cast("ToolChoice", choice), None
+        return cast("ToolChoiceMode", choice), None
     names = {tool_name(spec) for spec in offered}
     return ("required", choice) if isinstance(choice, str) and choice in names else None
 

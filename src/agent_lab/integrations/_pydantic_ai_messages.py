@@ -41,14 +41,14 @@ if TYPE_CHECKING:
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.settings import ModelSettings
 
-    from agent_lab.answering import ToolChoice
+    from agent_lab.answering import ToolChoiceMode
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
-    "Exchange",
+    "ChatRequest",
     "asked_of",
     "chat_messages",
-    "exchange_of",
+    "chat_request_of",
     "model_answer",
     "tool_choice_of",
     "tool_specs",
@@ -61,7 +61,7 @@ _TEXT_OUTPUT = frozenset({"text", "tool"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Exchange:
+class ChatRequest:
     """The request as Chat Completions sees it, and what kind of turn it ends with."""
 
     messages: tuple[JSONObject, ...]
@@ -75,13 +75,17 @@ class Exchange:
     """The last request asks the model to try again (a failed tool, invalid output)."""
 
 
-def exchange_of(messages: Sequence[ModelMessage], parameters: ModelRequestParameters) -> Exchange:
+def chat_request_of(
+    messages: Sequence[ModelMessage], parameters: ModelRequestParameters
+) -> ChatRequest:
     """The converted request, and whether plain code may answer it (a user turn or a follow-up)."""
     chat = chat_messages(messages)
     tools = tool_specs(parameters)
     last = messages[-1] if messages else None
     if not isinstance(last, ModelRequest):
-        return Exchange(messages=chat, tools=tools, user_turn=False, follow_up=False, retry=False)
+        return ChatRequest(
+            messages=chat, tools=tools, user_turn=False, follow_up=False, retry=False
+        )
     kinds = [part.part_kind for part in last.parts]
     returns = [part for part in last.parts if isinstance(part, ToolReturnPart)]
     retry = any(kind in _RETRIES for kind in kinds) or any(
@@ -91,7 +95,7 @@ def exchange_of(messages: Sequence[ModelMessage], parameters: ModelRequestParame
     user_turn = (
         "user-prompt" in kinds and not returns and not retry and not _answers_own_run(messages)
     )
-    return Exchange(
+    return ChatRequest(
         messages=chat, tools=tools, user_turn=user_turn, follow_up=follow_up, retry=retry
     )
 
@@ -195,7 +199,7 @@ def _response(message: ModelResponse) -> list[JSONObject]:
 
 def tool_choice_of(
     settings: ModelSettings | None, tools: Sequence[JSONObject]
-) -> tuple[ToolChoice, str | None] | None:
+) -> tuple[ToolChoiceMode, str | None] | None:
     """The request's ``tool_choice`` as the envelope reads it, and the one tool it names.
 
     Unset or ``auto``; ``required``; ``none`` (or ``[]``); a list naming one function
@@ -216,7 +220,7 @@ def tool_choice_of(
 
 
 def asked_of(
-    exchange: Exchange, settings: ModelSettings | None, parameters: ModelRequestParameters
+    exchange: ChatRequest, settings: ModelSettings | None, parameters: ModelRequestParameters
 ) -> Asked | None:
     """The request as the envelope asks it, or ``None``: the model's whatever plain code decides.
 

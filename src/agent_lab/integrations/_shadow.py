@@ -22,7 +22,7 @@ from agent_lab.logs.record import LogError
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from agent_lab.answering import Answerer, ToolChoice
+    from agent_lab.answering import Answerer, ToolChoiceMode
     from agent_lab.chat_completions import FunctionCall
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.strict_json import JSONObject, JSONValue
@@ -83,7 +83,7 @@ class ShadowLog:
         answer: ModelAnswer,
         *,
         latency_ms: float | None = None,
-        tool_choice: ToolChoice | None = None,
+        tool_choice: ToolChoiceMode | None = None,
     ) -> None:
         """Replay one exchange and add it to the figures (a line the reader refuses is skipped).
 
@@ -109,7 +109,7 @@ def _line(
     answer: ModelAnswer,
     *,
     latency_ms: float | None,
-    tool_choice: ToolChoice | None,
+    tool_choice: ToolChoiceMode | None,
 ) -> JSONObject:
     """The exchange as a ``pairs`` log line: the request body beside a ``chat.completion``."""
     usage: JSONObject | None = None

@@ -3,7 +3,7 @@
 ``DeterministicFirstChatModel`` wraps the chat model an agent already has.
 Its settings, the envelope that decides (``agent_lab.answering``), the
 shadow's figures and the ``execute_tool`` span are the base's
-(``integrations.wrapper.DeterministicFirst``); this module binds tools and
+(``integrations.wrapper.DeterministicFirstWrapper``); this module binds tools and
 turns each call into the envelope's ``Asked`` and a local answer into an
 ``AIMessage``. ``bind_tools`` binds the tools to the wrapped model, as that
 model formats them, and keeps them as OpenAI tool specs
@@ -45,7 +45,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr
 from typing_extensions import override
 
-from agent_lab.answering import ToolChoice  # noqa: TC001 -- a field pydantic checks
+from agent_lab.answering import ToolChoiceMode  # noqa: TC001 -- a field pydantic checks
 from agent_lab.integrations._langchain_messages import (
     LOCAL_MODEL,
     asked_of,
@@ -55,7 +55,7 @@ from agent_lab.integrations._langchain_messages import (
     local_message,
     model_answer,
 )
-from agent_lab.integrations.wrapper import DeterministicFirst, WrapperState
+from agent_lab.integrations.wrapper import DeterministicFirstWrapper, WrapperState
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -91,7 +91,7 @@ def _same(decided: tuple[BaseMessage, ...], messages: Sequence[BaseMessage]) -> 
     )
 
 
-class DeterministicFirstChatModel(DeterministicFirst, BaseChatModel):
+class DeterministicFirstChatModel(DeterministicFirstWrapper, BaseChatModel):
     """A LangChain chat model that answers what plain code completes: a call, a declared reply.
 
     Args:
@@ -124,7 +124,7 @@ class DeterministicFirstChatModel(DeterministicFirst, BaseChatModel):
     """The tools bound by ``bind_tools``, as OpenAI tool specs."""
     bound: Runnable[LanguageModelInput, BaseMessage] | None = None
     """The wrapped model with the same tools bound by its own ``bind_tools``."""
-    choice: tuple[ToolChoice, str | None] | None = ("auto", None)
+    choice: tuple[ToolChoiceMode, str | None] | None = ("auto", None)
     """The bound ``tool_choice`` as the envelope reads it, with the one tool it names
     (``binding_choice``); ``None``: every call is the model's (a tool that is not a function)."""
     at_most_one: bool = False

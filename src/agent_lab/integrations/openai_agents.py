@@ -3,7 +3,7 @@
 ``DeterministicFirstModel`` wraps the ``Model`` an agent already has. Its
 settings, the envelope that decides (``agent_lab.answering``), the shadow's
 figures and the OpenTelemetry ``execute_tool`` span are the base's
-(``integrations.wrapper.DeterministicFirst``); this module turns each turn's
+(``integrations.wrapper.DeterministicFirstWrapper``); this module turns each turn's
 input items, tools and settings into the envelope's ``Asked`` (with the SDK's
 own converter, as its Chat Completions model does), and a local answer into
 output items, with a custom span of the SDK's trace holding the decision:
@@ -43,7 +43,7 @@ from typing_extensions import override
 
 from agent_lab.integrations._openai_agents_items import chat_request, local_items, model_answer
 from agent_lab.integrations._openai_agents_stream import LOCAL_MODEL, local_events
-from agent_lab.integrations.wrapper import DeterministicFirst
+from agent_lab.integrations.wrapper import DeterministicFirstWrapper
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping, Sequence
@@ -70,7 +70,7 @@ __all__ = ["LOCAL_MODEL", "DeterministicFirstModel"]
 _SPAN = "agent_lab.decision"
 
 
-class DeterministicFirstModel(DeterministicFirst, Model):
+class DeterministicFirstModel(DeterministicFirstWrapper, Model):
     """An Agents SDK ``Model`` that answers what plain code completes: a call, a declared reply.
 
     Args:

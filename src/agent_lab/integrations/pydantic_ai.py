@@ -3,7 +3,7 @@
 ``DeterministicFirstModel(model, plugins)`` wraps the model an agent already
 has. Its settings, the envelope that decides (``agent_lab.answering``), the
 shadow's figures and the ``execute_tool`` span are the base's
-(``integrations.wrapper.DeterministicFirst``); this module turns each request
+(``integrations.wrapper.DeterministicFirstWrapper``); this module turns each request
 into the envelope's ``Asked`` (``_pydantic_ai_messages.asked_of``) and a
 local answer into a ``ModelResponse``. Before each request:
 
@@ -38,11 +38,11 @@ from pydantic_ai.usage import RequestUsage
 
 from agent_lab.integrations._pydantic_ai_messages import (
     asked_of,
-    exchange_of,
+    chat_request_of,
     model_answer,
     tool_choice_of,
 )
-from agent_lab.integrations.wrapper import DeterministicFirst
+from agent_lab.integrations.wrapper import DeterministicFirstWrapper
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Mapping
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.turn import Reading
     from agent_lab.answering import LocalAnswer
     from agent_lab.clock import Clock
-    from agent_lab.integrations._pydantic_ai_messages import Exchange
+    from agent_lab.integrations._pydantic_ai_messages import ChatRequest
     from agent_lab.otel.tracing import Tracing
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
@@ -69,7 +69,7 @@ LEDGER_KEY = "agent_lab"
 decision: ``{"decided_locally": true, "reason", "llm_calls": 0, "ledger"}``."""
 
 
-class DeterministicFirstModel(DeterministicFirst, WrapperModel):
+class DeterministicFirstModel(DeterministicFirstWrapper, WrapperModel):
     """A Pydantic AI model that answers what plain code decides, and asks ``wrapped`` for the rest.
 
     Args:
@@ -133,7 +133,7 @@ class DeterministicFirstModel(DeterministicFirst, WrapperModel):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         """The local answer when plain code completes the turn, else the wrapped model's."""
-        exchange = exchange_of(messages, model_request_parameters)
+        exchange = chat_request_of(messages, model_request_parameters)
         local = self._local(exchange, model_settings, model_request_parameters)
         if local is not None:
             return local
@@ -151,7 +151,7 @@ class DeterministicFirstModel(DeterministicFirst, WrapperModel):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncGenerator[StreamedResponse]:
         """``request``, streamed: a local answer is replayed as the events of a stream."""
-        exchange = exchange_of(messages, model_request_parameters)
+        exchange = chat_request_of(messages, model_request_parameters)
         local = self._local(exchange, model_settings, model_request_parameters)
         if local is not None:
             yield CompletedStreamedResponse(
@@ -167,7 +167,7 @@ class DeterministicFirstModel(DeterministicFirst, WrapperModel):
 
     def _local(
         self,
-        exchange: Exchange,
+        exchange: ChatRequest,
         settings: ModelSettings | None,
         parameters: ModelRequestParameters,
     ) -> ModelResponse | None:
@@ -200,7 +200,7 @@ class DeterministicFirstModel(DeterministicFirst, WrapperModel):
 
     def _record(
         self,
-        exchange: Exchange,
+        exchange: ChatRequest,
         settings: ModelSettings | None,
         response: ModelResponse,
         started: int,

@@ -1,6 +1,6 @@
 """What the three framework wrappers share: their settings, the envelope, the shadow, the span.
 
-``DeterministicFirst`` is the base the wrappers inherit first
+``DeterministicFirstWrapper`` is the base the wrappers inherit first
 (``DeterministicFirstModel`` for Pydantic AI and for the Agents SDK,
 ``DeterministicFirstChatModel`` for LangChain). It holds, once:
 
@@ -40,14 +40,14 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
-    from agent_lab.answering import Asked, ToolChoice
+    from agent_lab.answering import Asked, ToolChoiceMode
     from agent_lab.clock import Clock
     from agent_lab.integrations._shadow import ModelAnswer
     from agent_lab.otel.tracing import Tracing
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
 
-__all__ = ["DeterministicFirst", "WrapperState"]
+__all__ = ["DeterministicFirstWrapper", "WrapperState"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,10 +110,10 @@ class WrapperState:
         )
 
 
-class DeterministicFirst:
+class DeterministicFirstWrapper:
     """The base of every framework wrapper: its settings, its envelope, its shadow and its span.
 
-    A plain mixin, inherited first (``class DeterministicFirstModel(DeterministicFirst,
+    A plain mixin, inherited first (``class DeterministicFirstModel(DeterministicFirstWrapper,
     WrapperModel)``). It has no ``__init__``: the wrapper calls ``_hold`` once made.
     """
 
@@ -210,7 +210,7 @@ class DeterministicFirst:
         answer: ModelAnswer,
         started: int,
         *,
-        tool_choice: ToolChoice | None = None,
+        tool_choice: ToolChoiceMode | None = None,
     ) -> None:
         """Count one exchange with the wrapped model, asked at ``started`` (no-op unless shadow)."""
         held = self._held

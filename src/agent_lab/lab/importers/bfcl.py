@@ -58,9 +58,9 @@ from agent_lab.lab.importers._shape import (
 from agent_lab.lab.importers.bfcl_schema import convert_schema
 from agent_lab.lab.importers.common import (
     DatasetImportError,
+    LeftOutLine,
     SkippedFile,
     SkippedItem,
-    SkippedLine,
     read_text,
     reason_counts,
     write_events,
@@ -110,7 +110,7 @@ class BFCLReport:
     attribution: str = ATTRIBUTION
     rules: str
     skipped_files: tuple[SkippedFile, ...]
-    skipped_lines: tuple[SkippedLine, ...]
+    skipped_lines: tuple[LeftOutLine, ...]
     skipped_cases: tuple[SkippedItem, ...]
     skipped_functions: tuple[SkippedItem, ...]
     conversions: dict[str, int]
@@ -142,7 +142,7 @@ class _Skipped:
     """What the import leaves out, gathered while it runs."""
 
     files: list[SkippedFile] = field(default_factory=list[SkippedFile])
-    lines: list[SkippedLine] = field(default_factory=list[SkippedLine])
+    lines: list[LeftOutLine] = field(default_factory=list[LeftOutLine])
     cases: list[SkippedItem] = field(default_factory=list[SkippedItem])
     functions: list[SkippedItem] = field(default_factory=list[SkippedItem])
 
@@ -181,13 +181,13 @@ def _lines(path: Path, skipped: _Skipped, name: str) -> list[dict[str, Any]]:
             # Bounded: the functions' schemas are walked recursively further on.
             row = loads(line, max_bytes=MAX_BENCHMARK_FILE_BYTES, max_depth=_MAX_DEPTH)
         except StrictJSONError as err:
-            skipped.lines.append(SkippedLine(file=name, line=number, reason=str(err)))
+            skipped.lines.append(LeftOutLine(file=name, line=number, reason=str(err)))
             continue
         if isinstance(row, dict) and isinstance(row.get("id"), str):
             rows.append(cast("dict[str, Any]", row))
         else:
             reason = "not an object with an id"
-            skipped.lines.append(SkippedLine(file=name, line=number, reason=reason))
+            skipped.lines.append(LeftOutLine(file=name, line=number, reason=reason))
     return rows
 
 

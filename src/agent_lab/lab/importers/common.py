@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 __all__ = [
     "DatasetImportError",
     "ImportReport",
+    "LeftOutLine",
     "SkippedEntry",
     "SkippedFile",
     "SkippedItem",
-    "SkippedLine",
     "parse_json",
     "read_text",
     "reason_counts",
@@ -44,7 +44,7 @@ class SkippedFile:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SkippedLine:
+class LeftOutLine:
     """A line of a JSON Lines file left out, and why."""
 
     file: str
