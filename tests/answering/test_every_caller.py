@@ -465,3 +465,23 @@ def test_every_caller_answers_the_same_conversation_alike(row: Row, gateway_url:
         "langchain": by_langchain(row),
         "openai-agents": by_openai_agents(row),
     } == dict.fromkeys(("gateway", "pydantic-ai", "langchain", "openai-agents"), row.answered)
+
+
+def test_with_no_ask_the_gateway_forwards_the_question_and_the_refusal(
+    upstream: OpenAIServer, tmp_path: Path
+) -> None:
+    """``--no-ask``: the user-only and the invalid rows go to the model; a complete call stays."""
+    settings = GatewaySettings(
+        upstream=upstream.url,
+        mode=Mode.ENFORCE,
+        enforce=("set_timer", "book_table"),
+        db=None,
+        ask=False,
+    )
+    rows = {row.id: row for row in ROWS}
+    with serving(settings, gateway=Gateway(settings, load_plugins=plugins)) as served:
+        asked = by_gateway(rows["a user-only value"], served.url)
+        refused = by_gateway(rows["an invalid value"], served.url)
+        covered = by_gateway(rows["complete"], served.url)
+    assert (asked, refused) == (MODEL, MODEL)
+    assert covered == rows["complete"].answered

@@ -106,7 +106,8 @@ def test_the_upstream_body_cap_reaches_every_workers_settings(
 def test_the_body_timeout_and_cors_setting_reach_the_gateway(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``--body-timeout`` (10 s unless told) and ``--pass-cors``, through the workers' JSON too;
+    """``--body-timeout`` (10 s unless told), ``--pass-cors`` and ``--no-ask``, through the
+    workers' JSON too;
     the instance id that tells a loop is the same in every worker."""
     seen: list[GatewaySettings] = []
 
@@ -116,10 +117,10 @@ def test_the_body_timeout_and_cors_setting_reach_the_gateway(
 
     monkeypatch.setattr(app, "build_gateway", build)
     serve("--upstream", "http://127.0.0.1:9/v1")
-    serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "2.5", "--pass-cors")
+    serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "2.5", "--pass-cors", "--no-ask")
     (default, told) = seen
-    assert (default.body_timeout, default.pass_cors) == (10.0, False)
-    assert (told.body_timeout, told.pass_cors) == (2.5, True)
+    assert (default.body_timeout, default.pass_cors, default.ask) == (10.0, False, True)
+    assert (told.body_timeout, told.pass_cors, told.ask) == (2.5, True, False)
     assert GatewaySettings.from_json(told.to_json()) == told
     assert default.instance != told.instance
     code, err = serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "0")
