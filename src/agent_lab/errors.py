@@ -25,7 +25,7 @@ every exception class of the package, each under whoever must act::
     │   └── SettingError           a setting out of range: a varied rate, a latency (ValueError)
     ├── DefinitionError            a plugin's event definition is broken: its author acts (K2, K4)
     │   └── SchemaError            a broken schema, found before its event is named (ValueError)
-    │       └── UnresolvedReferenceError  a dangling $ref [application.events.validation]
+    │       └── UnresolvedReferenceError  a dangling $ref [kernel.validation]
     ├── ProviderError              an LLM provider failed: retry, or fix the server (K16)
     │   ├── _BodyTooLargeError     a reply body past its bound [providers.openai_compat]
     │   └── UpstreamFailure        the gateway's upstream gave nothing usable [gateway.upstream]
