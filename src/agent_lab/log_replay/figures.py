@@ -152,6 +152,8 @@ class ShadowFigures:
     tokens_estimated: bool = False
     models: Counter[str] = field(default_factory=Counter[str])
     examples: dict[str, list[Replayed]] = field(default_factory=dict[str, list[Replayed]])
+    undated: int = 0
+    """Requests whose log gives no time: no reference date, so no relative date read in them."""
 
     def add(self, item: Replayed | SkippedLine) -> None:
         """Count one replayed request, or one line left out."""
@@ -165,6 +167,7 @@ class ShadowFigures:
         self.tokens_estimated |= item.tokens_estimated
         if item.kind is Kind.FOLLOW_UP:
             return
+        self.undated += item.reference is None
         cost = self._cost(item) if item.covered and item.agreed else None
         self.total.add(item, cost)
         if item.kind is Kind.CALL and item.tool is not None:
@@ -189,6 +192,7 @@ class ShadowFigures:
         self.requests += other.requests
         self.kinds.update(other.kinds)
         self.acted_on_words += other.acted_on_words
+        self.undated += other.undated
         self.skipped.update(other.skipped)
         self.tokens_estimated |= other.tokens_estimated
         self.models.update(other.models)
@@ -233,6 +237,10 @@ class ShadowFigures:
                 cause: self._disagreements(cause, redact=redact) for cause in sorted(self.examples)
             },
             "skipped": dict(sorted(self.skipped.items())),
+            "reference_date": {
+                "read_against": "each request's own time, as its log gives it",
+                "requests_without_one": self.undated,
+            },
         }
 
     def _disagreements(self, cause: str, *, redact: bool) -> JSONObject:

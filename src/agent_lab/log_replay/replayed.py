@@ -75,6 +75,9 @@ class Replayed:
     cause: Cause | None = None
     routed: str | None = None
     """The tool the agent's routing picked with no LLM, if it picked one."""
+    reference: str | None = None
+    """The reference date relative dates were read against: the request's own time, as its log
+    gives it; ``None``: the log gives none, so a relative date in it was left to the model."""
     answered: str = ""
     """The envelope's word for the turn, as the gateway and the wrappers would answer it live:
     ``covered`` (calls), ``asked``, ``refused``, ``local_reply`` (words), or the rule that
@@ -121,6 +124,7 @@ def replay(request: LoggedRequest, answerer: Answerer | None = None) -> Replayed
         cached_tokens=None if usage is None else usage.cached_tokens,
         tokens_estimated=usage is not None and usage.estimated,
         latency_ms=request.latency_ms,
+        reference=request.timestamp,
     )
     asked = Asked(
         messages=request.messages,

@@ -19,6 +19,7 @@ __all__ = [
     "find_time",
     "numbers_in",
     "parse_now",
+    "reference_date",
     "relative_date",
     "stems",
     "words_to_number",
@@ -111,6 +112,16 @@ def find_duration_seconds(text: str) -> int | None:
         total += amount * seconds
         found = True
     return round(total) if found else None
+
+
+def reference_date(value: object) -> datetime | None:
+    """A reference date given as ISO 8601 text (``context["now"]``), or ``None``."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
 
 
 def parse_now(value: object) -> datetime:
@@ -217,8 +228,21 @@ _NEXT_MONTH = re.compile(r"\s+of\s+next\s+month\b", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 
 
-def find_date(text: str, now: datetime) -> date | None:
-    """The one date the text names (relative, weekday, ``March 5th``), or ``None`` if not one."""
+_ANY_DAY = datetime(2000, 1, 3, 12, 0)
+"""A stand-in reference date, only to ask whether the text holds a relative date at all."""
+
+
+def find_date(text: str, now: datetime | None) -> date | None:
+    """The one date the text names (relative, weekday, ``March 5th``), or ``None`` if not one.
+
+    ``now`` is the conversation's reference date. Without one only a date that
+    needs none is read (``March 5th 2019``): ``tomorrow``, ``friday``, ``the
+    6th`` or ``March 5th`` with no year name a day that depends on when they
+    were said, so a text holding any of them reads as no date, never as a day
+    counted from the machine's clock or a default.
+    """
+    if now is None:
+        return _absolute_date(text)
     found: set[date] = {
         day for clause in clauses(text) if (day := relative_date(clause, now)) is not None
     }
@@ -250,6 +274,31 @@ def find_date(text: str, now: datetime) -> date | None:
             found.add(date(year, month, day))
         except ValueError:
             continue
+    return found.pop() if len(found) == 1 else None
+
+
+def _absolute_date(text: str) -> date | None:
+    """The one date the text names with its year; ``None`` if any it names needs a reference.
+
+    A relative day, a weekday, a day of the month or a month with no year needs one.
+    """
+    if any(relative_date(clause, _ANY_DAY) is not None for clause in clauses(text)):
+        return None
+    named = {match.end() for match in _MONTH_DAY.finditer(text)}
+    for match in _ORDINAL_DAY.finditer(text):
+        if match.end() not in named and not _MONTH_AFTER.match(text, match.end()):
+            return None  # "the 6th": of the month it is said in
+    found: set[date] = set()
+    for match in _MONTH_DAY.finditer(text):
+        year = _YEAR_AFTER.match(text, match.end())
+        if not year:
+            return None
+        month_name = (match.group(1) or match.group(4) or "").lower()
+        month = next(i for i, m in enumerate(MONTHS, 1) if m.startswith(month_name[:3]))
+        try:
+            found.add(date(int(year[1]), month, int(match.group(2) or match.group(3))))
+        except ValueError:
+            return None
     return found.pop() if len(found) == 1 else None
 
 

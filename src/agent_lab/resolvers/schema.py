@@ -54,7 +54,7 @@ from agent_lab.resolvers.english import (
     WORD,
     find_date,
     numbers_in,
-    parse_now,
+    reference_date,
     stems,
 )
 from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
@@ -227,8 +227,10 @@ class SchemaResolver:
 
     Args:
         schema: The event's parameters schema (top-level ``properties`` are filled).
-        reference: The clock for relative dates when the event's context has
-            no ``now`` (SGD's dataset date, for instance).
+        reference: The reference date for relative dates when the event's context
+            has no ``now`` (SGD's dataset date, for instance). With neither, a
+            relative date ("tomorrow", "friday", "March 5th") is not read: it
+            is left missing, never counted from the machine's clock.
     """
 
     def __init__(self, schema: Mapping[str, Any], *, reference: datetime | None = None) -> None:
@@ -270,11 +272,7 @@ class SchemaResolver:
 
     def __call__(self, event: Event) -> Resolution:
         """Find what can be found with confidence; report what is missing."""
-        now = (
-            parse_now(event.context.get("now"))
-            if "now" in event.context
-            else (self.reference or parse_now(None))
-        )
+        now = reference_date(event.context.get("now")) or self.reference
         text = event.text
         found: JSONObject = {}
         for prop in self.properties:
@@ -366,7 +364,12 @@ class SchemaResolver:
         return value
 
     def _from_text(
-        self, prop: _Property, text: str, now: datetime, numbers: list[float], same_kind_left: int
+        self,
+        prop: _Property,
+        text: str,
+        now: datetime | None,
+        numbers: list[float],
+        same_kind_left: int,
     ) -> JSONValue | None:
         if prop.kind == "enum":
             values = _members(prop)

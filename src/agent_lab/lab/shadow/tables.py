@@ -58,6 +58,18 @@ def headline(figures: ShadowFigures, *, min_agreement: float) -> list[str]:
         + (", ".join(first) if first else "no tool clears it yet")
         + "."
     )
+    decided = figures.requests - figures.kinds["follow_up"]
+    if decided:
+        lines.append(
+            "Relative dates (tomorrow, friday, March 5th) were read against each request's own "
+            "time, as its log gives it"
+            + (
+                f"; {figures.undated} of {decided} requests had none, so any relative date in "
+                "them was left to the model."
+                if figures.undated
+                else "."
+            )
+        )
     lines.append(AGREEMENT_IS_NOT_ACCURACY)
     if figures.skipped:
         left = ", ".join(f"{reason} {n}" for reason, n in sorted(figures.skipped.items()))
