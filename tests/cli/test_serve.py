@@ -126,6 +126,9 @@ def test_the_body_timeout_and_cors_setting_reach_the_gateway(
     code, err = serve("--upstream", "http://127.0.0.1:9/v1", "--body-timeout", "0")
     assert code == 2
     assert "--body-timeout" in err
+    code, err = serve("--upstream", "http://127.0.0.1:9/v1", "--reference-date", "soon")
+    assert code == 2
+    assert "--reference-date" in err
 
 
 Started = Callable[..., tuple[int, str]]
@@ -239,10 +242,11 @@ def test_the_start_up_line_lists_what_enforce_trusts_and_nothing_is_warned_of(
     assert code == 0
     (line,) = err.splitlines()
     assert line.startswith("agent-lab serve: http://127.0.0.1:8080 ")
+    assert line.endswith("; relative dates against each request's arrival time")
     if trusted is None:
         assert "trusted" not in line
     else:
-        assert line.endswith(trusted)
+        assert f"{trusted};" in line
 
 
 def tool(name: str) -> dict[str, object]:

@@ -13,15 +13,16 @@ from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs.record import LogFormat, LoggedRequest, LoggedToolCall
 from agent_lab.resolvers.english import find_date
 from agent_lab.resolvers.schema import SchemaResolver
+from agent_lab.strict_json import JSONObject
 
 SAID_ON = datetime(2031, 7, 9, 15, 30)
 """A Wednesday, far from any default a resolver could fall back on."""
-VISIT = {
+VISIT: JSONObject = {
     "type": "object",
     "properties": {"day": {"type": "string", "format": "date"}},
     "required": ["day"],
 }
-TOOL = {"type": "function", "function": {"name": "plan_visit", "parameters": VISIT}}
+TOOL: JSONObject = {"type": "function", "function": {"name": "plan_visit", "parameters": VISIT}}
 
 
 @pytest.mark.parametrize(

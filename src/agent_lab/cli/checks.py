@@ -7,6 +7,7 @@ import math
 import os
 import stat
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 from agent_lab.errors import UsageError
@@ -18,6 +19,7 @@ __all__ = [
     "concurrency",
     "count",
     "fraction",
+    "iso_date_or_time",
     "latency_pair",
     "margins",
     "port",
@@ -55,6 +57,17 @@ def positive_count(text: str) -> int:
 
 MAX_PORT = 65_535
 """The largest TCP port: a larger number would be taken modulo 65,536 by the socket."""
+
+
+def iso_date_or_time(text: str) -> str:
+    """An ISO 8601 date or date and time (``--reference-date``), as given."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an ISO 8601 date or time, such as 2026-12-06 or 2026-12-06T09:00"
+        ) from None
+    return text
 
 
 def port(text: str) -> int:

@@ -48,6 +48,7 @@ from agent_lab.gateway.settings import Mode
 from agent_lab.gateway.store import ExchangeStore
 from agent_lab.gateway.trust import Trust
 from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
+from agent_lab.gateway.wire import REFERENCE_HEADER
 from agent_lab.gateway.wire_rules import over_bounds
 from agent_lab.providers.redaction import Redactor
 from agent_lab.resolvers.learned import load_rules
@@ -287,11 +288,19 @@ class Gateway:
                 400, read.message, type="invalid_request_error", code=read.code, param=read.param
             )
             return refusal, "refused", "invalid_request"
+        reference = self._reference_date(request)
+        if isinstance(reference, Response):
+            return reference, "refused", "invalid_reference_date"
         rule = read.undecided or "shadow"
         if read.value is not None and self.settings.mode is Mode.ENFORCE:
             answering = Answering(answerer=self.answerer, trust=self.trust, store=self.store)
             local = local_response(
-                answering, read.value, body, at=at, secrets=self.secrets(request)
+                answering,
+                read.value,
+                body,
+                at=at,
+                reference_date=reference,
+                secrets=self.secrets(request),
             )
             if not isinstance(local, str):
                 self.metrics.answered_locally.inc()
@@ -303,8 +312,30 @@ class Gateway:
             rule = "over_bounds"
         if rule == "over_bounds":
             self.metrics.undecided.labels("over_bounds").inc()
-        forwarded = await self._forward(request, body, "chat/completions", at=at, started=started)
+        forwarded = await self._forward(
+            request, body, "chat/completions", at=at, started=started, reference_date=reference
+        )
         return forwarded, "forwarded", rule
+
+    def _reference_date(self, request: Request) -> str | Response | None:
+        """The date relative dates are read against, unless the arrival time; 400 for a bad header.
+
+        The request's ``x-agent-lab-reference-date``, else ``--reference-date``, else ``None``.
+        """
+        given = request.headers.get(REFERENCE_HEADER)
+        if given is None:
+            return self.settings.reference_date
+        try:
+            datetime.fromisoformat(given)
+        except ValueError:
+            self.metrics.refused.labels("invalid_request").inc()
+            return error_response(
+                400,
+                f"the {REFERENCE_HEADER} header must be an ISO 8601 date or time",
+                type="invalid_request_error",
+                code="invalid_reference_date",
+            )
+        return given
 
     async def _passthrough(
         self, request: Request, path: str, started: int
@@ -316,7 +347,14 @@ class Gateway:
         return forwarded, "forwarded", "passthrough"
 
     async def _forward(
-        self, request: Request, body: bytes, path: str, *, at: str | None, started: int
+        self,
+        request: Request,
+        body: bytes,
+        path: str,
+        *,
+        at: str | None,
+        started: int,
+        reference_date: str | None = None,
     ) -> Response:
         self.metrics.forwarded.inc()
         sent = _CLOCK.monotonic_ns()
@@ -339,6 +377,7 @@ class Gateway:
                     latency_ms=(answered[0] - sent) / 1e6,
                     error=answer.error,
                     secrets=secrets,
+                    reference_date=reference_date,
                 )
             )
 

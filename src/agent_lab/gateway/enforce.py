@@ -48,7 +48,13 @@ class Answering:
 
 
 def local_response(
-    answering: Answering, parsed: JSONObject, body: bytes, *, at: str, secrets: tuple[str, ...]
+    answering: Answering,
+    parsed: JSONObject,
+    body: bytes,
+    *,
+    at: str,
+    secrets: tuple[str, ...],
+    reference_date: str | None = None,
 ) -> tuple[Response, str] | str:
     """The local answer to ``parsed`` (``body`` as it came), and its word, or the forward rule.
 
@@ -58,7 +64,7 @@ def local_response(
     if isinstance(checked, str):
         return checked
     try:
-        answer = answering.answerer.answer(checked.asked, now=at)
+        answer = answering.answerer.answer(checked.asked, now=reference_date or at)
     except Exception:  # noqa: BLE001  (a user's resolver may raise anything: the model's turn)
         _LOG.warning("a plugin raised while deciding a request; forwarded")
         return "plugin_raised"
@@ -100,6 +106,7 @@ def local_response(
                 latency_ms=0.0,
                 secrets=secrets,
                 decision={"answered": "local", "tools": spoken_for, "rule": answer.reason},
+                reference_date=reference_date,
             )
         )
     return response, answer.reason

@@ -59,6 +59,9 @@ class Exchange:
     """The client's key and the gateway's own, redacted from what is stored; never stored."""
     decision: JSONObject | None = None
     """For a local answer: the calls made, as the row's decision."""
+    reference_date: str | None = None
+    """The date relative dates were read against, when not the arrival time (``at``): a
+    ``--reference-date``, or the request's ``x-agent-lab-reference-date`` header."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +96,9 @@ def _line(exchange: Exchange) -> JSONObject:
         timestamp=exchange.at,
         status=exchange.status,
         streamed=exchange.streamed,
+        metadata=None
+        if exchange.reference_date is None
+        else {"reference_date": exchange.reference_date},
     )
 
 

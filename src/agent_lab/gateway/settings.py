@@ -6,6 +6,7 @@ import dataclasses
 import json
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -44,6 +45,9 @@ class GatewaySettings:
     rules: str | None = None
     """A rules file ``agent-lab learn`` wrote: the schema-driven resolver applies it."""
     read: Reading = "last"
+    reference_date: str | None = None
+    """The date relative dates ("tomorrow", "friday") are read against, ISO 8601; ``None``: each
+    request's arrival time. A request's ``x-agent-lab-reference-date`` header overrides either."""
     ask: bool = True
     """In ``enforce``, answer in words what plain code knows with no model, as the wrappers do: a
     question for a missing value only the user can supply, a refusal of a value the tool's schema
@@ -91,6 +95,10 @@ class GatewaySettings:
         for name in ("max_body_bytes", "max_upstream_body_bytes", "max_in_flight", "store_queue"):
             if getattr(self, name) < 1:
                 raise ArgumentError(f"{name} must be at least 1")
+        if self.reference_date is not None and not _iso(self.reference_date):
+            raise ArgumentError(
+                f"reference_date must be an ISO 8601 date or time, not {self.reference_date!r}"
+            )
         for name in (
             "upstream_timeout",
             "connect_timeout",
@@ -114,3 +122,12 @@ class GatewaySettings:
         fields["enforce"] = tuple(cast("list[str]", fields["enforce"]))
         fields["read"] = cast("Literal['last', 'user_turns']", fields["read"])
         return cls(**fields)  # type: ignore[arg-type]
+
+
+def _iso(text: str) -> bool:
+    """Whether ``text`` is an ISO 8601 date or date and time (as ``datetime.fromisoformat``)."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True

@@ -124,7 +124,7 @@ def replay(request: LoggedRequest, answerer: Answerer | None = None) -> Replayed
         cached_tokens=None if usage is None else usage.cached_tokens,
         tokens_estimated=usage is not None and usage.estimated,
         latency_ms=request.latency_ms,
-        reference=request.timestamp,
+        reference=request.reference_date or request.timestamp,
     )
     asked = Asked(
         messages=request.messages,
@@ -133,7 +133,7 @@ def replay(request: LoggedRequest, answerer: Answerer | None = None) -> Replayed
         forced=request.forced,
         at_most_one=request.at_most_one,
     )
-    answer = answerer.answer(asked, now=request.timestamp)
+    answer = answerer.answer(asked, now=request.reference_date or request.timestamp)
     logged = dataclasses.replace(logged, answered=request.forwarded or answer.reason)
     case = case_of(request, read=answerer.read)
     if case is None:

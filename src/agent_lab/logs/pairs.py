@@ -12,6 +12,8 @@ field                       read as
 ``response.usage``          ``prompt_tokens``, ``completion_tokens``,
                             ``prompt_tokens_details.cached_tokens``
 ``metadata.estimated``      ``true``: the usage is an estimate, not a bill
+``metadata.reference_``     the date relative dates are read against, when not
+``date``                    the request's time (a gateway's ``--reference-date``)
 ``request.tool_choice``     ``none``: the request forbade calls, so it is the
                             model's whatever plain code decides (never covered);
                             a function named: every call must be it
@@ -154,6 +156,7 @@ def pair_request(line: JSONValue, where: str) -> LoggedRequest:
         # The gateway's word for it (gateway.rules), so a store and a log say the same.
         forwarded="tool_choice_none" if request.get("tool_choice") == "none" else None,
         forced=_forced(request.get("tool_choice")),
+        reference_date=_reference_date(fields.get("metadata")),
         at_most_one=request.get("parallel_tool_calls") is False,
     )
 
@@ -165,3 +168,9 @@ def _forced(choice: JSONValue | None) -> str | None:
         name = function.get("name") if isinstance(function, dict) else None
         return name if isinstance(name, str) else None
     return None
+
+
+def _reference_date(metadata: JSONValue | None) -> str | None:
+    """``metadata.reference_date``: the date a gateway read relative dates against, if named."""
+    found = metadata.get("reference_date") if isinstance(metadata, dict) else None
+    return iso_timestamp(found) if isinstance(found, str) else None

@@ -107,7 +107,10 @@ class LoggedRequest:
     usage: LoggedUsage | None = None
     latency_ms: float | None = None
     timestamp: str | None = None
-    """When the request was made, ISO 8601 (a resolver's ``now``), when the log says."""
+    """When the request was made, ISO 8601, when the log says."""
+    reference_date: str | None = None
+    """The date its relative dates are read against, when the log names one apart from
+    ``timestamp`` (a gateway's ``--reference-date`` or header); else ``timestamp``."""
     forwarded: str | None = None
     """Why the request is the model's whatever plain code decides, when its log says:
     ``tool_choice_none`` (the request forbade calls), or the rule a gateway stored beside it

@@ -89,6 +89,14 @@ def add_command(add_parser: AddParser) -> None:
         "its interval's lower bound (e.g. 0.99)",
     )
     serve.add_argument(
+        "--reference-date",
+        type=checks.iso_date_or_time,
+        metavar="ISO",
+        help="read relative dates (tomorrow, friday) against this date, e.g. 2026-12-06 "
+        "(default: each request's arrival time; a request's x-agent-lab-reference-date header "
+        "overrides either)",
+    )
+    serve.add_argument(
         "--no-ask",
         action="store_true",
         help="enforce: forward a request missing a value only the user can supply, or asking "
@@ -184,11 +192,12 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
     where = split_credentials(settings.upstream)[0]
     trust = trusted(settings)
     trusting = "" if trust is None else f"; trusted: {trust}"
+    dates = settings.reference_date or "each request's arrival time"
     print(
         printable(
             f"agent-lab serve: http://{options.host}:{options.port} ({settings.mode} mode, "
             f"{options.workers} worker(s)) -> {where}; store: {settings.db or 'none'}"
-            f"{trusting}"
+            f"{trusting}; relative dates against {dates}"
         ),
         file=streams.err,
         flush=True,
@@ -249,6 +258,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
             rules=_rules(options.rules),
             read=options.read,
             ask=not options.no_ask,
+            reference_date=options.reference_date,
             enforce=tuple(options.enforce or ()),
             min_agreement=options.min_agreement,
             api_key_env=options.api_key_env,
