@@ -19,7 +19,7 @@ import openai
 import pytest
 
 from agent_lab.gateway import Gateway, GatewaySettings, Mode
-from agent_lab.gateway.wire import REFERENCE_HEADER
+from agent_lab.gateway.request_headers import REFERENCE_HEADER
 from tests.gateway.running import serving
 from tests.openai_server import Behavior, OpenAIServer
 from tests.openai_server import serving as upstream_serving

@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 from agent_lab.answering import Answerer
 from agent_lab.clock import SystemClock
-from agent_lab.gateway.admission import VIA_HEADER, Admission, credentials
+from agent_lab.gateway.admission import Admission, credentials
 from agent_lab.gateway.body import Refused, read_body
 from agent_lab.gateway.enforce import Answering, local_response
 from agent_lab.gateway.exchange import Exchange
@@ -43,12 +43,12 @@ from agent_lab.gateway.relay import (
     failure_response,
     relay,
 )
+from agent_lab.gateway.request_headers import REFERENCE_HEADER, reference_date, upstream_headers
 from agent_lab.gateway.routes import route
 from agent_lab.gateway.settings import Mode
 from agent_lab.gateway.store import ExchangeStore
 from agent_lab.gateway.trust import Trust
-from agent_lab.gateway.upstream import HOP_BY_HOP, Upstream, UpstreamFailure
-from agent_lab.gateway.wire import REFERENCE_HEADER
+from agent_lab.gateway.upstream import Upstream, UpstreamFailure
 from agent_lab.gateway.wire_rules import over_bounds
 from agent_lab.providers.redaction import Redactor
 from agent_lab.resolvers.learned import load_rules
@@ -68,18 +68,6 @@ _LOG = logging.getLogger(__name__)
 _REQUESTS = logging.getLogger("agent_lab.gateway.requests")
 """One line per request, at INFO (``agent-lab serve -v``)."""
 _CLOCK = SystemClock()
-_METHOD_OVERRIDES = frozenset(
-    {
-        "x-http-method-override",
-        "x-http-method",
-        "x-method-override",
-        "x-original-method",
-        "x-original-url",
-        "x-rewrite-url",
-    }
-)
-"""Headers some servers read as the method or the path: a 405 or a 400 here must not become
-another request there."""
 
 
 def no_plugins() -> PluginSet | None:
@@ -210,31 +198,12 @@ class Gateway:
             self.metrics.in_flight.dec()
 
     def _upstream_headers(self, request: Request) -> dict[str, str]:
-        """The client's headers the upstream gets, and the upstream's key when it has one.
-
-        None of a hop (those its ``Connection`` names too), none that overrides a
-        method, none of the gateway's own but the hops the request passed.
-        """
-        named = {
-            name.strip().lower()
-            for value in request.headers.getlist("connection")
-            for name in value.split(",")
-        }
-        headers = {
-            name: value
-            for name, value in request.headers.items()
-            if name not in HOP_BY_HOP
-            and name not in named
-            and name not in _METHOD_OVERRIDES
-            and "_" not in name  # a WSGI server reads x_a_b as x-a-b: no override that way
-            and not (name.startswith("x-agent-lab-") and name != VIA_HEADER)
-        }
-        if self.key is not None:
-            headers.pop("authorization", None)  # the gateway's key is not the upstream's
-        if self.upstream_key is not None:
-            headers["authorization"] = f"Bearer {self.upstream_key}"
-        headers[VIA_HEADER] = self.admission.via(headers.get(VIA_HEADER))
-        return headers
+        return upstream_headers(
+            request.headers,
+            keep_authorization=self.key is None,
+            upstream_key=self.upstream_key,
+            via=self.admission.via,
+        )
 
     def secrets(self, request: Request) -> tuple[str, ...]:
         """Every key this request carries or the gateway holds: redacted from what is stored."""
@@ -288,9 +257,17 @@ class Gateway:
                 400, read.message, type="invalid_request_error", code=read.code, param=read.param
             )
             return refusal, "refused", "invalid_request"
-        reference = self._reference_date(request)
-        if isinstance(reference, Response):
-            return reference, "refused", "invalid_reference_date"
+        told = reference_date(request.headers, self.settings.reference_date)
+        if not told.valid:
+            self.metrics.refused.labels("invalid_request").inc()
+            refusal = error_response(
+                400,
+                f"the {REFERENCE_HEADER} header must be an ISO 8601 date or time",
+                type="invalid_request_error",
+                code="invalid_reference_date",
+            )
+            return refusal, "refused", "invalid_reference_date"
+        reference = told.date
         rule = read.undecided or "shadow"
         if read.value is not None and self.settings.mode is Mode.ENFORCE:
             answering = Answering(answerer=self.answerer, trust=self.trust, store=self.store)
@@ -316,26 +293,6 @@ class Gateway:
             request, body, "chat/completions", at=at, started=started, reference_date=reference
         )
         return forwarded, "forwarded", rule
-
-    def _reference_date(self, request: Request) -> str | Response | None:
-        """The date relative dates are read against, unless the arrival time; 400 for a bad header.
-
-        The request's ``x-agent-lab-reference-date``, else ``--reference-date``, else ``None``.
-        """
-        given = request.headers.get(REFERENCE_HEADER)
-        if given is None:
-            return self.settings.reference_date
-        try:
-            datetime.fromisoformat(given)
-        except ValueError:
-            self.metrics.refused.labels("invalid_request").inc()
-            return error_response(
-                400,
-                f"the {REFERENCE_HEADER} header must be an ISO 8601 date or time",
-                type="invalid_request_error",
-                code="invalid_reference_date",
-            )
-        return given
 
     async def _passthrough(
         self, request: Request, path: str, started: int

@@ -19,14 +19,10 @@ if TYPE_CHECKING:
 
     from agent_lab.answering import LocalCall
 
-__all__ = ["ANSWERED_HEADER", "REFERENCE_HEADER", "completion", "stream_chunks"]
+__all__ = ["ANSWERED_HEADER", "completion", "stream_chunks"]
 
 ANSWERED_HEADER = "x-agent-lab-answered"
 """Set to ``local`` on an answer the gateway made itself; a forwarded answer is left unchanged."""
-
-REFERENCE_HEADER = "x-agent-lab-reference-date"
-"""A request's own reference date (ISO 8601): what its relative dates are read against, in
-place of ``--reference-date`` or the arrival time. The gateway's own: never forwarded."""
 
 
 def _wired(calls: Sequence[LocalCall]) -> list[FunctionCall]:
