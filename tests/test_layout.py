@@ -109,6 +109,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.agents",
             "agent_lab.kernel",
             "agent_lab.resolvers",
+            "agent_lab.logs.bounds",  # the most of one request any caller decides on
         )
     if _under(importer, "agent_lab.integrations"):
         # The framework wrappers: the envelope, and log replay's figures.

@@ -353,3 +353,59 @@ def test_learned_rules_are_written_into_the_tools_before_the_decision() -> None:
         ("get_weather", {"city": CITY})
     ]
     assert json.dumps(WEATHER) == offered
+
+
+def _timer_turn(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": text}]
+
+
+@pytest.mark.parametrize(
+    ("messages", "tools"),
+    [
+        (_timer_turn("ok") * 1_001, TOOLS),
+        (_timer_turn("set a timer for 10 minutes " + "x" * 20_000), TOOLS),
+        (_timer_turn("set a timer for 10 minutes"), TOOLS * 129),
+        (
+            _timer_turn("set a timer for 10 minutes"),
+            [{"type": "function", "function": {"name": "set_timer", "parameters": {
+                **SCHEMA, "properties": {f"p{i}": {"type": "integer"} for i in range(12_000)}}}}],
+        ),
+    ],
+    ids=["1001 messages", "a 20,000-character message", "129 tools", "schemas of 24,000 values"],
+)  # fmt: skip
+def test_a_request_past_the_bounds_is_forwarded_by_every_caller(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> None:
+    """The envelope bounds its own work, so a wrapper's caller gets the gateway's bounds too."""
+    answer = Answerer().answer(Asked(messages=messages, tools=tools))
+    assert answer.reason == "over_bounds"
+
+
+def test_schemas_past_the_bounds_get_no_decider_and_are_counted_once() -> None:
+    answerer = Answerer()
+    properties = {f"p{i}": {"type": "string"} for i in range(12_000)}
+    huge = [
+        {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"type": "object", "properties": properties}},
+        }
+    ]
+    assert answerer.decider(huge) is None
+    assert answerer.decider(TOOLS) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set a timer for " + "9" * 5_000 + " minutes",
+        "set a timer for " + "1 " * 4_000 + "minutes",
+        "set a timer for 10 minutes \u202e\u2066 " + "a" * 10_000,
+        "set a timer for 10 minutes \ud800",
+    ],
+    ids=["a 5,000-digit number", "4,000 numbers", "bidi marks", "a lone surrogate"],
+)
+def test_hostile_text_gets_a_bounded_answer_never_a_value_the_schema_refuses(text: str) -> None:
+    answer = Answerer().answer(Asked(messages=_timer_turn(text), tools=TOOLS))
+    for call in answer.calls if isinstance(answer, LocalAnswer) else ():
+        assert call.name == "set_timer"
+        assert isinstance(call.arguments["minutes"], int)

@@ -41,6 +41,7 @@ from agent_lab.answering.replies import said_replies
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
 from agent_lab.kernel.models import Reason, Status
+from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over, user_text_over
 from agent_lab.strict_json import canonical_dumps
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
     from agent_lab.resolvers.learned import RuleBook
+    from agent_lab.strict_json import JSONValue
 
 __all__ = ["Answerer"]
 
@@ -94,11 +96,14 @@ class Answerer:
         self.context: Mapping[str, object] = dict(context) if context else {}
         self.ask = ask
         self._ruled = plugins if plugins is None or rules is None else with_rules(plugins, rules)
-        self._deciders: OrderedDict[str, Decider] = OrderedDict()
+        self._deciders: OrderedDict[str, Decider | None] = OrderedDict()
         self._lock = Lock()
 
-    def decider(self, tools: Sequence[Mapping[str, object]]) -> Decider:
+    def decider(self, tools: Sequence[Mapping[str, object]]) -> Decider | None:
         """The ``Decider`` for these tools (the rules written in), prepared once and kept.
+
+        ``None`` when their schemas hold more values than ``logs.bounds`` decides on
+        (counted once per set of tools): the model's to read.
 
         Raises:
             ToolSpecError: A tool spec that is not a function tool with a name.
@@ -106,12 +111,13 @@ class Answerer:
         """
         key = _tools_key(tools)
         with self._lock:
-            kept = self._deciders.get(key)
-            if kept is not None:
+            if key in self._deciders:
                 self._deciders.move_to_end(key)
-                return kept
-        offered = tools if self.rules is None else self.rules.annotate(tools)
-        made = Decider(plugins_from_tools(offered, plugins=self._ruled))
+                return self._deciders[key]
+        made: Decider | None = None
+        if not schema_values_over([_parameters(tool) for tool in tools]):
+            offered = tools if self.rules is None else self.rules.annotate(tools)
+            made = Decider(plugins_from_tools(offered, plugins=self._ruled))
         with self._lock:
             self._deciders[key] = made
             while len(self._deciders) > _KEPT:
@@ -125,7 +131,9 @@ class Answerer:
         *,
         now: str | None = None,
     ) -> Decision | None:
-        """Plain code's decision for the conversation's last user turn; ``None`` for no user turn.
+        """Plain code's decision for the conversation's last user turn.
+
+        ``None`` for no user turn, or tools whose schemas are past the bounds.
 
         Raises:
             AgentLabError: Tools the registry refuses (``ToolSpecError``,
@@ -136,7 +144,8 @@ class Answerer:
         turn = Turn.from_messages(messages, candidates=offered, context=context, read=self.read)
         if turn is None:
             return None
-        return self.decider(tools).decide(turn)
+        decider = self.decider(tools)
+        return None if decider is None else decider.decide(turn)
 
     def answer(self, asked: Asked, *, now: str | None = None) -> LocalAnswer | Forward:
         """The turn plain code answers (calls or words), or the rule that forwards it.
@@ -147,6 +156,8 @@ class Answerer:
         if asked.tool_choice == "none":
             return Forward(reason="tool_choice_none")
         messages = asked.messages
+        if _over_bounds(asked):
+            return Forward(reason="over_bounds")
         role = messages[-1].get("role") if messages else None
         if role not in ("user", "tool"):
             return Forward(reason="not_a_user_turn")
@@ -162,6 +173,8 @@ class Answerer:
         if not _text_only(messages[-1]):
             return Forward(reason="not_understood")
         try:
+            if self.decider(asked.tools) is None:
+                return Forward(reason="over_bounds")
             decision = self.decide(messages, asked.tools, now=now)
         except AgentLabError as err:
             return Forward(reason="bad_tools", detail=str(err))
@@ -195,6 +208,23 @@ class Answerer:
             if text is not None:
                 return LocalAnswer(calls=(), text=text, decision=decision, reason="refused")
         return None
+
+
+def _over_bounds(asked: Asked) -> bool:
+    """Past ``logs.bounds`` in messages, tools or one user message's text.
+
+    The schemas' values are counted once per set of tools, when its decider is made.
+    """
+    if len(asked.messages) > MAX_MESSAGES or len(asked.tools) > MAX_TOOLS:
+        return True
+    return any(user_text_over(cast("JSONValue", message)) for message in asked.messages)
+
+
+def _parameters(tool: Mapping[str, object]) -> JSONValue:
+    function = tool.get("function")
+    if isinstance(function, Mapping):
+        return cast("JSONValue", cast("Mapping[str, object]", function).get("parameters"))
+    return None
 
 
 def _text_only(message: Mapping[str, object]) -> bool:

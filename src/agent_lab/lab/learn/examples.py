@@ -104,7 +104,8 @@ def _routed(
 ) -> str | None:
     """The tool plain code routes the words to, with no rule; ``None`` for tools it refuses."""
     try:
-        return answerer.decider(request.tools).router.route(text, offered).event
+        decider = answerer.decider(request.tools)
+        return None if decider is None else decider.router.route(text, offered).event
     except AgentLabError:
         return None
 
