@@ -152,6 +152,9 @@ class ShadowFigures:
     tokens_estimated: bool = False
     models: Counter[str] = field(default_factory=Counter[str])
     examples: dict[str, list[Replayed]] = field(default_factory=dict[str, list[Replayed]])
+    values: dict[str, list[int]] = field(default_factory=dict[str, list[int]])
+    """By kind (``enum``, ``number``, ``date``...): ``[agreed, filled]``, the values plain code
+    filled on covered calls of the logged tool, and how many the logged call holds too."""
     undated: int = 0
     """Requests whose log gives no time: no reference date, so no relative date read in them."""
 
@@ -168,6 +171,10 @@ class ShadowFigures:
         if item.kind is Kind.FOLLOW_UP:
             return
         self.undated += item.reference is None
+        for _, kind, agreed in item.values:
+            tally = self.values.setdefault(str(kind), [0, 0])
+            tally[0] += bool(agreed)
+            tally[1] += 1
         cost = self._cost(item) if item.covered and item.agreed else None
         self.total.add(item, cost)
         if item.kind is Kind.CALL and item.tool is not None:
@@ -193,6 +200,10 @@ class ShadowFigures:
         self.kinds.update(other.kinds)
         self.acted_on_words += other.acted_on_words
         self.undated += other.undated
+        for kind, (agreed, filled) in other.values.items():
+            tally = self.values.setdefault(kind, [0, 0])
+            tally[0] += agreed
+            tally[1] += filled
         self.skipped.update(other.skipped)
         self.tokens_estimated |= other.tokens_estimated
         self.models.update(other.models)
@@ -237,6 +248,9 @@ class ShadowFigures:
                 cause: self._disagreements(cause, redact=redact) for cause in sorted(self.examples)
             },
             "skipped": dict(sorted(self.skipped.items())),
+            "values_by_kind": {
+                kind: rate(agreed, filled) for kind, (agreed, filled) in sorted(self.values.items())
+            },
             "reference_date": {
                 "read_against": "each request's own time, as its log gives it",
                 "requests_without_one": self.undated,

@@ -12,16 +12,20 @@ add up (``figures.ShadowFigures``).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.decision import Routing
+from agent_lab.agents.tool_specs import tool_name
 from agent_lab.answering import Answerer, Asked, Forward
 from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.log_replay.scoring import score
 from agent_lab.log_replay.trial_status import TrialStatus
 from agent_lab.logs.record import SkippedLine, SkipReason
+from agent_lab.resolvers.schema import kind_of
+from agent_lab.strict_json import same_json
 
 if TYPE_CHECKING:
     from agent_lab.answering import LocalAnswer
@@ -75,6 +79,11 @@ class Replayed:
     cause: Cause | None = None
     routed: str | None = None
     """The tool the agent's routing picked with no LLM, if it picked one."""
+    values: tuple[tuple[str, str, bool], ...] = ()
+    """On a covered call of the logged tool: each value plain code filled, as ``(name, kind,
+    agreed)``; the kind is the schema's (``enum``, ``number``, ``boolean``, ``date``, ``time``,
+    ``free-form``), agreed when the logged call holds the same value (or, leaving it out, the
+    schema's default)."""
     reference: str | None = None
     """The reference date relative dates were read against: the request's own time, as its log
     gives it; ``None``: the log gives none, so a relative date in it was left to the model."""
@@ -169,9 +178,11 @@ def _compared(
     if isinstance(answer, Forward) or not answer.calls or request.forwarded is not None:
         return decided
     verdict = score(case, TrialStatus.of(decision.status), produced, decision.event)
+    same_tool = len(request.calls) == 1 and decision.event == logged.tool
     return dataclasses.replace(
         decided,
         covered=True,
+        values=_values(request, decision.event, produced) if same_tool else (),
         agreed=verdict.correct_exact,
         agreed_lenient=verdict.correct,
         cause=None
@@ -181,6 +192,41 @@ def _compared(
 
 
 _PLAIN_CODE = frozenset({Routing.ROUTER, Routing.LEXICAL})
+_ABSENT = object()
+
+
+def _values(
+    request: LoggedRequest, tool: str | None, produced: JSONObject | None
+) -> tuple[tuple[str, str, bool], ...]:
+    """Each value plain code filled, its kind, and whether the logged call holds it too."""
+    expected = request.calls[0].arguments
+    properties = _properties(request, tool)
+    found: list[tuple[str, str, bool]] = []
+    for name, value in sorted((produced or {}).items()):
+        schema = properties.get(name, {})
+        logged: object = expected.get(name, schema.get("default", _ABSENT))
+        found.append((name, kind_of(schema), logged is not _ABSENT and same_json(value, logged)))
+    return tuple(found)
+
+
+def _properties(request: LoggedRequest, tool: str | None) -> dict[str, Mapping[str, Any]]:
+    for spec in request.tools:
+        function = spec.get("function")
+        if tool_name(spec) != tool or not isinstance(function, Mapping):
+            continue
+        parameters: object = cast("Mapping[str, Any]", function).get("parameters")
+        given = (
+            cast("Mapping[str, Any]", parameters).get("properties")
+            if isinstance(parameters, Mapping)
+            else None
+        )
+        if isinstance(given, Mapping):
+            return {
+                str(name): cast("Mapping[str, Any]", schema)
+                for name, schema in cast("Mapping[str, Any]", given).items()
+                if isinstance(schema, Mapping)
+            }
+    return {}
 
 
 def _cause(kind: Kind, calls: int, tool: str | None, produced: str | None) -> Cause:

@@ -248,3 +248,33 @@ def test_redaction_keeps_text_and_values_out() -> None:
     for said in ("Paris", "Oslo", "forecast"):
         assert said not in text
     assert "city" in text
+
+
+def test_each_value_plain_code_filled_is_counted_by_its_kind() -> None:
+    """Per value: its schema's kind, and whether the logged call holds it (or its default)."""
+    agreeing = replayed(
+        logged(
+            "get the weather forecast in Oslo in fahrenheit",
+            ("get_weather", {"city": "Oslo", "unit": "fahrenheit"}),
+        )
+    )
+    differing = replayed(
+        logged(
+            "get the weather forecast in Oslo in fahrenheit",
+            ("get_weather", {"city": "Paris", "unit": "fahrenheit"}),
+        )
+    )
+    defaulted = replayed(
+        logged("get the weather forecast in Paris in celsius", ("get_weather", {"city": "Paris"}))
+    )
+    assert agreeing.values == (("city", "enum", True), ("unit", "enum", True))
+    assert differing.values == (("city", "enum", False), ("unit", "enum", True))
+    assert defaulted.values == (("city", "enum", True), ("unit", "enum", True))
+    figures = ShadowFigures()
+    for outcome in (agreeing, differing, defaulted):
+        figures.add(outcome)
+    other = ShadowFigures()
+    other.add(agreeing)
+    figures.merge(other)
+    assert figures.values == {"enum": [7, 8]}
+    assert figures.as_json()["values_by_kind"] == {"enum": rate(7, 8)}

@@ -46,6 +46,16 @@ def headline(figures: ShadowFigures, *, min_agreement: float) -> list[str]:
             f"chose the logged tool, the values agreed in {total.agreed} of {total.same_tool} "
             f"({share(total.agreed, total.same_tool)})."
         )
+    if figures.values:
+        lines.append(
+            "Values plain code filled on covered calls of the logged tool, by kind, that the "
+            "logged call holds too: "
+            + "; ".join(
+                f"{kind} {agreed} of {filled} ({share(agreed, filled)})"
+                for kind, (agreed, filled) in sorted(figures.values.items())
+            )
+            + "."
+        )
     if figures.acted_on_words:
         lines.append(
             f"It would have acted on {counted(figures.acted_on_words, 'message')} the model "
