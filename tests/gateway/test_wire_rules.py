@@ -199,7 +199,7 @@ def two_calls(*_: object, **__: object) -> Decision:
 
     Plain code alone decides one call per message today (several come only from
     a model's tool choice, which the gateway never asks for): this stands in for
-    ``Answerer.decide`` so that the rule about several calls is exercised all the same.
+    the answerer's decision so that the rule about several calls is exercised all the same.
     """
     calls = (
         DispatchedCall(event="get_weather", status=Status.SUCCESS, arguments={"city": "Paris"}),
@@ -219,7 +219,7 @@ def two_calls(*_: object, **__: object) -> Decision:
 
 @pytest.fixture
 def decides_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Answerer, "decide", two_calls)
+    monkeypatch.setattr(Answerer, "_decided", two_calls)
 
 
 BOTH = [("get_weather", {"city": "Paris"}), ("set_timer", {"minutes": 5})]

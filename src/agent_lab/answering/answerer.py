@@ -25,6 +25,7 @@ no state lives in a module.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ from agent_lab.agents.tool_specs import plugins_from_tools, tool_name
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
+from agent_lab.answering.carried import carried
 from agent_lab.answering.replies import said_replies
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
@@ -139,13 +141,35 @@ class Answerer:
             AgentLabError: Tools the registry refuses (``ToolSpecError``,
                 ``DefinitionError``).
         """
+        decider = self.decider(tools)
+        return None if decider is None else self._decided(decider, messages, tools, now)
+
+    def _decided(
+        self,
+        decider: Decider,
+        messages: Sequence[Mapping[str, object]],
+        tools: Sequence[Mapping[str, object]],
+        now: str | None,
+    ) -> Decision | None:
         offered = tuple(name for tool in tools if (name := tool_name(tool)) is not None)
         context = {**self.context, "now": now} if now else self.context
         turn = Turn.from_messages(messages, candidates=offered, context=context, read=self.read)
         if turn is None:
             return None
-        decider = self.decider(tools)
-        return None if decider is None else decider.decide(turn)
+        decision = decider.decide(turn)
+        if decision.local or decision.status is not Status.MISSING_INFORMATION:
+            return decision
+        # What the words left missing, an earlier call to another tool may have settled.
+        missing = decision.result.missing if decision.result is not None else ()
+        if decision.event is None or decision.llm_calls or not missing:
+            return decision
+        settled = carried(messages, tools, decision.event, missing)
+        if not settled:
+            return decision
+        again = decider.decide(
+            dataclasses.replace(turn, event=decision.event, prefill={**turn.prefill, **settled})
+        )
+        return again if again.local else decision
 
     def answer(self, asked: Asked, *, now: str | None = None) -> LocalAnswer | Forward:
         """The turn plain code answers (calls or words), or the rule that forwards it.
@@ -173,9 +197,10 @@ class Answerer:
         if not _text_only(messages[-1]):
             return Forward(reason="not_understood")
         try:
-            if self.decider(asked.tools) is None:
+            decider = self.decider(asked.tools)
+            if decider is None:
                 return Forward(reason="over_bounds")
-            decision = self.decide(messages, asked.tools, now=now)
+            decision = self._decided(decider, messages, asked.tools, now)
         except AgentLabError as err:
             return Forward(reason="bad_tools", detail=str(err))
         if decision is None:

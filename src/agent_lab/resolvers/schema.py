@@ -303,6 +303,16 @@ class SchemaResolver:
         # property, and one the user did not state after all may stay absent.
         return Resolution(found, missing=missing, complete=False if unexplained else None)
 
+    def may_state(self, name: str, text: str) -> bool:
+        """Whether ``text`` may state property ``name``'s value in a way this resolver cannot read.
+
+        Generous, as the resolver's own doubt: the property's words, a number for a
+        number, date or time words, a word of an enum value, a capitalised word for
+        free-form text. ``True`` for a property the schema does not have.
+        """
+        prop = next((p for p in self.properties if p.name == name), None)
+        return prop is None or _evidence(prop, text)
+
     def fill_learned(self, found: JSONObject, text: str) -> None:
         """Learned rules, where a reading found nothing: aliases, contexts, then constants.
 
