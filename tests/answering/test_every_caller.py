@@ -26,6 +26,7 @@ import pytest
 pytest.importorskip("agents", reason="the openai-agents extra is not installed")
 pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
 pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
 
 import openai
 from agents.model_settings import ModelSettings as AgentsSettings

@@ -15,8 +15,11 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
+
+pytest.importorskip("prometheus_client", reason="the gateway extra is not installed")
+
+import openai
 
 from agent_lab.gateway import Gateway, GatewaySettings, Mode
 from agent_lab.gateway.request_headers import REFERENCE_HEADER
