@@ -20,7 +20,7 @@ from agent_lab.resolvers.schema import SchemaResolver
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["ToolSpecError", "plugins_from_tools", "tool_name"]
+__all__ = ["ToolSpecError", "plugins_from_tools", "tool_name", "tool_properties"]
 
 HINT = "x-agent-lab"
 
@@ -36,6 +36,29 @@ def tool_name(tool: Mapping[str, object]) -> str | None:
         return None
     name = cast("Mapping[str, object]", function).get("name")
     return name if isinstance(name, str) and name else None
+
+
+def tool_properties(
+    tools: Sequence[Mapping[str, object]], name: str | None
+) -> dict[str, Mapping[str, Any]]:
+    """The top-level property schemas of the offered tool ``name``; empty when it has none."""
+    for tool in tools:
+        function = tool.get("function")
+        if tool_name(tool) != name or not isinstance(function, Mapping):
+            continue
+        parameters: object = cast("Mapping[str, Any]", function).get("parameters")
+        given = (
+            cast("Mapping[str, Any]", parameters).get("properties")
+            if isinstance(parameters, Mapping)
+            else None
+        )
+        if isinstance(given, Mapping):
+            return {
+                str(key): cast("Mapping[str, Any]", schema)
+                for key, schema in cast("Mapping[str, Any]", given).items()
+                if isinstance(schema, Mapping)
+            }
+    return {}
 
 
 def plugins_from_tools(

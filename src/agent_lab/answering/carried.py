@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.agents.tool_specs import tool_name
+from agent_lab.agents.tool_specs import tool_properties
 from agent_lab.agents.turn import message_text
 from agent_lab.errors import StrictJSONError
 from agent_lab.resolvers.schema import SchemaResolver
@@ -52,7 +52,7 @@ def carried(
     last user message may speak of (``SchemaResolver.may_state``: "to Austin"
     where the city was Denver) is never carried: the user may be changing it.
     """
-    properties = _properties(tools, event)
+    properties = tool_properties(tools, event)
     wanted = {tokens[0] for pointer in missing if len(tokens := pointer_tokens(pointer)) == 1}
     wanted &= properties.keys()
     if wanted:
@@ -103,26 +103,6 @@ def _earlier_calls(messages: Sequence[Mapping[str, object]]) -> list[tuple[str, 
             if isinstance(arguments, dict):
                 calls.append((name, arguments))
     return calls
-
-
-def _properties(tools: Sequence[Mapping[str, object]], event: str) -> dict[str, Mapping[str, Any]]:
-    for tool in tools:
-        if tool_name(tool) != event:
-            continue
-        function = cast("Mapping[str, Any]", tool["function"])
-        parameters: object = function.get("parameters")
-        given = (
-            cast("Mapping[str, Any]", parameters).get("properties")
-            if isinstance(parameters, Mapping)
-            else None
-        )
-        if isinstance(given, Mapping):
-            return {
-                str(key): cast("Mapping[str, Any]", schema)
-                for key, schema in cast("Mapping[str, Any]", given).items()
-                if isinstance(schema, Mapping)
-            }
-    return {}
 
 
 def _fits(value: JSONValue, schema: Mapping[str, Any]) -> bool:

@@ -12,13 +12,12 @@ add up (``figures.ShadowFigures``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from agent_lab.agents.decision import Routing
-from agent_lab.agents.tool_specs import tool_name
+from agent_lab.agents.tool_specs import tool_properties
 from agent_lab.answering import Answerer, Asked, Forward
 from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.log_replay.scoring import score
@@ -200,33 +199,13 @@ def _values(
 ) -> tuple[tuple[str, str, bool], ...]:
     """Each value plain code filled, its kind, and whether the logged call holds it too."""
     expected = request.calls[0].arguments
-    properties = _properties(request, tool)
+    properties = tool_properties(request.tools, tool)
     found: list[tuple[str, str, bool]] = []
     for name, value in sorted((produced or {}).items()):
         schema = properties.get(name, {})
         logged: object = expected.get(name, schema.get("default", _ABSENT))
         found.append((name, kind_of(schema), logged is not _ABSENT and same_json(value, logged)))
     return tuple(found)
-
-
-def _properties(request: LoggedRequest, tool: str | None) -> dict[str, Mapping[str, Any]]:
-    for spec in request.tools:
-        function = spec.get("function")
-        if tool_name(spec) != tool or not isinstance(function, Mapping):
-            continue
-        parameters: object = cast("Mapping[str, Any]", function).get("parameters")
-        given = (
-            cast("Mapping[str, Any]", parameters).get("properties")
-            if isinstance(parameters, Mapping)
-            else None
-        )
-        if isinstance(given, Mapping):
-            return {
-                str(name): cast("Mapping[str, Any]", schema)
-                for name, schema in cast("Mapping[str, Any]", given).items()
-                if isinstance(schema, Mapping)
-            }
-    return {}
 
 
 def _cause(kind: Kind, calls: int, tool: str | None, produced: str | None) -> Cause:
