@@ -132,8 +132,11 @@ def test_payload_values_of_the_right_type_are_taken_others_ignored() -> None:
     assert set(ignored.missing) == {"flight_class", "departure_date", "destination"}
 
 
-def test_free_form_text_is_never_read_from_text() -> None:
-    assert "destination" not in resolve("to Paris, refundable").arguments
+def test_free_form_text_is_read_only_as_a_name_its_cue_points_at() -> None:
+    assert resolve("to Paris, refundable").arguments["destination"] == "Paris"
+    # No name (lower case), or two names after the cue's words: nothing.
+    assert "destination" not in resolve("to paris, refundable").arguments
+    assert "destination" not in resolve("to Paris or to Rome").arguments
 
 
 def test_string_hint_renders_canonical_strings() -> None:

@@ -134,10 +134,46 @@ def _bm25s() -> Any:
     return bm25s
 
 
-def _tokens(texts: list[str]) -> list[list[str]]:
+# Verbs people use for what a tool's name says another way, in their common forms: "find
+# me a train" for search_trains, "book a table" for reserve_table, "purchase" for buy_tickets.
+# Written out rather than stemmed: a stemmer makes "checking" (an account) "check" (a verb).
+_SAME_VERB: dict[str, str] = {
+    **dict.fromkeys(
+        ["find", "finding", "finds", "found", "look", "looking", "lookup", "seek", "seeking",
+         "searching", "searches", "locate", "locating", "browse", "browsing"],
+        "search",
+    ),
+    **dict.fromkeys(
+        ["book", "booking", "booked", "reserving", "reserved", "reservation", "reservations"],
+        "reserve",
+    ),
+    **dict.fromkeys(["purchase", "purchasing", "purchased", "buying", "bought"], "buy"),
+    **dict.fromkeys(["fetch", "retrieve", "obtain", "getting"], "get"),
+}  # fmt: skip
+
+
+def _stems(words: list[str]) -> list[str]:
+    """Each word in one form: its verb's (``_SAME_VERB``), else without a plural ``s``."""
+    return [_SAME_VERB.get(word) or _singular(word) for word in words]
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _tokens(texts: list[str], *, stemmed: bool = True) -> list[list[str]]:
     tokenize: Any = _bm25s().tokenize
     return cast(
-        "list[list[str]]", tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+        "list[list[str]]",
+        tokenize(
+            texts,
+            stopwords="en",
+            stemmer=_stems if stemmed else None,
+            return_ids=False,
+            show_progress=False,
+        ),
     )
 
 
@@ -147,7 +183,8 @@ def _name_words(definition: EventDefinition) -> frozenset[str]:
     Numbers are left out: an importer's ``__2`` (two functions with one name)
     is no word a message says.
     """
-    return frozenset(w for w in _tokens([_words(definition.name)])[0] if not _DIGITS.fullmatch(w))
+    words = _tokens([_words(definition.name)], stemmed=False)[0]
+    return frozenset(w for w in words if not _DIGITS.fullmatch(w))
 
 
 class LexicalRouter:
@@ -221,9 +258,13 @@ class LexicalRouter:
         second = ranked[1][1] if len(ranked) > 1 else 0.0
         margin = (best - second) / best if best > 0 else 0.0
         index = self._index[ranked[0][0]]
-        said = frozenset(query)
-        shared = len(self._terms[index] & said)
+        shared = len(self._terms[index] & frozenset(query))
         named = self._named[index]
+        # A lone candidate's name words are matched as written, not in one form: "the
+        # gene sequences" speak of genes, they do not ask gene_sequence for anything.
+        said: frozenset[str] = (
+            frozenset(_tokens([text], stemmed=False)[0]) if named else frozenset()
+        )
         name_share = len(named & said) / len(named) if named else 0.0
         if len(ranked) > 1:
             evident = margin >= self.margin

@@ -9,6 +9,7 @@ given beside supplies the user's own definition for the tools it names.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,7 +21,14 @@ from agent_lab.resolvers.schema import SchemaResolver
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["ToolSpecError", "plugins_from_tools", "tool_name", "tool_properties"]
+__all__ = [
+    "ToolSpecError",
+    "acts",
+    "plugins_from_tools",
+    "tool_name",
+    "tool_parameters",
+    "tool_properties",
+]
 
 HINT = "x-agent-lab"
 
@@ -38,27 +46,51 @@ def tool_name(tool: Mapping[str, object]) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def tool_properties(
-    tools: Sequence[Mapping[str, object]], name: str | None
-) -> dict[str, Mapping[str, Any]]:
-    """The top-level property schemas of the offered tool ``name``; empty when it has none."""
+# Verbs that name a look-up: a tool named by one reads and changes nothing.
+_LOOKUPS = frozenset(
+    ["get", "find", "search", "lookup", "look", "check", "list", "show", "fetch", "read",
+     "query", "retrieve", "view", "see", "calculate", "compute", "convert", "count", "estimate",
+     "predict", "describe", "explain", "lookup", "browse", "discover", "locate", "track",
+     "compare", "summarize", "translate", "validate", "verify", "is", "has", "can"]
+)  # fmt: skip
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def acts(name: str) -> bool:
+    """Whether a tool's name says it acts (books, buys, sends, adds) rather than looks up.
+
+    Its first verb decides: ``Reserve_restaurant``, ``buyTickets``, ``Music_1__PlaySong``
+    act; ``get_weather``, ``FindRestaurants`` look up. A name with no verb of either kind
+    (``weather``) acts: not being sure, it is treated as the costlier kind.
+    """
+    words = [w.lower() for w in _NAME_WORDS.findall(name)]
+    return not any(word in _LOOKUPS for word in words[:3]) if words else True
+
+
+def tool_parameters(tools: Sequence[Mapping[str, object]], name: str | None) -> Mapping[str, Any]:
+    """The parameters schema of the offered tool ``name``; empty when it has none."""
     for tool in tools:
         function = tool.get("function")
         if tool_name(tool) != name or not isinstance(function, Mapping):
             continue
         parameters: object = cast("Mapping[str, Any]", function).get("parameters")
-        given = (
-            cast("Mapping[str, Any]", parameters).get("properties")
-            if isinstance(parameters, Mapping)
-            else None
-        )
-        if isinstance(given, Mapping):
-            return {
-                str(key): cast("Mapping[str, Any]", schema)
-                for key, schema in cast("Mapping[str, Any]", given).items()
-                if isinstance(schema, Mapping)
-            }
+        if isinstance(parameters, Mapping):
+            return cast("Mapping[str, Any]", parameters)
     return {}
+
+
+def tool_properties(
+    tools: Sequence[Mapping[str, object]], name: str | None
+) -> dict[str, Mapping[str, Any]]:
+    """The top-level property schemas of the offered tool ``name``; empty when it has none."""
+    given = tool_parameters(tools, name).get("properties")
+    if not isinstance(given, Mapping):
+        return {}
+    return {
+        str(key): cast("Mapping[str, Any]", schema)
+        for key, schema in cast("Mapping[str, Any]", given).items()
+        if isinstance(schema, Mapping)
+    }
 
 
 def plugins_from_tools(

@@ -31,23 +31,26 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from threading import Lock
 from typing import TYPE_CHECKING, cast
+from weakref import WeakKeyDictionary
 
 from agent_lab.agents.decider import Decider
+from agent_lab.agents.decision import Routing
 from agent_lab.agents.learned_rules import with_rules
-from agent_lab.agents.tool_specs import plugins_from_tools, tool_name
+from agent_lab.agents.tool_specs import plugins_from_tools, tool_name, tool_parameters
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
-from agent_lab.answering.carried import carried
+from agent_lab.answering.reading import read_conversation
 from agent_lab.answering.replies import said_replies
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
 from agent_lab.kernel.models import Reason, Status
 from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over, user_text_over
+from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import canonical_dumps
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
@@ -56,6 +59,13 @@ if TYPE_CHECKING:
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["Answerer"]
+
+EARLIER_WORDS_UNREAD = "earlier_words_unread"
+"""Why a call complete from the last message is not made: the conversation's earlier words of
+the same task may hold a value plain code could not read (``read_conversation``)."""
+
+_PLAIN = (Routing.ROUTER, Routing.LEXICAL, Routing.GIVEN)
+"""Routes plain code took: the last message's own tool, which the conversation's reading keeps."""
 
 _KEPT = 128
 """Deciders kept per answerer, the most recently used: each holds a registry and compiled
@@ -99,6 +109,8 @@ class Answerer:
         self.ask = ask
         self._ruled = plugins if plugins is None or rules is None else with_rules(plugins, rules)
         self._deciders: OrderedDict[str, Decider | None] = OrderedDict()
+        # Each decider's tools' readers, made on first use (a reader compiles validators).
+        self._readers: WeakKeyDictionary[Decider, dict[str, SchemaResolver]] = WeakKeyDictionary()
         self._lock = Lock()
 
     def decider(self, tools: Sequence[Mapping[str, object]]) -> Decider | None:
@@ -157,19 +169,39 @@ class Answerer:
         if turn is None:
             return None
         decision = decider.decide(turn)
-        if decision.local or decision.status is not Status.MISSING_INFORMATION:
+        if decision.llm_calls or decision.status is Status.DEFINITION_ERROR:
             return decision
-        # What the words left missing, an earlier call to another tool may have settled.
-        missing = decision.result.missing if decision.result is not None else ()
-        if decision.event is None or decision.llm_calls or not missing:
+        earlier = _earlier_words(messages)
+        if decision.local and not earlier:
             return decision
-        settled = carried(messages, tools, decision.event, missing)
-        if not settled:
-            return decision
-        again = decider.decide(
-            dataclasses.replace(turn, event=decision.event, prefill={**turn.prefill, **settled})
+        # The last message alone did not decide it, or the user said more of the task
+        # before it: the whole conversation decides.
+        routed = decision.event if decision.routed_by in _PLAIN else None
+        read = read_conversation(
+            decider, messages, tools, turn, routed, reader_of=self._reader_of(decider, tools)
         )
-        return again if again.local else decision
+        if read is not None or not decision.local:
+            return read if read is not None else decision
+        # Complete from its last message, but earlier words of the task may hold a value
+        # plain code could not place: the model's to weigh.
+        return dataclasses.replace(
+            decision, status=Status.MISSING_INFORMATION, reason=EARLIER_WORDS_UNREAD
+        )
+
+    def _reader_of(
+        self, decider: Decider, tools: Sequence[Mapping[str, object]]
+    ) -> Callable[[str], SchemaResolver]:
+        def reader(event: str) -> SchemaResolver:
+            with self._lock:
+                kept = self._readers.setdefault(decider, {})
+                found = kept.get(event)
+            if found is None:
+                found = SchemaResolver(tool_parameters(tools, event))
+                with self._lock:
+                    kept[event] = found
+            return found
+
+        return reader
 
     def answer(self, asked: Asked, *, now: str | None = None) -> LocalAnswer | Forward:
         """The turn plain code answers (calls or words), or the rule that forwards it.
@@ -233,6 +265,17 @@ class Answerer:
             if text is not None:
                 return LocalAnswer(calls=(), text=text, decision=decision, reason="refused")
         return None
+
+
+def _earlier_words(messages: Sequence[Mapping[str, object]]) -> bool:
+    """Whether a user message came before the last one since the last tool call."""
+    for message in reversed(messages[:-1]):
+        role = message.get("role")
+        if role == "user":
+            return True
+        if role == "tool" or (role == "assistant" and message.get("tool_calls")):
+            return False
+    return False
 
 
 def _over_bounds(asked: Asked) -> bool:

@@ -23,7 +23,11 @@ fallback; so a value is taken only when there is exactly one reading:
 * ``boolean``: the flag's subject said with or without a negation that
   takes it (``with wifi``, ``no wifi``), nothing leaving it in doubt
   (``resolvers.cues``).
-* free-form text: only from the payload; the text is left to the fallback.
+* free-form text: a name the words mark twice, as a name (capitalised, not a
+  month nor a weekday) and by a cue that points at this property alone (``from
+  Seattle`` for an origin, ``in San Jose`` for a location, ``called Sino`` for a
+  name, or the reply to the assistant's question about it): ``resolvers.names``.
+  Anything else is left to the fallback.
 
 What makes a value doubtful is shared across kinds (``resolvers.doubts``).
 
@@ -59,6 +63,7 @@ from agent_lab.resolvers.english import (
 )
 from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
 from agent_lab.resolvers.learned import context_pattern, property_validator
+from agent_lab.resolvers.names import FreeForm, asked_for, may_name, read_name
 from agent_lab.resolvers.times_of_day import stated_time
 
 if TYPE_CHECKING:
@@ -68,10 +73,15 @@ if TYPE_CHECKING:
 
     _Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]
 
-__all__ = ["KINDS", "SchemaResolver", "kind_of"]
+__all__ = ["ASKED", "KINDS", "NAMES", "SchemaResolver", "kind_of"]
 
 KINDS = ("enum", "number", "boolean", "date", "time", "free-form")
 HINT = "x-agent-lab"
+ASKED = "agent_lab.asked"
+"""The event's context key for the assistant's words just before the user's (its question)."""
+NAMES = "agent_lab.names"
+"""The event's context key that, ``False``, leaves free-form names unread (an assistant's
+summary is read for its dates and numbers, not its many names)."""
 
 
 def kind_of(schema: Mapping[str, Any]) -> str:
@@ -104,7 +114,7 @@ def _evidence(prop: _Property, text: str) -> bool:
     wrong answer. The signs: the property's own words (``seats`` is not
     needed: ``passengers``'s description says ``seats``), any number for a
     numeric property, date or time words for those, a word of an enum value,
-    and for free-form text a capitalised word past the sentence start.
+    and for free-form text a word that may be a name (``resolvers.names.may_name``).
     """
     said = stems(WORD.findall(text))
     if said & prop.own_words:
@@ -118,12 +128,7 @@ def _evidence(prop: _Property, text: str) -> bool:
     if prop.kind == "enum":
         return bool(said & prop.value_words)
     if prop.kind == "free-form":
-        after_start = re.split(r"(?:^|[.!?]\s+)\S+", text)
-        return any(
-            w[0].isupper() and w != "I" and not w.startswith("I'")
-            for part in after_start
-            for w in WORD.findall(part)
-        ) or bool(re.search(r"\d", text))
+        return may_name(text)
     return False
 
 
@@ -152,6 +157,8 @@ class _Property:
     """Learned words before a free-form value, each capturing the name that follows."""
     accepts: Any = None
     """The property's own schema as a validator, for values the words give a rule."""
+    free: FreeForm | None = None
+    """For free-form text: what it names, to read a name for it (``resolvers.names``)."""
 
 
 def _members(prop: _Property) -> list[str | int]:
@@ -251,24 +258,31 @@ class SchemaResolver:
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
             values = _listed(prop.get("enum"))
             aliases, constant, contexts = _learned(hint)
+            kind = kind_of(prop)
+            description = str(prop.get("description", ""))
+            own = frozenset(own_words(name, description))
             properties_read.append(
                 _Property(
                     name,
                     prop,
-                    kind_of(prop),
+                    kind,
                     as_string,
                     as_float=hint.get("format") == "float",
-                    own_words=frozenset(own_words(name, str(prop.get("description", "")))),
+                    own_words=own,
                     value_words=frozenset(stems([w for v in values for w in WORD.findall(str(v))])),
                     named=frozenset(stems(nouns(name))),
                     aliases=aliases,
                     constant=constant,
                     contexts=contexts,
-                    accepts=property_validator(prop) if contexts else None,
+                    accepts=property_validator(prop) if contexts or kind == "free-form" else None,
+                    free=FreeForm.of(name, description, own) if kind == "free-form" else None,
                 )
             )
         self.properties = _with_rivals(properties_read)
         self._heads = Counter(head(p.name) for p in self.properties)
+        self._free = tuple(p.free for p in self.properties if p.free is not None)
+        self._own = {p.name: p.own_words for p in self.properties}
+        self._roles = {p.name: p.free.role for p in self.properties if p.free is not None}
 
     def __call__(self, event: Event) -> Resolution:
         """Find what can be found with confidence; report what is missing."""
@@ -282,12 +296,29 @@ class SchemaResolver:
                     found[prop.name] = value
         left = Counter(p.kind for p in self.properties if p.name not in found)
         numbers = numbers_in(text) if left["number"] else []
+        given = event.context.get(ASKED)
+        asked = (
+            asked_for(self._own, given, self._roles)
+            if isinstance(given, str) and self._free
+            else None
+        )
+        names: dict[str, str] = {}
+        read_names = event.context.get(NAMES) is not False
         for prop in self.properties:
-            if prop.name in found:
+            if prop.name in found or (prop.free is not None and not read_names):
                 continue
-            value = self._from_text(prop, text, now, numbers, left[prop.kind])
+            value = self._from_text(prop, text, now, numbers, left[prop.kind], asked=asked)
             if value is not None:
                 found[prop.name] = value
+                if prop.free is not None and isinstance(value, str):
+                    names[prop.name] = value
+        # One name is one property's: read for two (a city and a category), or the value
+        # of another (the doctor's type read as the city), it is not this one's.
+        others = Counter(str(value).lower() for name, value in found.items() if name not in names)
+        repeated = Counter(value.lower() for value in names.values())
+        for name, value in names.items():
+            if repeated[value.lower()] > 1 or others[value.lower()]:
+                del found[name]
         self.fill_learned(found, text)
         missing = tuple(name for name in self.required if name not in found)
         # An optional value the text states but this resolver cannot read
@@ -380,7 +411,10 @@ class SchemaResolver:
         now: datetime | None,
         numbers: list[float],
         same_kind_left: int,
+        *,
+        asked: str | None = None,
     ) -> JSONValue | None:
+        """``asked``: the property the assistant's question just before the text asked for."""
         if prop.kind == "enum":
             values = _members(prop)
             value = read_enum(values, text, named=prop.named, rivals=prop.rivals, own=prop.distinct)
@@ -431,4 +465,9 @@ class SchemaResolver:
             return day.isoformat() if day else None
         if prop.kind == "time" and same_kind_left == 1:
             return stated_time(text)
+        if prop.free is not None and prop.schema.get("type") in ("string", None):
+            others = [free for free in self._free if free is not prop.free]
+            name = read_name(prop.free, others, text, asked=asked == prop.name)
+            if name is not None and (prop.accepts is None or prop.accepts.is_valid(name)):
+                return name
         return None

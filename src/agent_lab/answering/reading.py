@@ -1,0 +1,468 @@
+"""The call the whole conversation asks for, when the last message alone does not decide it.
+
+A tool call is assembled from a conversation: the task the user stated
+turns ago, the assistant's summary the user just accepted ("Yes, that's
+right"), the search whose city the booking keeps, a refinement ("What about
+March 6th?") of the last call. ``read_conversation`` reads them, in this
+order, each step only where the one before left the answer open:
+
+1. **The tool.** The one the last message routes to; else, when the user
+   assents to the assistant's words, the one those words route to; else the
+   one the user's latest message since the last call routes to (the task
+   they stated, "Please book me a table"); else the last call's tool, for a
+   message that changes one of its values.
+2. **Values, each with a source.** Earlier calls' arguments (the most recent
+   call holding the name wins), then values of earlier calls' arguments and
+   results that the text read names verbatim ("Atami Sushi Bar & Grill" in
+   the summary the user accepted), then what the schema-driven resolver reads
+   in that text (dates, times, numbers, enums, flags), which wins over both.
+   A value carried from earlier is dropped where the text may state that
+   parameter in a way plain code cannot read (``SchemaResolver.may_state``):
+   the user may be changing it.
+3. **Only a complete call.** The decision must be made with no model, valid
+   against the schema, with nothing the text says left unread; a call to the
+   last call's tool must change one of its values (asking again for the same
+   search is the model's to answer in words). Otherwise: ``None``, and the
+   request goes to the model as before.
+
+Precision first: a value read wrongly skips the model, so each step takes
+one reading or none. Measured with ``agent-lab shadow`` on SGD rendered as
+logs (docs/experiments.md); nothing here knows SGD's services, slot names or
+templates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.agents.tool_specs import acts, tool_name, tool_parameters, tool_properties
+from agent_lab.answering.conversation import Conversation, EarlierCall, accepts
+from agent_lab.kernel.models import Event
+from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver, kind_of
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from agent_lab.agents.decider import Decider
+    from agent_lab.agents.decision import Decision
+    from agent_lab.agents.turn import Turn
+    from agent_lab.strict_json import JSONObject, JSONValue
+
+__all__ = ["ReaderOf", "read_conversation"]
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+_LETTER = re.compile(r"[^\W\d_]")
+_CONFIRM = re.compile(
+    r"\b(?:confirm|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b)",
+    re.IGNORECASE,
+)
+# A yes/no question about something ("Is there live music?", "Do they serve alcohol?"),
+# not a request ("Can you find...", "Could you book...").
+_ABOUT_IT = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|great|cool|nice|alright|and|so|also|hmm+)\W+)?"
+    r"(?:is|are|was|were|do|does|did|has|have|had|will (?:it|they|there)|would (?:it|they)|"
+    r"can (?:i|we|they|it)|could (?:i|we|they|it)|should (?:i|we))\b[^.!]*\?\s*$"
+    r"|\b(?:find out|tell me|let me know|check|see|ask|know) (?:if|whether)\b|\bi bet\b",
+    re.IGNORECASE,
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_QUESTION = re.compile(
+    r"^\W*(?:(?:can|could|would|will) you (?:tell|let|give|check|confirm whether)|what|where|"
+    r"when|which|who|how|is|are|do|does|did)\b",
+    re.IGNORECASE,
+)
+_DECLINES = re.compile(
+    r"\b(?:no|not|never|nothing|n't|thanks?|thank you|that(?:'s| is| will be) all)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+ReaderOf = Callable[[str], SchemaResolver]
+"""The schema-driven reader of a tool's parameters, by the tool's name (kept by the caller)."""
+
+
+def read_conversation(
+    decider: Decider,
+    messages: Sequence[Mapping[str, object]],
+    tools: Sequence[Mapping[str, object]],
+    turn: Turn,
+    routed: str | None,
+    *,
+    reader_of: ReaderOf | None = None,
+) -> Decision | None:
+    """The complete, model-free decision the conversation supports, or ``None``.
+
+    ``routed`` is the tool the last message routed to on its own, if any;
+    ``reader_of`` gives a tool's reader (default: one made for this call).
+    """
+    conversation = Conversation.of(messages)
+    offer = conversation.offer
+    accepted = _asks(offer) and accepts(conversation.last_user)
+    confirmed = accepted and _confirms(offer)
+    if not accepted and _confirms(offer):
+        return None  # a correction of the assistant's summary: it confirms again
+    if confirmed:
+        # What the user confirms is an action (a booking, a purchase): an assistant does not
+        # ask to confirm a look-up, so only the offered tools that act are in view.
+        offered = turn.candidates or tuple(n for t in tools if (n := tool_name(t)) is not None)
+        turn = dataclasses.replace(turn, candidates=tuple(n for n in offered if acts(n)))
+        routed = routed if routed is not None and acts(routed) else None
+    if not accepted and (
+        _DECLINES.search(conversation.last_user) or _ABOUT_IT.search(conversation.last_user)
+    ):
+        # "No, not today", "thanks, that's all", "is there live music?": no request for a
+        # call, or a question about what was found, for words.
+        return None
+    reading = _Reading(
+        decider,
+        conversation,
+        tools,
+        turn,
+        reader_of or (lambda event: SchemaResolver(tool_parameters(tools, event))),
+        accepted=accepted,
+        confirmed=confirmed,
+    )
+    return reading.decision(routed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """One conversation's reading for the call it asks for (``read_conversation``)."""
+
+    decider: Decider
+    conversation: Conversation
+    tools: Sequence[Mapping[str, object]]
+    turn: Turn
+    reader_of: ReaderOf
+    accepted: bool
+    """The user accepted the assistant's question or summary just before."""
+    confirmed: bool
+    """What the user accepted was a summary to confirm."""
+
+    def decision(self, routed: str | None) -> Decision | None:
+        """The tool (the routed one, the task in view, or the last call's), and its call."""
+        last = self.conversation.last_call
+        event = routed or self._tracked()
+        if (
+            routed is None
+            and event is not None
+            and not self.accepted
+            and self._leans(self.conversation.last_user, event)
+        ):
+            return None  # the last message leans to another tool than the task in view
+        candidates = self.turn.candidates
+        if event is None and last is not None and (candidates is None or last.name in candidates):
+            if any(self._leans(said, last.name) for said in self.conversation.since_call):
+                return None  # the user spoke of another tool's task since: not a refinement
+            return self._call(last.name, refining=True)
+        if event is not None:
+            return self._call(event, refining=False)
+        if not self.accepted:
+            return None
+        # An accepted summary that names no tool: the one tool it completes (a search
+        # already made with the same values is not asked again).
+        fitting = [
+            decision
+            for candidate in candidates or ()
+            if (decision := self._call(candidate, refining=False)) is not None
+        ]
+        return fitting[0] if len(fitting) == 1 else None
+
+    def _call(self, event: str, *, refining: bool) -> Decision | None:
+        """The decision for ``event``, complete with no model, or ``None``.
+
+        See the module docstring for the layers of values and the checks.
+        """
+        conversation, turn = self.conversation, self.turn
+        if turn.candidates is not None and event not in turn.candidates:
+            return None
+        if acts(event) and not self.confirmed:
+            # A call that acts (books, buys, sends) assembled from earlier turns is made
+            # only once the user accepted the assistant's summary of it: a wrong booking
+            # costs more than a question, and an assistant confirms before acting.
+            return None
+        properties = tool_properties(self.tools, event)
+        if not properties:
+            return None
+        reader = self.reader_of(event)
+        last = conversation.last_call
+        offer = conversation.offer if self.accepted else None
+        earlier = self._earlier(event, properties, reader)
+        said = [*conversation.since_call, *([offer] if offer else [])]
+        # An item the assistant offered (a result's record) is the call's only once the user
+        # accepts the assistant's summary of it: picking it is not yet asking to act on it.
+        grounded = _grounded(conversation, event, properties, said[::-1], records=self.accepted)
+        # A value carried from earlier is dropped where the words since may change it.
+        prefill: JSONObject = {
+            name: value
+            for name, value in earlier.items()
+            if name not in grounded and not any(reader.may_state(name, text) for text in said)
+        }
+        if not refining:
+            prefill.update(self._said_before(event, properties, reader))
+        if offer is not None:
+            summary = self._summary(event, properties, reader, offer, {**prefill, **grounded})
+            if summary is None:
+                return None
+            for name in list(prefill):
+                if name not in summary and reader.may_state(name, offer):
+                    # Restated in a way plain code cannot read, it may differ from what was
+                    # said before (a correction the user made).
+                    del prefill[name]
+            prefill.update(summary)
+        for name in grounded:
+            prefill.pop(name, None)
+        context = dict(turn.context)
+        if not self.accepted and conversation.offer:
+            context[ASKED] = conversation.offer
+        decision = self.decider.decide(
+            dataclasses.replace(
+                turn,
+                text=_requests(conversation.last_user) if self.accepted else conversation.last_user,
+                event=event,
+                context=context,
+                payload={**turn.payload, **grounded},
+                prefill={**turn.prefill, **prefill},
+            )
+        )
+        if not decision.local:
+            return None
+        arguments = dict(decision.arguments or {})
+        if not self.accepted and not _said_now(
+            arguments, earlier, grounded, conversation.last_user
+        ):
+            return None  # the last message adds nothing to the call: not a request for it
+        if any(
+            name not in arguments and any(reader.may_state(name, text) for text in said)
+            for name in properties
+        ):
+            return None  # the words since the last call say something plain code cannot read
+        if _one_name_twice(arguments, properties):
+            return None  # one name given to two parameters (the hotel as its city)
+        if last is not None and event == last.name and arguments == dict(last.arguments):
+            return None  # the same call again: the model's to answer in words
+        if refining and not _changes(arguments, last):
+            # A message that names no task of its own refines the last call only by changing
+            # one of its values ("what about March 6th?"); one that only adds a value may be
+            # a question about the results ("what's today's date?").
+            return None
+        return decision
+
+    def _earlier(
+        self, event: str, properties: Mapping[str, Any], reader: SchemaResolver
+    ) -> JSONObject:
+        """Earlier calls' values for ``event``, the most recent call's last.
+
+        Another tool's values carry only to what this one requires (the search's city to
+        the booking); an optional one (a genre) may be another task's. The last call's own
+        values carry whole when it is the tool asked for again (a refinement of it).
+        """
+        required = set(reader.required)
+        last = self.conversation.last_call
+        earlier: JSONObject = {}
+        for call in self.conversation.calls:
+            own = call is last and call.name == event
+            for name, value in call.arguments.items():
+                if (
+                    name in properties
+                    and (name in required or own)
+                    and _fits(value, properties[name])
+                ):
+                    earlier[name] = value
+        return earlier
+
+    def _said_before(
+        self, event: str, properties: Mapping[str, Any], reader: SchemaResolver
+    ) -> JSONObject:
+        """What the user said in earlier messages since the last call.
+
+        Each is read as it came (the assistant's question before it in view); a later
+        reading wins.
+        """
+        found: JSONObject = {}
+        conversation = self.conversation
+        for text, asked in zip(conversation.since_call[:-1], conversation.asked, strict=False):
+            context = {**self.turn.context, ASKED: asked} if asked else self.turn.context
+            read = reader(Event(event, text=text, context=context)).arguments
+            found.update({k: cast("JSONValue", v) for k, v in read.items() if k in properties})
+        return found
+
+    def _summary(
+        self,
+        event: str,
+        properties: Mapping[str, Any],
+        reader: SchemaResolver,
+        offer: str,
+        known: JSONObject,
+    ) -> JSONObject | None:
+        """The values an accepted summary states (not its names).
+
+        ``None`` when, with what is known so far given, it states one plain code cannot read.
+        """
+        context = {**self.turn.context, NAMES: False}
+        if reader(Event(event, text=offer, payload=known, context=context)).complete is False:
+            return None
+        read = reader(Event(event, text=offer, context=context)).arguments
+        return {k: cast("JSONValue", v) for k, v in read.items() if k in properties}
+
+    def _tracked(self) -> str | None:
+        """The task in view since the last call: the tool the user's latest words route to.
+
+        The assistant's words name what it found or asks for ("what time?" routes to a
+        calendar), not the user's task; an offer the user accepts is read apart.
+        """
+        said = self.conversation.said
+        for role, text in reversed(said[:-1]):
+            if role == "user":
+                found = self.decider.router.route(text, self.turn.candidates).event
+                if found is not None:
+                    return found
+        return None
+
+    def _leans(self, said: str, tool: str) -> bool:
+        """Whether ``said`` shares more words with another tool than with ``tool``.
+
+        Too few to route it, enough to doubt that ``tool`` is the task.
+        """
+        ranking = self.decider.router.route(said, self.turn.candidates).ranking
+        if ranking is None or not ranking.ranked:
+            return False
+        best, score = ranking.ranked[0]
+        return score > 0 and best != tool
+
+
+def _requests(text: str) -> str:
+    """``text`` without its questions.
+
+    "Yes. Can you tell me if it is refundable?" asks about the call; it sets no value.
+    """
+    kept = [
+        sentence
+        for sentence in _SENTENCES.split(text)
+        if sentence.strip()
+        and not sentence.rstrip().endswith("?")
+        and not _QUESTION.match(sentence)
+    ]
+    return " ".join(kept)
+
+
+def _one_name_twice(arguments: Mapping[str, JSONValue], properties: Mapping[str, Any]) -> bool:
+    names = [
+        value
+        for name, value in arguments.items()
+        if isinstance(value, str) and kind_of(properties.get(name, {})) == "free-form"
+    ]
+    return len(names) != len(set(names))
+
+
+def _changes(arguments: Mapping[str, JSONValue], last: EarlierCall | None) -> bool:
+    """Whether ``arguments`` change a value ``last`` had (not only add one)."""
+    if last is None:
+        return False
+    return any(
+        name in arguments and arguments[name] != value for name, value in last.arguments.items()
+    )
+
+
+def _said_now(
+    arguments: Mapping[str, JSONValue],
+    earlier: Mapping[str, JSONValue],
+    grounded: Mapping[str, JSONValue],
+    last_user: str,
+) -> bool:
+    """Whether the last user message gave one of the call's values: read in it, or named in it."""
+    lowered = last_user.lower()
+    for name, value in arguments.items():
+        if name in grounded:
+            if isinstance(value, str) and _names(lowered, value.lower()):
+                return True
+        elif name not in earlier or earlier[name] != value:
+            return True
+    return False
+
+
+def _confirms(offer: str | None) -> bool:
+    """Whether the assistant's words ask the user to confirm a summary."""
+    return offer is not None and _CONFIRM.search(offer) is not None
+
+
+def _asks(offer: str | None) -> bool:
+    """Whether the assistant's words ask something an assent answers.
+
+    A question, or a request to confirm: an assent to a statement ("It is a pop song")
+    asks for nothing.
+    """
+    return offer is not None and ("?" in offer or _CONFIRM.search(offer) is not None)
+
+
+def _grounded(
+    conversation: Conversation,
+    event: str,
+    properties: Mapping[str, Any],
+    texts: Sequence[str],
+    *,
+    records: bool,
+) -> JSONObject:
+    """Names earlier calls held that the words name verbatim: one per free-form parameter.
+
+    ``texts`` are read most recent first: the latest that names a known value decides it
+    ("Spanish, not English" after "English" was said). With ``records``, values of the
+    results count too, but not of ``event``'s own: what a search found is booked, not
+    searched for again.
+    """
+    lowered = [text.lower() for text in texts]
+    found: JSONObject = {}
+    for name, schema in properties.items():
+        if kind_of(schema) != "free-form":
+            continue  # a choice, a date, a number: read from the words, latest first
+        known = {
+            value
+            for value in conversation.values_of(name, records=records, besides=event)
+            if isinstance(value, str)
+            and len(value) >= 2
+            and _LETTER.search(value)
+            and _fits(value, schema)
+        }
+        for text in lowered:
+            named = {value for value in known if _names(text, value.lower())}
+            if named:
+                if len(named) == 1:
+                    found[name] = named.pop()
+                break
+    return found
+
+
+def _names(text: str, value: str) -> bool:
+    """Whether ``text`` holds ``value`` as whole words."""
+    start = text.find(value)
+    while start != -1:
+        end = start + len(value)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or after.isalnum()):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+def _fits(value: JSONValue, schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is of the property's type and among its choices, if it lists any."""
+    choices = schema.get("enum")
+    if isinstance(choices, list | tuple) and value not in cast("list[Any]", choices):
+        return False
+    kind = schema.get("type")
+    expected = _TYPES.get(kind) if isinstance(kind, str) else None
+    if expected is None:
+        return isinstance(value, str | int | float | bool)
+    if isinstance(value, bool) and bool not in expected:
+        return False
+    return isinstance(value, expected)

@@ -1,0 +1,276 @@
+"""The call the whole conversation asks for: a confirmed summary, values said turns ago, a
+refinement of the last call, and every case where the model must answer instead.
+
+The tools and the phrasings are this file's own: none is SGD's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
+from agent_lab.answering.conversation import Conversation, accepts, assents
+
+NOW = "2026-04-01T09:00:00"
+
+
+def tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> Any:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+CITY = {"type": "string", "description": "The city"}
+DAY = {"type": "string", "format": "date", "description": "The day"}
+SEARCH = tool(
+    "search_trains",
+    "Search train connections between two cities on a day.",
+    {
+        "origin": {"type": "string", "description": "The city the train departs from"},
+        "destination": {"type": "string", "description": "The city the train arrives in"},
+        "day": DAY,
+    },
+    ["origin", "destination", "day"],
+)
+BOOK = tool(
+    "book_train",
+    "Book seats on a train connection.",
+    {
+        "origin": {"type": "string", "description": "The city the train departs from"},
+        "destination": {"type": "string", "description": "The city the train arrives in"},
+        "day": DAY,
+        "seats": {"type": "integer", "minimum": 1, "description": "Seats to book"},
+        "train": {"type": "string", "description": "The train's name"},
+    },
+    ["origin", "destination", "day", "seats", "train"],
+)
+WEATHER = tool(
+    "get_forecast",
+    "Get the weather forecast for a city.",
+    {"city": CITY, "day": DAY},
+    ["city"],
+)
+TOOLS = [SEARCH, BOOK, WEATHER]
+
+
+def call(name: str, arguments: dict[str, Any], ident: str, result: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": ident,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": ident, "content": json.dumps(result)},
+    ]
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def answer(messages: list[dict[str, Any]], tools: list[Any] = TOOLS) -> LocalAnswer | Forward:
+    return Answerer(ask=False).answer(Asked(messages=messages, tools=tools), now=NOW)
+
+
+def calls(messages: list[dict[str, Any]], tools: list[Any] = TOOLS) -> list[tuple[str, Any]]:
+    got = answer(messages, tools)
+    return [(c.name, c.arguments) for c in got.calls] if isinstance(got, LocalAnswer) else []
+
+
+SEARCHED = [
+    user("Can you find me a train out of Leeds tomorrow?"),
+    assistant("Sure. Where are you headed?"),
+    user("To Bristol please."),
+    *call(
+        "search_trains",
+        {"origin": "Leeds", "destination": "Bristol", "day": "2026-04-02"},
+        "c1",
+        [
+            {"train": "Northern Star", "departs": "08:10"},
+            {"train": "Western Arrow", "departs": "11:45"},
+        ],
+    ),
+    assistant("I found two: the Northern Star at 8:10 am and the Western Arrow at 11:45 am."),
+    user("The Western Arrow suits me, can you book it?"),
+    assistant("How many seats?"),
+    user("Three."),
+]
+SUMMARY = assistant(
+    "Please confirm: 3 seats on the Western Arrow from Leeds to Bristol on April 2nd. Correct?"
+)
+
+
+def test_values_said_over_several_turns_make_one_search() -> None:
+    messages = SEARCHED[:3]
+    assert calls(messages) == [
+        ("search_trains", {"origin": "Leeds", "destination": "Bristol", "day": "2026-04-02"})
+    ]
+
+
+def test_an_accepted_summary_books_with_the_confirmed_values() -> None:
+    messages = [*SEARCHED, SUMMARY, user("Yes, go ahead.")]
+    assert calls(messages) == [
+        (
+            "book_train",
+            {
+                "origin": "Leeds",
+                "destination": "Bristol",
+                "day": "2026-04-02",
+                "seats": 3,
+                "train": "Western Arrow",
+            },
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "No, make it two seats.",
+        "Actually the Northern Star instead",
+        "Hmm, not sure yet",
+        "Wait, what does it cost?",
+    ],
+)
+def test_a_summary_corrected_or_doubted_is_not_booked(reply: str) -> None:
+    assert calls([*SEARCHED, SUMMARY, user(reply)]) == []
+
+
+def test_a_booking_is_never_made_without_an_accepted_summary() -> None:
+    # Every value is in the conversation, but the user accepted no summary of them.
+    assert calls(SEARCHED) == []
+    offer = assistant("Shall I book 3 seats on the Western Arrow?")
+    assert calls([*SEARCHED, offer, user("Yes please")]) == []
+
+
+FORECAST = [
+    user("What's the forecast for Porto on Friday?"),
+    *call("get_forecast", {"city": "Porto", "day": "2026-04-03"}, "w1", {"high": 19}),
+    assistant("Porto will reach 19 degrees on Friday."),
+]
+
+
+def test_a_refinement_of_the_last_call_changes_one_value_and_keeps_the_rest() -> None:
+    assert calls([*FORECAST, user("And on Saturday?")]) == [
+        ("get_forecast", {"city": "Porto", "day": "2026-04-04"})
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Thanks, that's all for today.",
+        "No, nothing else.",
+        "Is that in Celsius?",
+        "Does it rain?",
+        "Great",
+    ],
+)
+def test_words_that_ask_for_no_call_are_the_models(said: str) -> None:
+    assert calls([*FORECAST, user(said)]) == []
+
+
+def test_asking_the_same_call_again_is_the_models() -> None:
+    assert calls([*FORECAST, user("What about Friday?")]) == []
+
+
+def test_a_found_item_is_not_searched_for_again() -> None:
+    found = [
+        *SEARCHED[:3],
+        *call(
+            "search_trains",
+            {"origin": "Leeds", "destination": "Bristol", "day": "2026-04-02"},
+            "c1",
+            [{"train": "Western Arrow", "origin": "Leeds", "destination": "Bristol"}],
+        ),
+        assistant("How about the Western Arrow from Leeds?"),
+        user("Sounds good."),
+    ]
+    assert calls(found) == []
+
+
+def test_a_message_leaning_to_another_task_is_not_a_refinement() -> None:
+    assert calls([*FORECAST, user("I also need a train to Lisbon")]) == []
+
+
+def test_the_conversation_is_read_for_every_caller_through_the_answerer() -> None:
+    got = answer([*SEARCHED, SUMMARY, user("Yes, that's right.")])
+    assert isinstance(got, LocalAnswer)
+    assert got.decision is not None
+    assert got.decision.local
+
+
+# The parts of a conversation -------------------------------------------------------------
+
+
+def test_the_conversation_keeps_calls_results_and_the_words_since() -> None:
+    conversation = Conversation.of([*SEARCHED, SUMMARY, user("Yes")])
+    last = conversation.last_call
+    assert last is not None
+    assert last.name == "search_trains"
+    assert [r["train"] for r in last.records] == ["Northern Star", "Western Arrow"]
+    assert conversation.offer == SUMMARY["content"]
+    assert conversation.since_call[-1] == "Yes"
+    assert conversation.asked[-1] == SUMMARY["content"]
+    assert "Western Arrow" in conversation.values_of("train")
+
+
+@pytest.mark.parametrize(
+    ("text", "pure", "accepting"),
+    [
+        ("Yes, that's right.", True, True),
+        ("Sounds good", True, True),
+        ("yep", True, True),
+        ("Yes, and what time does it leave?", False, True),
+        ("Yes but only two seats", False, False),
+        ("No", False, False),
+        ("Not yet", False, False),
+        ("Correct, though I don't need a return", False, False),
+        ("Leeds", False, False),
+    ],
+)
+def test_assent_is_told_from_a_correction(text: str, pure: bool, accepting: bool) -> None:
+    assert assents(text) is pure
+    assert accepts(text) is accepting
+
+
+def test_a_huge_or_deep_result_is_left_unread_never_a_crash() -> None:
+    huge = "x" * 2_000_000
+    deep = "[" * 5_000 + "]" * 5_000
+    for content in (json.dumps([{"train": huge}]), deep, "{not json", "\ud800"):
+        messages = [
+            *SEARCHED[:3],
+            *call("search_trains", {"origin": "Leeds"}, "c1", None),
+        ]
+        messages[-1] = {"role": "tool", "tool_call_id": "c1", "content": content}
+        conversation = Conversation.of([*messages, user("Yes")])
+        assert conversation.calls[-1].records == ()
+        answer([*messages, assistant("Shall I book?"), user("yes")])
+
+
+def test_a_long_conversation_reads_only_its_recent_calls() -> None:
+    many: list[dict[str, Any]] = []
+    for index in range(200):
+        many += [user(f"forecast for Porto day {index}")]
+        many += call("get_forecast", {"city": "Porto"}, f"w{index}", {"high": index})
+        many += [assistant("ok")]
+    conversation = Conversation.of([*many, user("and Lisbon?")])
+    assert len(conversation.calls) <= 16

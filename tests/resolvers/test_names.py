@@ -1,0 +1,170 @@
+"""Names for free-form properties: marked twice (a name, and a cue for one property) or none.
+
+The phrasings are this file's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_lab.kernel.models import Event
+from agent_lab.resolvers.names import FreeForm, asked_for, may_name, name_role, names_in, read_name
+from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver
+
+
+def names(text: str) -> list[str]:
+    return [name for name, _, _ in names_in(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "fly me from Glasgow to Santa Cruz de Tenerife tomorrow",
+            ["Glasgow", "Santa Cruz de Tenerife"],
+        ),
+        ("a table at Noodle & Co in Leith, please", ["Noodle & Co", "Leith"]),
+        ("Washington D.C. is where I live", ["Washington D.C."]),
+        ("St. Albans or Mt. Hood", ["St. Albans", "Mt. Hood"]),
+        # Sentence starts, months, weekdays, "I": no names.
+        ("Please find one. Can you? I think so", []),
+        ("on Monday in March", []),
+        # A shouted word may stand for a longer name; a name going on in lower case is unsure.
+        ("somewhere in SFO", []),
+        ("near Redwood city", []),
+        # A capitalised word alone is a name (a reply to a question).
+        ("Lisbon.", ["Lisbon"]),
+    ],
+)
+def test_names_are_runs_of_capitalised_words(text: str, expected: list[str]) -> None:
+    assert names(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "role"),
+    [
+        ("origin_airport", "", "origin"),
+        ("from_city", "", "origin"),
+        ("arrival_city", "", "destination"),
+        ("to", "", "destination"),
+        ("city", "", "location"),
+        ("venue", "", "location"),
+        ("guest_name", "", "name"),
+        ("where", "The town to search in", "location"),
+        ("notes", "Anything else", "other"),
+    ],
+)
+def test_a_property_role_comes_from_its_own_words(name: str, description: str, role: str) -> None:
+    assert name_role(name, description) == role
+
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "origin_city": {"type": "string", "description": "City of departure"},
+        "arrival_city": {"type": "string", "description": "City of arrival"},
+        "passenger_name": {"type": "string", "description": "Who flies"},
+    },
+}
+
+
+def read(text: str, asked: str | None = None, schema: Any = SCHEMA) -> dict[str, Any]:
+    context = {ASKED: asked} if asked else {}
+    return dict(SchemaResolver(schema)(Event("fly", text=text, context=context)).arguments)
+
+
+def test_cues_place_each_name() -> None:
+    assert read("leaving from Oslo to Bergen, the ticket is for a guest named Ada Byron") == {
+        "origin_city": "Oslo",
+        "arrival_city": "Bergen",
+        "passenger_name": "Ada Byron",
+    }
+
+
+def test_the_reply_to_a_question_gives_the_one_name_it_holds() -> None:
+    assert read("Trondheim.", asked="Which city are you departing from?") == {
+        "origin_city": "Trondheim"
+    }
+    # The question points at no one property: nothing.
+    assert read("Trondheim.", asked="Which city?") == {}
+    # Not a question: nothing.
+    assert read("Trondheim.", asked="Trondheim is lovely.") == {}
+
+
+def test_no_cue_two_names_or_one_name_for_two_properties_is_nothing() -> None:
+    assert read("Oslo and Bergen") == {}
+    assert read("to Bergen or to Tromso") == {}
+    lone: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "area": {"type": "string", "description": "the area of the city"},
+        },
+    }
+    # Two location properties share the cue "in": neither gets the name.
+    assert read("something in Oslo", schema=lone) == {}
+
+
+def test_names_are_not_read_when_the_caller_says_so() -> None:
+    resolver = SchemaResolver(SCHEMA)
+    event = Event("fly", text="from Oslo", context={NAMES: False})
+    assert dict(resolver(event).arguments) == {}
+
+
+def test_a_name_read_must_fit_the_schema() -> None:
+    short: dict[str, Any] = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "maxLength": 4}},
+    }
+    assert read("weather in Copenhagen", schema=short) == {}
+    assert read("weather in Oslo", schema=short) == {"city": "Oslo"}
+
+
+def test_asked_for_needs_a_question_pointing_at_one_property() -> None:
+    own = {
+        "origin_city": frozenset({"origin", "city", "departure"}),
+        "arrival_city": frozenset({"arrival", "city"}),
+    }
+    assert asked_for(own, "What is your city of departure?") == "origin_city"
+    assert asked_for(own, "Which city?") is None
+    assert asked_for(own, "City of departure.") is None
+
+
+def test_read_name_alone() -> None:
+    city = FreeForm.of("city", "", frozenset({"city"}))
+    assert read_name(city, [], "the forecast in Accra please") == "Accra"
+    assert read_name(city, [], "the forecast please") is None
+
+
+def test_may_name_is_generous() -> None:
+    assert may_name("in Accra")
+    assert may_name("room 12")
+    assert may_name("near SFO")
+    assert not may_name("And on Saturday?")
+    assert not may_name("Please, what about tomorrow?")
+
+
+@given(st.text(max_size=300))
+def test_any_text_reads_without_error(text: str) -> None:
+    for name, start, end in names_in(text):
+        assert text[start:end] == name
+    read(text, asked=text)
+    may_name(text)
+
+
+def test_hostile_shapes_stay_linear() -> None:
+    # Long runs of capitalised words, joiners and dots: bounded work, no backtracking.
+    for text in (
+        "A " * 20_000,
+        "Of " * 20_000 + "Oslo",
+        "A." * 20_000,
+        "in " * 10_000 + "X",
+        "\u202eOslo\u202c in \ud800 Bergen",
+        "9" * 5_000,
+    ):
+        names_in(text)
+        read(text, asked=text + "?")
