@@ -71,6 +71,7 @@ _LEXICAL = RouteDecision(by=RouteKind.LEXICAL)
 _BY_PATTERN = RouteDecision(by=RouteKind.PATTERN)
 _BY_KEYWORD = RouteDecision(by=RouteKind.KEYWORD)
 _LEARNED = RouteDecision(by=RouteKind.LEARNED)
+_SPOKEN_OF = RouteDecision(by=RouteKind.LEXICAL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +241,15 @@ class Decider:
         self, turn: Turn, fallback: Fallback | None, chooser: ToolChooser | None
     ) -> _Deciding:
         event, decided, routed_by = self._route(turn)
+        lone = self._lone(turn) if event is None else None
+        if lone is not None:
+            # A lone candidate the message speaks of in people's words ("the weather in
+            # Paris" for get_weather) is routed only if its resolver completes the call.
+            tried = cast("EventResult", (yield _Dispatch(self._event(turn, lone), None)))
+            if tried.status is Status.SUCCESS and not tried.llm_calls:
+                return from_result(
+                    tried, _SPOKEN_OF, Routing.LEXICAL, Usage.zero(), path=FallbackPath.NONE
+                )
         chosen: ToolChoice | None = None
         if event is None and chooser is not None:
             offered = chooser if turn.candidates is None else chooser.narrowed(turn.candidates)
@@ -276,6 +286,20 @@ class Decider:
             # counted that request already, and its ledger holds it.
             routing, decided = Usage.zero(), dataclasses.replace(decided, attempts=())
         return from_result(result, decided, routed_by, routing, path=path, model_text=question)
+
+    def _lone(self, turn: Turn) -> str | None:
+        """The one candidate, when the message speaks of it (``LexicalRouter.speaks_of``)."""
+        lexical = self.router.lexical
+        if lexical is None:
+            return None
+        names = (
+            turn.candidates
+            if turn.candidates is not None
+            else tuple(definition.name for definition in self.plugins.definitions)
+        )
+        if len(names) != 1 or not lexical.speaks_of(names[0], turn.text):
+            return None
+        return names[0]
 
     def _route(self, turn: Turn) -> tuple[str | None, RouteDecision, Routing]:
         """The event plain code picks, how, and who; ``None`` when it does not decide."""

@@ -152,6 +152,14 @@ _SAME_VERB: dict[str, str] = {
 }  # fmt: skip
 
 
+_LOOKUP_VERBS = frozenset(
+    ["get", "find", "search", "fetch", "retrieve", "lookup", "look", "show", "list", "check",
+     "query", "read", "view", "display", "tell", "give", "return"]
+)  # fmt: skip
+"""Verbs a tool's name may hold that people leave out when they ask: "the weather in Paris"
+for ``get_weather``."""
+
+
 def _stems(words: list[str]) -> list[str]:
     """Each word in one form: its verb's (``_SAME_VERB``), else without a plural ``s``."""
     return [_SAME_VERB.get(word) or _singular(word) for word in words]
@@ -229,6 +237,22 @@ class LexicalRouter:
         self._indexed = any(documents)
         if self._indexed:
             self._retriever.index(documents, show_progress=False)
+
+    def speaks_of(self, name: str, text: str) -> bool:
+        """Whether ``text`` holds every word of ``name`` that is not a look-up verb.
+
+        "What's the weather in Paris right now?" speaks of ``get_weather``; a
+        name with no such word (``get``) speaks of nothing. The evidence for a lone
+        candidate whose resolver must then complete its call (``Decider``).
+        """
+        index = self._index.get(name)
+        if index is None:
+            return False
+        content = self._named[index] - _LOOKUP_VERBS
+        if not content:
+            return False
+        said = {_singular(word) for word in _tokens([text], stemmed=False)[0]}
+        return {_singular(word) for word in content} <= said
 
     def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
         """Score ``text`` against the candidates (default: every event), best first.

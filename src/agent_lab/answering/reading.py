@@ -214,9 +214,14 @@ class _Reading:
             if summary is None:
                 return None
             for name in list(prefill):
-                if name not in summary and reader.may_state(name, offer):
+                if (
+                    name not in summary
+                    and kind_of(properties[name]) != "number"
+                    and reader.may_state(name, offer)
+                ):
                     # Restated in a way plain code cannot read, it may differ from what was
-                    # said before (a correction the user made).
+                    # said before (a correction the user made). Not a count: a summary
+                    # holds numbers of every kind (a price, a day, a time).
                     del prefill[name]
             prefill.update(summary)
         for name in grounded:

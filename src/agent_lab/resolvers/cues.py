@@ -111,7 +111,37 @@ def cued_number(
             return None
         if found:
             return _stated(found, text, own | stems(words))
+    if own & _PEOPLE_STEMS:
+        # A count of people for a property that counts them ("guests", "party size"):
+        # "4 people", "four of us", "a party of 4".
+        found = _numbers_by(_PEOPLE_NOUNS, text)
+        if found is None:
+            return None
+        found += _party_of(text)
+        if found:
+            return _stated(found, text, own | stems(words) | _PEOPLE_STEMS)
     return None
+
+
+# Words that name people, by their stems (``resolvers.english.stems``), and as counted.
+_PEOPLE_STEMS = frozenset(
+    ["guest", "people", "person", "passenger", "traveler", "traveller", "rider", "attendee",
+     "diner", "adult", "party"]
+)  # fmt: skip
+_PEOPLE_NOUNS = (
+    r"(?:people|persons|person|guests?|passengers?|travell?ers?|riders?|attendees?|diners?|"
+    r"adults?|of us)"
+)
+_PARTY_OF = re.compile(rf"\bparty of\s+({NUMBER})\b", re.IGNORECASE)
+
+
+def _party_of(text: str) -> list[tuple[float, int, int]]:
+    found: list[tuple[float, int, int]] = []
+    for match in _PARTY_OF.finditer(text):
+        value = _to_number(match.group(1))
+        if value is not None:
+            found.append((value, match.start(1), match.end(1)))
+    return found
 
 
 def _stated(found: list[tuple[float, int, int]], text: str, own: Set[str]) -> float | None:

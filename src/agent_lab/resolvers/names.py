@@ -133,10 +133,19 @@ def names_in(text: str) -> list[tuple[str, int, int]]:
 
     A run is cut at punctuation that ends a clause; a month, a weekday or ``I`` is no
     name, nor a word English capitalises at a sentence's start (``Can``, ``Please``).
+    Runs whose text may not be the value (``SFO``, ``Redwood city``, ``Paris, France``)
+    are left out (``_doubtful_names``).
     """
+    return _scan(text)[0]
+
+
+def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
+    """The names of ``text``, and how many runs were left out as doubtful."""
     found: list[tuple[str, int, int]] = []
+    doubtful = 0
     tokens = list(_TOKEN.finditer(text))
     index = 0
+    qualifier = False
     while index < len(tokens):
         token = tokens[index]
         word = token.group()
@@ -156,17 +165,19 @@ def names_in(text: str) -> list[tuple[str, int, int]]:
                 break
             probe += 1
         start = tokens[index].start()
-        if last + 1 < len(tokens) and (
-            _runs_on(text, tokens[last], tokens[last + 1])
-            or _qualified(text, tokens[last], tokens[last + 1])
+        qualified = last + 1 < len(tokens) and _qualified(text, tokens[last], tokens[last + 1])
+        if (
+            qualifier
+            or qualified
+            or (last + 1 < len(tokens) and _runs_on(text, tokens[last], tokens[last + 1]))
+            or any(_SHOUTED.match(tokens[at].group()) for at in range(index, last + 1))
         ):
-            # "Redwood city": the name may go on in lower case; "SFO": it may stand for a
-            # longer one. Either way its text is not surely the value: no name.
-            index = last + 1
-            continue
-        if any(_SHOUTED.match(tokens[at].group()) for at in range(index, last + 1)):
-            # "SFO", "NYC", "OAKLAND": an acronym may stand for a longer name, and shouted
-            # words are not written as the value is.
+            # "Redwood city": the name may go on in lower case. "Paris, France": the value
+            # may be either or both. "SFO", "NYC", "OAKLAND": an acronym may stand for a
+            # longer name, and shouted words are not written as the value is. Either way
+            # the text is not surely the value: no name.
+            doubtful += 1
+            qualifier = qualified
             index = last + 1
             continue
         if (
@@ -187,7 +198,7 @@ def names_in(text: str) -> list[tuple[str, int, int]]:
         end = tokens[last].start() + len(name)
         found.append((text[start:end], start, end))
         index = last + 1
-    return found
+    return found, doubtful
 
 
 def _runs_on(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
@@ -215,8 +226,8 @@ def may_name(text: str) -> bool:
 
 
 def _doubtful_names(text: str) -> bool:
-    """Whether ``text`` holds a word that may be a name ``names_in`` leaves out (``SFO``)."""
-    return any(_SHOUTED.match(token.group()) for token in _TOKEN.finditer(text))
+    """Whether ``text`` holds a run that may be a name ``names_in`` leaves out (``SFO``)."""
+    return _scan(text)[1] > 0
 
 
 def _sentence_start(text: str, at: int) -> bool:
@@ -231,8 +242,10 @@ def _alone(text: str, token: re.Match[str]) -> bool:
 
 
 def _qualified(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
-    """Whether a comma and another name follow (``Manhattan, New York``): the value may be
-    the name alone or both, as the tool's convention has it."""
+    """Whether a comma and another name follow (``Manhattan, New York``).
+
+    The value may be the name alone or both, as the tool's convention has it.
+    """
     gap = text[last.end() : after.start()]
     ended = last.group().endswith(",") or gap.strip() == ","
     return ended and _capital(after.group())
