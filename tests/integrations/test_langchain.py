@@ -11,6 +11,7 @@ import dataclasses
 import io
 import json
 from collections.abc import Sequence
+from datetime import date, time
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,6 +41,7 @@ from agent_lab.errors import InputFileError, MissingInputError
 from agent_lab.integrations.langchain import DeterministicFirstChatModel
 from agent_lab.kernel.reply import Reply
 from agent_lab.strict_json import JSONValue
+from tests.integrations import confirmed
 from tests.integrations.booking import ASKING, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple, rules_file
 
@@ -998,3 +1000,80 @@ def test_a_rules_file_is_read_once_when_the_model_is_made(tmp_path: Path) -> Non
     path.write_text("{}", encoding="utf-8")
     with pytest.raises(InputFileError, match="not a rules file"):
         DeterministicFirstChatModel(wrapped, rules=path)
+
+
+@pytest.mark.parametrize(
+    ("said", "city"),
+    [
+        ("What's the weather in Paris right now?", "Paris"),
+        ("How is the weather in Lisbon?", "Lisbon"),
+    ],
+)
+def test_a_lone_tool_asked_for_as_people_speak_is_answered_with_no_model(
+    said: str, city: str
+) -> None:
+    """No "get" in the words: the one tool is spoken of, and its call is complete."""
+    cities.clear()
+    wrapped = fake(weather_call())
+    model = DeterministicFirstChatModel(wrapped)
+
+    out = agent(model, [get_weather]).invoke(ask(said))
+
+    assert cities == [city]
+    assert out["messages"][-1].content == f"sunny in {city}"
+    assert wrapped.requests == []
+
+
+reserved: list[dict[str, Any]] = []
+
+
+@tool
+def find_tables(city: str) -> str:
+    """Find restaurants with a free table in a city.
+
+    Args:
+        city: The city.
+    """
+    return json.dumps(confirmed.FOUND)
+
+
+@tool(return_direct=True)
+def reserve_table(restaurant: str, city: str, guests: int, day: date, at: time) -> str:
+    """Reserve a table at a restaurant.
+
+    Args:
+        restaurant: The restaurant's name.
+        city: The city.
+        guests: Guests at the table.
+        day: The day.
+        at: The time.
+    """
+    reserved.append(
+        {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
+         "time": at.isoformat(timespec="minutes")}
+    )  # fmt: skip
+    return "booked"
+
+
+def test_a_confirmed_booking_is_made_from_the_whole_conversation() -> None:
+    """The messages hold the search, its result, the choice and the summary: "Yes" books."""
+    reserved.clear()
+    wrapped = fake()
+    model = DeterministicFirstChatModel(wrapped, context=confirmed.NOW)
+    history: list[Any] = [
+        HumanMessage(confirmed.ASKED_FIRST),
+        AIMessage(
+            content="", tool_calls=[{"name": "find_tables", "args": {"city": "Ghent"}, "id": "c1"}]
+        ),
+        ToolMessage(json.dumps(confirmed.FOUND), tool_call_id="c1"),
+        AIMessage(confirmed.OFFERED),
+        HumanMessage(confirmed.CHOSEN),
+        AIMessage(confirmed.SUMMARY),
+        HumanMessage(confirmed.YES),
+    ]
+
+    out = agent(model, [find_tables, reserve_table]).invoke({"messages": history})
+
+    assert reserved == [confirmed.BOOKED]
+    assert out["messages"][-1].content == "booked"
+    assert wrapped.requests == []

@@ -11,6 +11,7 @@ import dataclasses
 import io
 import json
 from collections.abc import Iterator
+from datetime import date, time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from agents import (
     set_trace_processors,
     trace,
 )
+from tests.integrations import confirmed
 from tests.integrations.agents_doubles import KeptSpans, ScriptedModel, called, said
 from tests.integrations.booking import ASKING, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
@@ -748,3 +750,90 @@ def test_shadow_mode_counts_what_the_learned_rules_cover(rules: bool) -> None:
     figures = model.figures.as_json()
     assert (figures["calls"], figures["covered"]) == (1, 1 if rules else 0)
     assert len(wrapped.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "city"),
+    [
+        ("What's the weather in Paris right now?", "Paris"),
+        ("How is the weather in Lisbon?", "Lisbon"),
+    ],
+)
+def test_a_lone_tool_asked_for_as_people_speak_is_answered_with_no_model(
+    said: str, city: str
+) -> None:
+    """No "get" in the words: the one tool is spoken of, and its call is complete."""
+    cities: list[str] = []
+
+    @function_tool
+    def get_weather(city: str) -> str:
+        """The weather forecast for a city.
+
+        Args:
+            city: The city.
+        """
+        cities.append(city)
+        return f"sunny in {city}"
+
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped)
+    weather = agent(model, tools=[get_weather], tool_use_behavior="stop_on_first_tool")
+
+    result = asyncio.run(Runner.run(weather, said))
+
+    assert cities == [city]
+    assert result.final_output == f"sunny in {city}"
+    assert wrapped.requests == []
+
+
+def test_a_confirmed_booking_is_made_from_the_whole_conversation() -> None:
+    """The input holds the search, its result, the choice and the summary: "Yes" books."""
+    booked: list[dict[str, Any]] = []
+
+    @function_tool
+    def find_tables(city: str) -> str:
+        """Find restaurants with a free table in a city.
+
+        Args:
+            city: The city.
+        """
+        return json.dumps(confirmed.FOUND)
+
+    @function_tool
+    def reserve_table(restaurant: str, city: str, guests: int, day: date, at: time) -> str:
+        """Reserve a table at a restaurant.
+
+        Args:
+            restaurant: The restaurant's name.
+            city: The city.
+            guests: Guests at the table.
+            day: The day.
+            at: The time.
+        """
+        booked.append(
+            {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
+             "time": at.isoformat(timespec="minutes")}
+        )  # fmt: skip
+        return "booked"
+
+    wrapped = ScriptedModel([])
+    model = DeterministicFirstModel(wrapped, context=confirmed.NOW)
+    tables = agent(
+        model, tools=[find_tables, reserve_table], tool_use_behavior="stop_on_first_tool"
+    )
+    history: list[Any] = [
+        {"role": "user", "content": confirmed.ASKED_FIRST},
+        {"type": "function_call", "call_id": "c1", "name": "find_tables",
+         "arguments": json.dumps({"city": "Ghent"})},
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps(confirmed.FOUND)},
+        {"role": "assistant", "content": confirmed.OFFERED},
+        {"role": "user", "content": confirmed.CHOSEN},
+        {"role": "assistant", "content": confirmed.SUMMARY},
+        {"role": "user", "content": confirmed.YES},
+    ]  # fmt: skip
+
+    result = asyncio.run(Runner.run(tables, history))
+
+    assert booked == [confirmed.BOOKED]
+    assert result.final_output == "booked"
+    assert wrapped.requests == []

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 from collections.abc import AsyncIterator
+from datetime import date, time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from agent_lab.otel.tracing import Tracing
 from agent_lab.providers.pricing import Price, PriceTable
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import JSONValue
+from tests.integrations import confirmed
 from tests.integrations.booking import ASKING, BOOK_SCHEMA, QUESTION, booking_plugins
 from tests.integrations.weather import CITY, WEATHER_TEXT, big_apple
 
@@ -726,3 +728,65 @@ def test_shadow_mode_counts_what_the_learned_rules_cover(rules: bool) -> None:
     figures = model.figures.as_json()
     assert (figures["calls"], figures["covered"]) == (1, 1 if rules else 0)
     assert len(counted.asked) == 2
+
+
+@pytest.mark.parametrize(
+    ("said", "city"),
+    [
+        ("What's the weather in Paris right now?", "Paris"),
+        ("How is the weather in Lisbon?", "Lisbon"),
+    ],
+)
+def test_a_lone_tool_asked_for_as_people_speak_is_answered_with_no_model(
+    said: str, city: str
+) -> None:
+    """No "get" in the words: the one tool is spoken of, and its call is complete."""
+    counted = Counted(ModelResponse(parts=[TextPart(f"Sunny in {city}.")]))
+    cities: list[str] = []
+    model = DeterministicFirstModel(FunctionModel(counted.answer))
+
+    result = run_agent(weather_agent(model, cities), said)
+
+    assert cities == [city]
+    first = counted.asked[0][-1]
+    assert isinstance(first, ModelRequest)
+    assert isinstance(first.parts[-1], ToolReturnPart)  # never asked for the user's turn
+    assert result.output == f"Sunny in {city}."
+
+
+def test_a_confirmed_booking_is_made_from_the_whole_conversation() -> None:
+    """The history holds the search, its result, the choice and the summary: "Yes" books."""
+    counted = Counted(ModelResponse(parts=[TextPart("Booked.")]))
+    booked: list[dict[str, Any]] = []
+    model = DeterministicFirstModel(FunctionModel(counted.answer), context=confirmed.NOW)
+    agent = Agent(model)
+
+    @agent.tool_plain
+    def find_tables(city: str) -> list[dict[str, Any]]:
+        """Find restaurants with a free table in a city."""
+        return confirmed.FOUND
+
+    @agent.tool_plain
+    def reserve_table(restaurant: str, city: str, guests: int, day: date, at: time) -> str:
+        """Reserve a table at a restaurant."""
+        booked.append(
+            {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
+             "time": at.isoformat(timespec="minutes")}
+        )  # fmt: skip
+        return "booked"
+
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart(confirmed.ASKED_FIRST)]),
+        ModelResponse(parts=[ToolCallPart("find_tables", {"city": "Ghent"}, tool_call_id="c1")]),
+        ModelRequest(parts=[ToolReturnPart("find_tables", confirmed.FOUND, tool_call_id="c1")]),
+        ModelResponse(parts=[TextPart(confirmed.OFFERED)]),
+        ModelRequest(parts=[UserPromptPart(confirmed.CHOSEN)]),
+        ModelResponse(parts=[TextPart(confirmed.SUMMARY)]),
+    ]
+    result = asyncio.run(agent.run(confirmed.YES, message_history=history))
+
+    assert booked == [confirmed.BOOKED]
+    first = counted.asked[0][-1]
+    assert isinstance(first, ModelRequest)
+    assert isinstance(first.parts[-1], ToolReturnPart)  # never asked for the user's turn
+    assert result.output == "Booked."
