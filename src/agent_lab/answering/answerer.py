@@ -40,7 +40,7 @@ from agent_lab.agents.tool_specs import plugins_from_tools, tool_name, tool_para
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
-from agent_lab.answering.reading import read_conversation
+from agent_lab.answering.reading import Reader, read_conversation
 from agent_lab.answering.replies import said_replies
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
@@ -110,7 +110,7 @@ class Answerer:
         self._ruled = plugins if plugins is None or rules is None else with_rules(plugins, rules)
         self._deciders: OrderedDict[str, Decider | None] = OrderedDict()
         # Each decider's tools' readers, made on first use (a reader compiles validators).
-        self._readers: WeakKeyDictionary[Decider, dict[str, SchemaResolver]] = WeakKeyDictionary()
+        self._readers: WeakKeyDictionary[Decider, dict[str, Reader]] = WeakKeyDictionary()
         self._lock = Lock()
 
     def decider(self, tools: Sequence[Mapping[str, object]]) -> Decider | None:
@@ -190,13 +190,13 @@ class Answerer:
 
     def _reader_of(
         self, decider: Decider, tools: Sequence[Mapping[str, object]]
-    ) -> Callable[[str], SchemaResolver]:
-        def reader(event: str) -> SchemaResolver:
+    ) -> Callable[[str], Reader]:
+        def reader(event: str) -> Reader:
             with self._lock:
                 kept = self._readers.setdefault(decider, {})
                 found = kept.get(event)
             if found is None:
-                found = SchemaResolver(tool_parameters(tools, event))
+                found = Reader(SchemaResolver(tool_parameters(tools, event)))
                 with self._lock:
                     kept[event] = found
             return found

@@ -35,13 +35,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from threading import Lock
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.tool_specs import acts, tool_name, tool_parameters, tool_properties
 from agent_lab.answering.conversation import Conversation, EarlierCall, accepts
-from agent_lab.kernel.models import Event
+from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
     from agent_lab.agents.turn import Turn
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["ReaderOf", "read_conversation"]
+__all__ = ["Reader", "ReaderOf", "read_conversation"]
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -86,8 +88,49 @@ _DECLINES = re.compile(
 )
 
 
-ReaderOf = Callable[[str], SchemaResolver]
-"""The schema-driven reader of a tool's parameters, by the tool's name (kept by the caller)."""
+class Reader:
+    """A tool's schema-driven reader, which keeps what it read of the most recent texts.
+
+    A conversation's earlier messages are read again with every later request of it
+    (a log replays each turn; a gateway or a wrapper is asked turn after turn): the
+    readings are kept, by the text and the facts it was read with, for the most
+    recent ``kept`` texts.
+    """
+
+    def __init__(self, resolver: SchemaResolver, *, kept: int = 512) -> None:
+        self.resolver = resolver
+        self.required = resolver.required
+        self._kept = kept
+        self._read: OrderedDict[tuple[str, str], JSONObject] = OrderedDict()
+        self._lock = Lock()
+
+    def may_state(self, name: str, text: str) -> bool:
+        """``SchemaResolver.may_state``."""
+        return self.resolver.may_state(name, text)
+
+    def read(self, event: str, text: str, context: Mapping[str, object]) -> JSONObject:
+        """What ``text`` states of the tool's parameters, read with ``context``."""
+        key = (text, repr(sorted(context.items(), key=lambda item: item[0])))
+        with self._lock:
+            found = self._read.get(key)
+            if found is not None:
+                self._read.move_to_end(key)
+                return found
+        arguments = self.resolver(Event(event, text=text, context=context)).arguments
+        found = {name: cast("JSONValue", value) for name, value in arguments.items()}
+        with self._lock:
+            self._read[key] = found
+            while len(self._read) > self._kept:
+                self._read.popitem(last=False)
+        return found
+
+    def __call__(self, event: Event) -> Resolution:
+        """``SchemaResolver.__call__``."""
+        return self.resolver(event)
+
+
+ReaderOf = Callable[[str], Reader]
+"""A tool's reader, by the tool's name (kept by the caller, turn after turn)."""
 
 
 def read_conversation(
@@ -127,7 +170,7 @@ def read_conversation(
         conversation,
         tools,
         turn,
-        reader_of or (lambda event: SchemaResolver(tool_parameters(tools, event))),
+        reader_of or (lambda event: Reader(SchemaResolver(tool_parameters(tools, event)))),
         accepted=accepted,
         confirmed=confirmed,
     )
@@ -262,9 +305,7 @@ class _Reading:
             return None
         return decision
 
-    def _earlier(
-        self, event: str, properties: Mapping[str, Any], reader: SchemaResolver
-    ) -> JSONObject:
+    def _earlier(self, event: str, properties: Mapping[str, Any], reader: Reader) -> JSONObject:
         """Earlier calls' values for ``event``, the most recent call's last.
 
         Another tool's values carry only to what this one requires (the search's city to
@@ -285,9 +326,7 @@ class _Reading:
                     earlier[name] = value
         return earlier
 
-    def _said_before(
-        self, event: str, properties: Mapping[str, Any], reader: SchemaResolver
-    ) -> JSONObject:
+    def _said_before(self, event: str, properties: Mapping[str, Any], reader: Reader) -> JSONObject:
         """What the user said in earlier messages since the last call.
 
         Each is read as it came (the assistant's question before it in view); a later
@@ -297,15 +336,15 @@ class _Reading:
         conversation = self.conversation
         for text, asked in zip(conversation.since_call[:-1], conversation.asked, strict=False):
             context = {**self.turn.context, ASKED: asked} if asked else self.turn.context
-            read = reader(Event(event, text=text, context=context)).arguments
-            found.update({k: cast("JSONValue", v) for k, v in read.items() if k in properties})
+            read = reader.read(event, text, context)
+            found.update({k: v for k, v in read.items() if k in properties})
         return found
 
     def _summary(
         self,
         event: str,
         properties: Mapping[str, Any],
-        reader: SchemaResolver,
+        reader: Reader,
         offer: str,
         known: JSONObject,
     ) -> JSONObject | None:
@@ -316,8 +355,8 @@ class _Reading:
         context = {**self.turn.context, NAMES: False}
         if reader(Event(event, text=offer, payload=known, context=context)).complete is False:
             return None
-        read = reader(Event(event, text=offer, context=context)).arguments
-        return {k: cast("JSONValue", v) for k, v in read.items() if k in properties}
+        read = reader.read(event, offer, context)
+        return {k: v for k, v in read.items() if k in properties}
 
     def _tracked(self) -> str | None:
         """The task in view since the last call: the tool the user's latest words route to.

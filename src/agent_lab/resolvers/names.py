@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.english import MONTHS, WEEKDAYS, stems
@@ -136,7 +137,18 @@ def names_in(text: str) -> list[tuple[str, int, int]]:
     Runs whose text may not be the value (``SFO``, ``Redwood city``, ``Paris, France``)
     are left out (``_doubtful_names``).
     """
-    return _scan(text)[0]
+    return list(_scanned(text)[0])
+
+
+@lru_cache(maxsize=4096)
+def _scanned(text: str) -> tuple[tuple[tuple[str, int, int], ...], int]:
+    """``_scan``, once per text.
+
+    Every free-form property of a tool asks for the same text's names, and a
+    conversation's messages are read again with every later request.
+    """
+    names, doubtful = _scan(text)
+    return tuple(names), doubtful
 
 
 def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
@@ -227,7 +239,7 @@ def may_name(text: str) -> bool:
 
 def _doubtful_names(text: str) -> bool:
     """Whether ``text`` holds a run that may be a name ``names_in`` leaves out (``SFO``)."""
-    return _scan(text)[1] > 0
+    return _scanned(text)[1] > 0
 
 
 def _sentence_start(text: str, at: int) -> bool:
