@@ -136,6 +136,9 @@ def test_asked_for_needs_a_question_pointing_at_one_property() -> None:
 
 def test_read_name_alone() -> None:
     city = FreeForm.of("city", "", frozenset({"city"}))
+    assert city is not None
+    assert FreeForm.of("email", "The recipient's address", frozenset()) is None
+    assert FreeForm.of("location", "The city, e.g. Boston, MA", frozenset()) is None
     assert read_name(city, [], "the forecast in Accra please") == "Accra"
     assert read_name(city, [], "the forecast please") is None
 

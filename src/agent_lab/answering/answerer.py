@@ -40,7 +40,8 @@ from agent_lab.agents.tool_specs import plugins_from_tools, tool_name, tool_para
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
-from agent_lab.answering.reading import Reader, read_conversation
+from agent_lab.answering.kept_readings import Reader
+from agent_lab.answering.reading import read_conversation
 from agent_lab.answering.replies import said_replies
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError

@@ -35,15 +35,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from threading import Lock
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import acts, tool_name, tool_parameters, tool_properties
-from agent_lab.answering.conversation import Conversation, EarlierCall, accepts
-from agent_lab.kernel.models import Event, Resolution
+from agent_lab.answering.conversation import Conversation, accepts
+from agent_lab.answering.kept_readings import Reader, ReaderOf
+from agent_lab.answering.known_values import (
+    changes,
+    fits,
+    named_values,
+    one_name_twice,
+    said_now,
+)
+from agent_lab.kernel.models import Event
 from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -54,15 +59,8 @@ if TYPE_CHECKING:
     from agent_lab.agents.turn import Turn
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Reader", "ReaderOf", "read_conversation"]
+__all__ = ["read_conversation"]
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-}
-_LETTER = re.compile(r"[^\W\d_]")
 _CONFIRM = re.compile(
     r"\b(?:confirm|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b)",
     re.IGNORECASE,
@@ -86,51 +84,6 @@ _DECLINES = re.compile(
     r"\b(?:no|not|never|nothing|n't|thanks?|thank you|that(?:'s| is| will be) all)\b|n't\b",
     re.IGNORECASE,
 )
-
-
-class Reader:
-    """A tool's schema-driven reader, which keeps what it read of the most recent texts.
-
-    A conversation's earlier messages are read again with every later request of it
-    (a log replays each turn; a gateway or a wrapper is asked turn after turn): the
-    readings are kept, by the text and the facts it was read with, for the most
-    recent ``kept`` texts.
-    """
-
-    def __init__(self, resolver: SchemaResolver, *, kept: int = 512) -> None:
-        self.resolver = resolver
-        self.required = resolver.required
-        self._kept = kept
-        self._read: OrderedDict[tuple[str, str], JSONObject] = OrderedDict()
-        self._lock = Lock()
-
-    def may_state(self, name: str, text: str) -> bool:
-        """``SchemaResolver.may_state``."""
-        return self.resolver.may_state(name, text)
-
-    def read(self, event: str, text: str, context: Mapping[str, object]) -> JSONObject:
-        """What ``text`` states of the tool's parameters, read with ``context``."""
-        key = (text, repr(sorted(context.items(), key=lambda item: item[0])))
-        with self._lock:
-            found = self._read.get(key)
-            if found is not None:
-                self._read.move_to_end(key)
-                return found
-        arguments = self.resolver(Event(event, text=text, context=context)).arguments
-        found = {name: cast("JSONValue", value) for name, value in arguments.items()}
-        with self._lock:
-            self._read[key] = found
-            while len(self._read) > self._kept:
-                self._read.popitem(last=False)
-        return found
-
-    def __call__(self, event: Event) -> Resolution:
-        """``SchemaResolver.__call__``."""
-        return self.resolver(event)
-
-
-ReaderOf = Callable[[str], Reader]
-"""A tool's reader, by the tool's name (kept by the caller, turn after turn)."""
 
 
 def read_conversation(
@@ -237,13 +190,12 @@ class _Reading:
         if not properties:
             return None
         reader = self.reader_of(event)
-        last = conversation.last_call
         offer = conversation.offer if self.accepted else None
         earlier = self._earlier(event, properties, reader)
         said = [*conversation.since_call, *([offer] if offer else [])]
         # An item the assistant offered (a result's record) is the call's only once the user
         # accepts the assistant's summary of it: picking it is not yet asking to act on it.
-        grounded = _grounded(conversation, event, properties, said[::-1], records=self.accepted)
+        grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
         # A value carried from earlier is dropped where the words since may change it.
         prefill: JSONObject = {
             name: value
@@ -285,25 +237,36 @@ class _Reading:
         if not decision.local:
             return None
         arguments = dict(decision.arguments or {})
-        if not self.accepted and not _said_now(
-            arguments, earlier, grounded, conversation.last_user
-        ):
+        if not self.accepted and not said_now(arguments, earlier, grounded, conversation.last_user):
             return None  # the last message adds nothing to the call: not a request for it
+        stands = self._stands(event, arguments, properties, reader, said, refining=refining)
+        return decision if stands else None
+
+    def _stands(
+        self,
+        event: str,
+        arguments: Mapping[str, JSONValue],
+        properties: Mapping[str, Any],
+        reader: Reader,
+        said: Sequence[str],
+        *,
+        refining: bool,
+    ) -> bool:
+        """Whether a complete call is one the conversation asks for."""
+        last = self.conversation.last_call
         if any(
             name not in arguments and any(reader.may_state(name, text) for text in said)
             for name in properties
         ):
-            return None  # the words since the last call say something plain code cannot read
-        if _one_name_twice(arguments, properties):
-            return None  # one name given to two parameters (the hotel as its city)
-        if last is not None and event == last.name and arguments == dict(last.arguments):
-            return None  # the same call again: the model's to answer in words
-        if refining and not _changes(arguments, last):
-            # A message that names no task of its own refines the last call only by changing
-            # one of its values ("what about March 6th?"); one that only adds a value may be
-            # a question about the results ("what's today's date?").
-            return None
-        return decision
+            return False  # the words since the last call say something plain code cannot read
+        if one_name_twice(arguments, properties):
+            return False  # one name given to two parameters (the hotel as its city)
+        if last is not None and event == last.name and dict(arguments) == dict(last.arguments):
+            return False  # the same call again: the model's to answer in words
+        # A message that names no task of its own refines the last call only by changing one
+        # of its values ("what about March 6th?"); one that only adds a value may be a
+        # question about the results ("what's today's date?").
+        return not refining or changes(arguments, last)
 
     def _earlier(self, event: str, properties: Mapping[str, Any], reader: Reader) -> JSONObject:
         """Earlier calls' values for ``event``, the most recent call's last.
@@ -321,7 +284,7 @@ class _Reading:
                 if (
                     name in properties
                     and (name in required or own)
-                    and _fits(value, properties[name])
+                    and fits(value, properties[name])
                 ):
                     earlier[name] = value
         return earlier
@@ -399,41 +362,6 @@ def _requests(text: str) -> str:
     return " ".join(kept)
 
 
-def _one_name_twice(arguments: Mapping[str, JSONValue], properties: Mapping[str, Any]) -> bool:
-    names = [
-        value
-        for name, value in arguments.items()
-        if isinstance(value, str) and kind_of(properties.get(name, {})) == "free-form"
-    ]
-    return len(names) != len(set(names))
-
-
-def _changes(arguments: Mapping[str, JSONValue], last: EarlierCall | None) -> bool:
-    """Whether ``arguments`` change a value ``last`` had (not only add one)."""
-    if last is None:
-        return False
-    return any(
-        name in arguments and arguments[name] != value for name, value in last.arguments.items()
-    )
-
-
-def _said_now(
-    arguments: Mapping[str, JSONValue],
-    earlier: Mapping[str, JSONValue],
-    grounded: Mapping[str, JSONValue],
-    last_user: str,
-) -> bool:
-    """Whether the last user message gave one of the call's values: read in it, or named in it."""
-    lowered = last_user.lower()
-    for name, value in arguments.items():
-        if name in grounded:
-            if isinstance(value, str) and _names(lowered, value.lower()):
-                return True
-        elif name not in earlier or earlier[name] != value:
-            return True
-    return False
-
-
 def _confirms(offer: str | None) -> bool:
     """Whether the assistant's words ask the user to confirm a summary."""
     return offer is not None and _CONFIRM.search(offer) is not None
@@ -446,67 +374,3 @@ def _asks(offer: str | None) -> bool:
     asks for nothing.
     """
     return offer is not None and ("?" in offer or _CONFIRM.search(offer) is not None)
-
-
-def _grounded(
-    conversation: Conversation,
-    event: str,
-    properties: Mapping[str, Any],
-    texts: Sequence[str],
-    *,
-    records: bool,
-) -> JSONObject:
-    """Names earlier calls held that the words name verbatim: one per free-form parameter.
-
-    ``texts`` are read most recent first: the latest that names a known value decides it
-    ("Spanish, not English" after "English" was said). With ``records``, values of the
-    results count too, but not of ``event``'s own: what a search found is booked, not
-    searched for again.
-    """
-    lowered = [text.lower() for text in texts]
-    found: JSONObject = {}
-    for name, schema in properties.items():
-        if kind_of(schema) != "free-form":
-            continue  # a choice, a date, a number: read from the words, latest first
-        known = {
-            value
-            for value in conversation.values_of(name, records=records, besides=event)
-            if isinstance(value, str)
-            and len(value) >= 2
-            and _LETTER.search(value)
-            and _fits(value, schema)
-        }
-        for text in lowered:
-            named = {value for value in known if _names(text, value.lower())}
-            if named:
-                if len(named) == 1:
-                    found[name] = named.pop()
-                break
-    return found
-
-
-def _names(text: str, value: str) -> bool:
-    """Whether ``text`` holds ``value`` as whole words."""
-    start = text.find(value)
-    while start != -1:
-        end = start + len(value)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or after.isalnum()):
-            return True
-        start = text.find(value, start + 1)
-    return False
-
-
-def _fits(value: JSONValue, schema: Mapping[str, Any]) -> bool:
-    """Whether ``value`` is of the property's type and among its choices, if it lists any."""
-    choices = schema.get("enum")
-    if isinstance(choices, list | tuple) and value not in cast("list[Any]", choices):
-        return False
-    kind = schema.get("type")
-    expected = _TYPES.get(kind) if isinstance(kind, str) else None
-    if expected is None:
-        return isinstance(value, str | int | float | bool)
-    if isinstance(value, bool) and bool not in expected:
-        return False
-    return isinstance(value, expected)

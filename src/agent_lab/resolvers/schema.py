@@ -42,36 +42,37 @@ source's truth is typed that way (BFCL's ``float``).
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.kernel.models import Event, Resolution
-from agent_lab.resolvers.aliases import AliasIndex, Tokens
+from agent_lab.resolvers.aliases import Tokens
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
 from agent_lab.resolvers.english import (
-    DATE_WORDS,
-    TIME_WORDS,
     WORD,
     find_date,
     numbers_in,
     reference_date,
     stems,
 )
-from agent_lab.resolvers.enums import Rival, mentions, read_enum, variants
-from agent_lab.resolvers.learned import context_pattern, property_validator
-from agent_lab.resolvers.names import FreeForm, asked_for, may_name, read_name
+from agent_lab.resolvers.enums import mentions, read_enum
+from agent_lab.resolvers.learned import property_validator
+from agent_lab.resolvers.names import FreeForm, asked_for, read_name
+from agent_lab.resolvers.properties import (
+    Property,
+    evidence,
+    learned_hints,
+    listed,
+    members,
+    with_rivals,
+)
 from agent_lab.resolvers.times_of_day import stated_time
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from agent_lab.strict_json import JSONObject, JSONValue
-
-    _Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]
 
 __all__ = ["ASKED", "KINDS", "NAMES", "SchemaResolver", "kind_of"]
 
@@ -107,128 +108,6 @@ def kind_of(schema: Mapping[str, Any]) -> str:
     return "free-form"
 
 
-def _evidence(prop: _Property, text: str) -> bool:
-    """Whether the text may state this property's value in a way not read here.
-
-    Deliberately generous: a false alarm costs one fallback request, a miss a
-    wrong answer. The signs: the property's own words (``seats`` is not
-    needed: ``passengers``'s description says ``seats``), any number for a
-    numeric property, date or time words for those, a word of an enum value,
-    and for free-form text a word that may be a name (``resolvers.names.may_name``).
-    """
-    said = stems(WORD.findall(text))
-    if said & prop.own_words:
-        return True
-    if prop.kind == "number":
-        return bool(numbers_in(text))
-    if prop.kind == "date":
-        return bool(DATE_WORDS.search(text) or re.search(r"\d", text))
-    if prop.kind == "time":
-        return bool(TIME_WORDS.search(text) or re.search(r"\d", text))
-    if prop.kind == "enum":
-        return bool(said & prop.value_words)
-    if prop.kind == "free-form":
-        return may_name(text)
-    return False
-
-
-@dataclass(frozen=True, slots=True)
-class _Property:
-    name: str
-    schema: dict[str, Any]
-    kind: str
-    as_string: bool
-    as_float: bool
-    own_words: frozenset[str]
-    """Stems of the property's name and description: signs that the text speaks of it."""
-    value_words: frozenset[str]
-    """Stems of the words of its enum values."""
-    named: frozenset[str] = frozenset()
-    """Stems of the words of its name (``subtitle_language``: subtitle, language)."""
-    rivals: tuple[Rival, ...] = ()
-    """The event's other enum properties that share values with this one."""
-    distinct: frozenset[str] = frozenset()
-    """Stems of its name's words that no rival's name has."""
-    aliases: AliasIndex | None = None
-    """Learned phrases and the value each stands for (``resolvers.learned``)."""
-    constant: tuple[JSONValue, ...] = ()
-    """The learned constant, when there is one: the value when the words say nothing of it."""
-    contexts: tuple[re.Pattern[str], ...] = ()
-    """Learned words before a free-form value, each capturing the name that follows."""
-    accepts: Any = None
-    """The property's own schema as a validator, for values the words give a rule."""
-    free: FreeForm | None = None
-    """For free-form text: what it names, to read a name for it (``resolvers.names``)."""
-
-
-def _members(prop: _Property) -> list[str | int]:
-    """The enum's values that text can name: strings and integers."""
-    values = prop.schema.get("enum")
-    if not isinstance(values, list):
-        return []
-    return [v for v in cast("list[Any]", values) if isinstance(v, str | int)]
-
-
-def _with_rivals(properties: list[_Property]) -> list[_Property]:
-    """Each enum property with the others whose values it shares (``checking`` for two accounts)."""
-    spelled = {
-        p.name: frozenset(variants(v)[0] for v in _members(p))
-        for p in properties
-        if p.kind == "enum"
-    }
-    holders: dict[str, list[_Property]] = {}
-    for prop in properties:
-        for value in spelled.get(prop.name, ()):
-            holders.setdefault(value, []).append(prop)
-    done: list[_Property] = []
-    for prop in properties:
-        others = {
-            other.name: other
-            for value in spelled.get(prop.name, ())
-            for other in holders[value]
-            if other.name != prop.name
-        }
-        if not others:
-            done.append(prop)
-            continue
-        rivals = tuple(
-            Rival(values=spelled[name], words=frozenset(other.named - prop.named))
-            for name, other in others.items()
-        )
-        theirs = frozenset[str]().union(*(other.named for other in others.values()))
-        done.append(dataclasses.replace(prop, rivals=rivals, distinct=prop.named - theirs))
-    return done
-
-
-def _listed(value: object) -> list[Any]:
-    """A list a schema or its hint holds (a tuple when frozen); anything else is none.
-
-    A client's odd spec (``"aliases": 5``) reads as absent rather than raising.
-    """
-    return list(cast("list[Any]", value)) if isinstance(value, list | tuple) else []
-
-
-def _learned(hint: Mapping[str, Any]) -> _Learned:
-    """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
-    learned = hint.get("learned")
-    if not isinstance(learned, Mapping):
-        return None, (), ()
-    rules = cast("Mapping[str, Any]", learned)
-    aliases: list[tuple[str, JSONValue]] = []
-    for item in _listed(rules.get("aliases")):
-        if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
-            phrase, value = cast("list[Any]", item)
-            if isinstance(phrase, str) and phrase.strip():
-                aliases.append((phrase, cast("JSONValue", value)))
-    constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
-    contexts = tuple(
-        context_pattern(words)
-        for words in _listed(rules.get("contexts"))
-        if isinstance(words, str) and words.strip()
-    )
-    return AliasIndex.of(aliases) if aliases else None, constant, contexts
-
-
 class SchemaResolver:
     """Resolves an event's arguments from its JSON Schema alone (see the module docstring).
 
@@ -247,8 +126,8 @@ class SchemaResolver:
         properties: Mapping[str, Any] = (
             cast("Mapping[str, Any]", found) if isinstance(found, Mapping) else {}
         )
-        self.required = tuple(n for n in _listed(schema.get("required")) if isinstance(n, str))
-        properties_read: list[_Property] = []
+        self.required = tuple(n for n in listed(schema.get("required")) if isinstance(n, str))
+        properties_read: list[Property] = []
         for name, sub in properties.items():
             if not isinstance(sub, dict):
                 continue
@@ -256,13 +135,13 @@ class SchemaResolver:
             given = prop.get(HINT)
             hint = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
-            values = _listed(prop.get("enum"))
-            aliases, constant, contexts = _learned(hint)
+            values = listed(prop.get("enum"))
+            aliases, constant, contexts = learned_hints(hint)
             kind = kind_of(prop)
             description = str(prop.get("description", ""))
             own = frozenset(own_words(name, description))
             properties_read.append(
-                _Property(
+                Property(
                     name,
                     prop,
                     kind,
@@ -278,7 +157,7 @@ class SchemaResolver:
                     free=FreeForm.of(name, description, own) if kind == "free-form" else None,
                 )
             )
-        self.properties = _with_rivals(properties_read)
+        self.properties = with_rivals(properties_read)
         self._heads = Counter(head(p.name) for p in self.properties)
         self._free = tuple(p.free for p in self.properties if p.free is not None)
         self._own = {p.name: p.own_words for p in self.properties}
@@ -328,7 +207,7 @@ class SchemaResolver:
         unexplained = tuple(
             prop.name
             for prop in self.properties
-            if prop.name not in found and prop.name not in missing and _evidence(prop, text)
+            if prop.name not in found and prop.name not in missing and evidence(prop, text)
         )
         # complete=False, not "missing": the fallback is asked for every absent
         # property, and one the user did not state after all may stay absent.
@@ -342,7 +221,7 @@ class SchemaResolver:
         free-form text. ``True`` for a property the schema does not have.
         """
         prop = next((p for p in self.properties if p.name == name), None)
-        return prop is None or _evidence(prop, text)
+        return prop is None or evidence(prop, text)
 
     def fill_learned(self, found: JSONObject, text: str) -> None:
         """Learned rules, where a reading found nothing: aliases, contexts, then constants.
@@ -374,11 +253,11 @@ class SchemaResolver:
                         continue
                 if captured:
                     continue
-            if prop.constant and not _evidence(prop, text):
+            if prop.constant and not evidence(prop, text):
                 found[prop.name] = prop.constant[0]
 
     @staticmethod
-    def _render(prop: _Property, value: JSONValue) -> JSONValue:
+    def _render(prop: Property, value: JSONValue) -> JSONValue:
         if prop.as_float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
         if prop.as_string and not isinstance(value, str):
@@ -389,7 +268,7 @@ class SchemaResolver:
             return str(value)
         return value
 
-    def _from_payload(self, prop: _Property, value: JSONValue) -> JSONValue | None:
+    def _from_payload(self, prop: Property, value: JSONValue) -> JSONValue | None:
         schema = prop.schema
         if "enum" in schema:
             return value if value in cast("list[Any]", schema["enum"]) else None
@@ -406,7 +285,7 @@ class SchemaResolver:
 
     def _from_text(
         self,
-        prop: _Property,
+        prop: Property,
         text: str,
         now: datetime | None,
         numbers: list[float],
@@ -416,7 +295,7 @@ class SchemaResolver:
     ) -> JSONValue | None:
         """``asked``: the property the assistant's question just before the text asked for."""
         if prop.kind == "enum":
-            values = _members(prop)
+            values = members(prop)
             value = read_enum(values, text, named=prop.named, rivals=prop.rivals, own=prop.distinct)
             if value is not None:
                 return value
@@ -436,9 +315,9 @@ class SchemaResolver:
             flag = boolean_phrase(prop.name, text)
             if flag is None:
                 return None
-            members = cast("list[Any]", prop.schema.get("enum") or [])
-            if members:  # an enum of "True"/"False" (or true/false) spells the flag its way
-                spelled = [m for m in members if str(m).lower() == str(flag).lower()]
+            choices = cast("list[Any]", prop.schema.get("enum") or [])
+            if choices:  # an enum of "True"/"False" (or true/false) spells the flag its way
+                spelled = [m for m in choices if str(m).lower() == str(flag).lower()]
                 return spelled[0] if spelled else None
             return self._render(prop, flag)
         if prop.kind == "number":

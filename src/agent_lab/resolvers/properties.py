@@ -1,0 +1,151 @@
+"""What the schema says each property is, as the schema-driven resolver reads it.
+
+A property's kind, its own words, its enum's rivals, the rules ``agent-lab learn``
+wrote into its hint, and the signs that a text may state it: built once per schema
+(``SchemaResolver``), read for every event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.resolvers.aliases import AliasIndex
+from agent_lab.resolvers.english import DATE_WORDS, TIME_WORDS, WORD, numbers_in, stems
+from agent_lab.resolvers.enums import Rival, variants
+from agent_lab.resolvers.learned import context_pattern
+from agent_lab.resolvers.names import FreeForm, may_name
+
+if TYPE_CHECKING:
+    from agent_lab.strict_json import JSONValue
+
+    Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]
+
+__all__ = ["Property", "evidence", "learned_hints", "listed", "members", "with_rivals"]
+
+
+def evidence(prop: Property, text: str) -> bool:
+    """Whether the text may state this property's value in a way not read here.
+
+    Deliberately generous: a false alarm costs one fallback request, a miss a
+    wrong answer. The signs: the property's own words (``seats`` is not
+    needed: ``passengers``'s description says ``seats``), any number for a
+    numeric property, date or time words for those, a word of an enum value,
+    and for free-form text a word that may be a name (``resolvers.names.may_name``).
+    """
+    said = stems(WORD.findall(text))
+    if said & prop.own_words:
+        return True
+    if prop.kind == "number":
+        return bool(numbers_in(text))
+    if prop.kind == "date":
+        return bool(DATE_WORDS.search(text) or re.search(r"\d", text))
+    if prop.kind == "time":
+        return bool(TIME_WORDS.search(text) or re.search(r"\d", text))
+    if prop.kind == "enum":
+        return bool(said & prop.value_words)
+    if prop.kind == "free-form":
+        return may_name(text)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """One top-level property: its schema, its kind, and what reads it."""
+
+    name: str
+    schema: dict[str, Any]
+    kind: str
+    as_string: bool
+    as_float: bool
+    own_words: frozenset[str]
+    """Stems of the property's name and description: signs that the text speaks of it."""
+    value_words: frozenset[str]
+    """Stems of the words of its enum values."""
+    named: frozenset[str] = frozenset()
+    """Stems of the words of its name (``subtitle_language``: subtitle, language)."""
+    rivals: tuple[Rival, ...] = ()
+    """The event's other enum properties that share values with this one."""
+    distinct: frozenset[str] = frozenset()
+    """Stems of its name's words that no rival's name has."""
+    aliases: AliasIndex | None = None
+    """Learned phrases and the value each stands for (``resolvers.learned``)."""
+    constant: tuple[JSONValue, ...] = ()
+    """The learned constant, when there is one: the value when the words say nothing of it."""
+    contexts: tuple[re.Pattern[str], ...] = ()
+    """Learned words before a free-form value, each capturing the name that follows."""
+    accepts: Any = None
+    """The property's own schema as a validator, for values the words give a rule."""
+    free: FreeForm | None = None
+    """For free-form text: what it names, to read a name for it (``resolvers.names``)."""
+
+
+def members(prop: Property) -> list[str | int]:
+    """The enum's values that text can name: strings and integers."""
+    values = prop.schema.get("enum")
+    if not isinstance(values, list):
+        return []
+    return [v for v in cast("list[Any]", values) if isinstance(v, str | int)]
+
+
+def with_rivals(properties: list[Property]) -> list[Property]:
+    """Each enum property with the others whose values it shares (``checking`` for two accounts)."""
+    spelled = {
+        p.name: frozenset(variants(v)[0] for v in members(p))
+        for p in properties
+        if p.kind == "enum"
+    }
+    holders: dict[str, list[Property]] = {}
+    for prop in properties:
+        for value in spelled.get(prop.name, ()):
+            holders.setdefault(value, []).append(prop)
+    done: list[Property] = []
+    for prop in properties:
+        others = {
+            other.name: other
+            for value in spelled.get(prop.name, ())
+            for other in holders[value]
+            if other.name != prop.name
+        }
+        if not others:
+            done.append(prop)
+            continue
+        rivals = tuple(
+            Rival(values=spelled[name], words=frozenset(other.named - prop.named))
+            for name, other in others.items()
+        )
+        theirs = frozenset[str]().union(*(other.named for other in others.values()))
+        done.append(dataclasses.replace(prop, rivals=rivals, distinct=prop.named - theirs))
+    return done
+
+
+def listed(value: object) -> list[Any]:
+    """A list a schema or its hint holds (a tuple when frozen); anything else is none.
+
+    A client's odd spec (``"aliases": 5``) reads as absent rather than raising.
+    """
+    return list(cast("list[Any]", value)) if isinstance(value, list | tuple) else []
+
+
+def learned_hints(hint: Mapping[str, Any]) -> Learned:
+    """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
+    learned = hint.get("learned")
+    if not isinstance(learned, Mapping):
+        return None, (), ()
+    rules = cast("Mapping[str, Any]", learned)
+    aliases: list[tuple[str, JSONValue]] = []
+    for item in listed(rules.get("aliases")):
+        if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
+            phrase, value = cast("list[Any]", item)
+            if isinstance(phrase, str) and phrase.strip():
+                aliases.append((phrase, cast("JSONValue", value)))
+    constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
+    contexts = tuple(
+        context_pattern(words)
+        for words in listed(rules.get("contexts"))
+        if isinstance(words, str) and words.strip()
+    )
+    return AliasIndex.of(aliases) if aliases else None, constant, contexts
