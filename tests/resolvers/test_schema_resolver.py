@@ -99,8 +99,12 @@ def test_one_date_cannot_fill_two_date_properties() -> None:
             "dropoff_date": {"type": "string", "format": "date"},
         },
     }
-    assert resolve("from March 9th", schema=schema).arguments == {}
-    done = resolve("from March 9th", {"pickup_date": "2019-03-08"}, schema=schema)
+    assert resolve("on March 9th", schema=schema).arguments == {}
+    # "from" starts: with the pick-up given, it says nothing of the drop-off...
+    given = {"pickup_date": "2019-03-08"}
+    assert resolve("from March 9th", given, schema=schema).arguments == given
+    # ...and a drop-off's own cue places it (``resolvers.date_pairs``).
+    done = resolve("and return it March 9th", given, schema=schema)
     assert done.arguments == {"pickup_date": "2019-03-08", "dropoff_date": "2019-03-09"}
 
 

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import Tokens
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
+from agent_lab.resolvers.date_pairs import Role, date_role, placed_dates
 from agent_lab.resolvers.english import (
     WORD,
     find_date,
@@ -161,6 +162,15 @@ class SchemaResolver:
         self._heads = Counter(head(p.name) for p in self.properties)
         self._free = tuple(p.free for p in self.properties if p.free is not None)
         self._own = {p.name: p.own_words for p in self.properties}
+        dates = {p.name: p for p in self.properties if p.kind == "date"}
+        roles = {date_role(name): name for name in dates}
+        self._date_props = dates
+        # Two date parameters, one that starts and one that ends (pick-up and drop-off).
+        self._date_pair: dict[Role, str] | None = (
+            {"start": roles["start"], "end": roles["end"]}
+            if len(dates) == 2 and "start" in roles and "end" in roles
+            else None
+        )
         self._roles = {p.name: p.free.role for p in self.properties if p.free is not None}
 
     def __call__(self, event: Event) -> Resolution:
@@ -173,6 +183,7 @@ class SchemaResolver:
                 value = self._from_payload(prop, event.payload[prop.name])
                 if value is not None:
                     found[prop.name] = value
+        self._fill_date_pair(found, text, now)
         left = Counter(p.kind for p in self.properties if p.name not in found)
         numbers = numbers_in(text) if left["number"] else []
         given = event.context.get(ASKED)
@@ -212,6 +223,15 @@ class SchemaResolver:
         # complete=False, not "missing": the fallback is asked for every absent
         # property, and one the user did not state after all may stay absent.
         return Resolution(found, missing=missing, complete=False if unexplained else None)
+
+    def _fill_date_pair(self, found: JSONObject, text: str, now: datetime | None) -> None:
+        """A start and an end date parameter: the dates the text places, where unfilled."""
+        if self._date_pair is None or all(name in found for name in self._date_pair.values()):
+            return
+        for role, day in placed_dates(text, now).items():
+            prop = self._date_props[self._date_pair[role]]
+            if prop.name not in found:
+                found[prop.name] = self._render(prop, day.isoformat())
 
     def may_state(self, name: str, text: str) -> bool:
         """Whether ``text`` may state property ``name``'s value in a way this resolver cannot read.
@@ -338,8 +358,9 @@ class SchemaResolver:
             number: JSONValue = int(value) if value.is_integer() else value
             return self._render(prop, number)
         # One date (or time) in the text cannot say which of two date
-        # properties it is (pick-up or drop-off), so it fills only a lone one.
-        if prop.kind == "date" and same_kind_left == 1:
+        # properties it is (pick-up or drop-off), so it fills only a lone one; a
+        # start and an end are placed by their cues (``_fill_date_pair``).
+        if prop.kind == "date" and same_kind_left == 1 and self._date_pair is None:
             day = find_date(text, now)
             return day.isoformat() if day else None
         if prop.kind == "time" and same_kind_left == 1:
