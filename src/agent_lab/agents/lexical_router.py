@@ -161,7 +161,7 @@ _LOOKUP_VERBS = frozenset(
 for ``get_weather``."""
 
 
-def _stems(words: list[str]) -> list[str]:
+def _one_form(words: list[str]) -> list[str]:
     """Each word in one form: its verb's (``_SAME_VERB``), else without a plural ``s``."""
     return [_SAME_VERB.get(word) or _singular(word) for word in words]
 
@@ -172,14 +172,14 @@ def _singular(word: str) -> str:
     return word
 
 
-def _tokens(texts: list[str], *, stemmed: bool = True) -> list[list[str]]:
+def _tokens(texts: list[str], *, one_form: bool = True) -> list[list[str]]:
     tokenize: Any = _bm25s().tokenize
     return cast(
         "list[list[str]]",
         tokenize(
             texts,
             stopwords="en",
-            stemmer=_stems if stemmed else None,
+            stemmer=_one_form if one_form else None,
             return_ids=False,
             show_progress=False,
         ),
@@ -187,14 +187,14 @@ def _tokens(texts: list[str], *, stemmed: bool = True) -> list[list[str]]:
 
 
 @lru_cache(maxsize=4096)
-def _query(text: str, *, stemmed: bool) -> tuple[str, ...]:
+def _query(text: str, *, one_form: bool) -> tuple[str, ...]:
     """A message's words as the router reads them, cut once per text.
 
     A conversation's messages are routed again with every later request that holds
     them (the reader tracks the task over the turns): tokenizing was a third of
     `agent-lab shadow`'s routing time on SGD dev.
     """
-    return tuple(_tokens([text], stemmed=stemmed)[0])
+    return tuple(_tokens([text], one_form=one_form)[0])
 
 
 def _name_words(definition: EventDefinition) -> frozenset[str]:
@@ -203,7 +203,7 @@ def _name_words(definition: EventDefinition) -> frozenset[str]:
     Numbers are left out: an importer's ``__2`` (two functions with one name)
     is no word a message says.
     """
-    words = _tokens([_words(definition.name)], stemmed=False)[0]
+    words = _tokens([_words(definition.name)], one_form=False)[0]
     return frozenset(w for w in words if not _DIGITS.fullmatch(w))
 
 
@@ -263,7 +263,7 @@ class LexicalRouter:
         content = self._named[index] - _LOOKUP_VERBS
         if not content:
             return False
-        said = {_singular(word) for word in _query(text, stemmed=False)}
+        said = {_singular(word) for word in _query(text, one_form=False)}
         return {_singular(word) for word in content} <= said
 
     def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
@@ -280,7 +280,7 @@ class LexicalRouter:
         names = [n for n in dict.fromkeys(pool) if n in self._index]
         if not names:
             return Ranking(ranked=(), margin=0.0, name_share=0.0, confident=False)
-        query = list(_query(text, stemmed=True))
+        query = list(_query(text, one_form=True))
         scores: Any = (
             self._retriever.get_scores(query)
             if query and self._indexed
@@ -298,7 +298,7 @@ class LexicalRouter:
         named = self._named[index]
         # A lone candidate's name words are matched as written, not in one form: "the
         # gene sequences" speak of genes, they do not ask gene_sequence for anything.
-        said: frozenset[str] = frozenset(_query(text, stemmed=False)) if named else frozenset()
+        said: frozenset[str] = frozenset(_query(text, one_form=False)) if named else frozenset()
         name_share = len(named & said) / len(named) if named else 0.0
         if len(ranked) > 1:
             evident = margin >= self.margin

@@ -27,10 +27,14 @@ class Reader:
 
     def __init__(self, resolver: SchemaResolver, *, kept: int = 512) -> None:
         self.resolver = resolver
-        self.required = resolver.required
         self._kept = kept
         self._read: OrderedDict[tuple[str, str], JSONObject] = OrderedDict()
         self._lock = Lock()
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """``SchemaResolver.required``."""
+        return self.resolver.required
 
     def may_state(self, name: str, text: str) -> bool:
         """``SchemaResolver.may_state``."""

@@ -17,7 +17,7 @@ from agent_lab.resolvers.english import NUMBER, WORD, stems, words_to_number
 if TYPE_CHECKING:
     from collections.abc import Set
 
-__all__ = ["boolean_phrase", "cued_number", "head", "nouns", "own_words"]
+__all__ = ["boolean_phrase", "cued_number", "head", "name_words", "nouns", "own_words"]
 
 # Words after a number that leave it free to count this property: no noun ("make it
 # two please") or people, whom most counts count.
@@ -36,7 +36,7 @@ _STOP_WORDS = {
 _RELATIVE = re.compile(r"\s*(?:ago|back|before|earlier|later|from now)\b", re.IGNORECASE)
 
 
-def _name_words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     """``numberOfChecked_bags`` -> ``["number", "of", "checked", "bags"]``."""
     words = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
     return [w for w in words if w]
@@ -44,12 +44,12 @@ def _name_words(name: str) -> list[str]:
 
 def nouns(name: str) -> list[str]:
     """``number_of_checked_bags`` -> ``["checked", "bags"]``: the words a count is of."""
-    return [w for w in _name_words(name) if w not in _COUNT_WORDS]
+    return [w for w in name_words(name) if w not in _COUNT_WORDS]
 
 
 def head(name: str) -> str | None:
     """The word a property is about: ``speed_of_light`` -> speed, ``checked_bags`` -> bags."""
-    words = _name_words(name)
+    words = name_words(name)
     for joint in ("of", "per"):
         if joint in words[1:]:
             before = [w for w in words[: words.index(joint)] if w not in _COUNT_WORDS]

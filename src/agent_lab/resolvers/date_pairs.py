@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Literal
 
+from agent_lab.resolvers.cues import name_words
 from agent_lab.resolvers.english import find_date
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ _MONTH_OF = re.compile(r"\b(january|february|march|april|may|june|july|august|se
 
 def date_role(name: str) -> Role | None:
     """Whether a date parameter is a start or an end, by its name's words; ``None`` if neither."""
-    words = set(re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_"))
+    words = set(name_words(name))
     if "check" in words and "in" in words:
         words.add("checkin")
     if "check" in words and "out" in words:

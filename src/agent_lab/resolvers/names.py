@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from agent_lab.resolvers.cues import name_words
 from agent_lab.resolvers.english import MONTHS, WEEKDAYS, stems
 
 if TYPE_CHECKING:
@@ -272,8 +273,7 @@ def _continues(token: str) -> bool:
 
 def name_role(name: str, description: str) -> NameRole:
     """What a free-form property names, from its name's words first, then its description's."""
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
-    named = set(words)
+    named = set(name_words(name))
     for role in ("origin", "destination", "location", "name"):
         if named & _ROLE_WORDS[role]:
             return role
@@ -316,12 +316,12 @@ class FreeForm:
         an id) or prescribe its form by example ("The city, e.g. Boston, MA"): a name
         read as written may not be in that form.
         """
-        if _NOT_A_NAME.search(" ".join(_words(name))) or _NOT_A_NAME.search(description):
+        if _NOT_A_NAME.search(" ".join(name_words(name))) or _NOT_A_NAME.search(description):
             return None
         role = name_role(name, description)
         skip = {"of", "the", "a", "an", "new", "number", *_ROLE_WORDS["name"]}
         skip |= _ROLE_WORDS["origin"] | _ROLE_WORDS["destination"]
-        nouns = tuple(w for w in _words(name) if len(w) > 2 and w not in skip)
+        nouns = tuple(w for w in name_words(name) if len(w) > 2 and w not in skip)
         return cls(name, role, nouns, own)
 
 
@@ -353,10 +353,6 @@ def read_name(
         if len(names) == 1 and not _doubtful_names(text):
             found.add(names[0][0])
     return found.pop() if len(found) == 1 else None
-
-
-def _words(name: str) -> list[str]:
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
 
 
 def asked_for(
