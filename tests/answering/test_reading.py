@@ -274,3 +274,103 @@ def test_a_long_conversation_reads_only_its_recent_calls() -> None:
         many += [assistant("ok")]
     conversation = Conversation.of([*many, user("and Lisbon?")])
     assert len(conversation.calls) <= 16
+
+
+# What later words take back, and what they do not ------------------------------------------
+
+VAN = tool(
+    "search_vans",
+    "Find vans to rent in a town between two days.",
+    {
+        "town": {"type": "string", "description": "Town where the van is collected"},
+        "start_day": {"type": "string", "format": "date", "description": "First day of rental"},
+        "end_day": {"type": "string", "format": "date", "description": "Last day of rental"},
+        "drivers": {"type": "integer", "description": "Number of drivers"},
+    },
+    ["town", "start_day", "end_day"],
+)
+VANS = [VAN, WEATHER]
+
+
+def test_a_value_said_before_is_dropped_when_a_later_message_restates_it_unread() -> None:
+    # "Brussels, BE" is a name in doubt: the town said first may have been changed.
+    messages = [
+        user("I need to rent a van."),
+        assistant("Where would you collect it?"),
+        user("In Leuven."),
+        assistant("Which days?"),
+        user("Actually make it Brussels, BE, from the 3rd to the 5th."),
+    ]
+    assert calls(messages, VANS) == []
+    messages[-1] = user("From the 3rd to the 5th.")
+    assert calls(messages, VANS) == [
+        ("search_vans", {"town": "Leuven", "start_day": "2026-04-03", "end_day": "2026-04-05"})
+    ]
+
+
+def test_a_count_said_before_survives_a_later_clock_time_or_day() -> None:
+    messages = [
+        user("I need to rent a van for 2 drivers."),
+        assistant("Where would you collect it?"),
+        user("In Leuven, from April 3rd to the 5th."),
+    ]
+    assert calls(messages, VANS) == [
+        (
+            "search_vans",
+            {"town": "Leuven", "start_day": "2026-04-03", "end_day": "2026-04-05", "drivers": 2},
+        )
+    ]
+
+
+def test_a_question_about_what_was_found_sets_no_value_for_the_next_search() -> None:
+    flat = tool(
+        "search_flats",
+        "Search flats to rent in a district.",
+        {
+            "district": {"type": "string", "description": "District of the flat"},
+            "garage": {"type": "boolean", "description": "Whether the flat has a garage"},
+        },
+        ["district"],
+    )
+    messages = [
+        user("Look for flats in Ixelles."),
+        *call("search_flats", {"district": "Ixelles"}, "f1", [{"name": "Rue Haute 4"}]),
+        assistant("Rue Haute 4 is available."),
+        user("Find out whether it has a garage."),
+        assistant("It has no garage."),
+        user("Then look for flats in Etterbeek please."),
+    ]
+    assert calls(messages, [flat, WEATHER]) == [("search_flats", {"district": "Etterbeek"})]
+
+
+def test_an_assent_to_a_statement_that_repeats_what_was_said_is_no_new_call() -> None:
+    messages = [
+        user("Please look for a van in Leuven from the 3rd to the 5th."),
+        assistant("Looking for a van in Leuven from April 3rd to April 5th."),
+        user("great"),
+    ]
+    assert calls(messages, VANS) == []
+
+
+def test_a_name_another_parameter_took_does_not_take_back_a_town_said_before() -> None:
+    clinic = tool(
+        "find_clinic",
+        "Find a clinic in a town.",
+        {
+            "town": {"type": "string", "description": "Town of the clinic"},
+            "speciality": {
+                "type": "string",
+                "enum": ["GP", "ENT Surgeon", "Dermatology"],
+                "description": "Medical speciality",
+            },
+        },
+        ["town", "speciality"],
+    )
+    messages = [
+        user("I need a clinic in Aalst."),
+        assistant("Which speciality?"),
+        user("An ENT Surgeon please."),
+    ]
+    assert calls(messages, [clinic, WEATHER]) == [
+        ("find_clinic", {"town": "Aalst", "speciality": "ENT Surgeon"})
+    ]

@@ -38,6 +38,9 @@ def names(text: str) -> list[str]:
         ("near Redwood city", []),
         # A capitalised word alone is a name (a reply to a question).
         ("Lisbon.", ["Lisbon"]),
+        # A preposition or hedge that starts the sentence begins no name.
+        ("Near Ghent Sint-Pieters.", ["Ghent Sint-Pieters"]),
+        ("Maybe Utrecht then", ["Utrecht"]),
     ],
 )
 def test_names_are_runs_of_capitalised_words(text: str, expected: list[str]) -> None:
@@ -171,3 +174,23 @@ def test_hostile_shapes_stay_linear() -> None:
     ):
         names_in(text)
         read(text, asked=text + "?")
+
+
+def test_a_title_opened_by_the_inside_a_sentence_keeps_it() -> None:
+    assert names("play something from the record The Long Way Home") == ["The Long Way Home"]
+    assert names("The Hague is lovely") == ["Hague"]  # a sentence's start: no telling
+
+
+def test_at_names_a_venue_when_the_tool_has_one_apart_from_the_place() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "place": {"type": "string", "description": "Town to look in"},
+            "hall_name": {"type": "string", "description": "Name of the concert hall"},
+        },
+    }
+    found = SchemaResolver(schema)(Event("gigs", text="Any gigs at the Rose Hall in Leiden?"))
+    assert found.arguments.get("place") == "Leiden"
+    alone = {"type": "object", "properties": {"place": schema["properties"]["place"]}}
+    found = SchemaResolver(alone)(Event("gigs", text="Any gigs at Leiden?"))
+    assert found.arguments == {"place": "Leiden"}

@@ -346,3 +346,35 @@ def test_every_ordinal_day_counts_so_two_dates_fill_nothing(text: str, day: str 
     assert resolve(text, schema=schema).arguments.get("day") == day
     later = SchemaResolver(schema, reference=datetime(2019, 5, 20, 9, 0))
     assert later(Event("e", text="on March 12th")).arguments == {"day": "2020-03-12"}
+
+
+VET: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "town": {"type": "string", "description": "Town where the vet practises"},
+        "open_sundays": {
+            "type": "boolean",
+            "description": "Whether the vet is open on Sundays (default: any)",
+        },
+        "speciality": {"type": "string", "description": "What animals the vet treats"},
+    },
+    "required": ["town"],
+}
+
+
+def test_a_word_every_description_shares_names_the_subject_not_a_value() -> None:
+    # "vet" is in all three descriptions: it speaks of the tool, not of Sunday opening.
+    found = resolve("I need a vet in Utrecht.", schema=VET)
+    assert found.arguments == {"town": "Utrecht"}
+    assert found.complete is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need an exotic vet in Utrecht.",  # a kind of vet: maybe the speciality
+        "A vet open on sundays in Utrecht.",  # the flag's own words
+    ],
+)
+def test_a_word_qualifying_the_subject_or_a_propertys_own_word_leaves_it_open(text: str) -> None:
+    assert resolve(text, schema=VET).complete is False

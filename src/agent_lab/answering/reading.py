@@ -49,6 +49,8 @@ from agent_lab.answering.known_values import (
     said_now,
 )
 from agent_lab.kernel.models import Event
+from agent_lab.resolvers.english import MONTHS, TIME_WORDS, numbers_in
+from agent_lab.resolvers.names import names_unread
 from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -74,6 +76,15 @@ _ABOUT_IT = re.compile(
     r"|\b(?:find out|tell me|let me know|check|see|ask|know) (?:if|whether)\b|\bi bet\b",
     re.IGNORECASE,
 )
+# A number in a clock time or a day of the month counts nothing ("at half past 6", "the 4th").
+_CLOCKS_AND_DAYS = re.compile(
+    r"\b(?:(?:a\s+)?(?:half|quarter)\s+(?:past|to|after)\s+\w+"
+    r"|\w+\s+(?:o'clock|in the (?:morning|afternoon|evening|night)|[ap]\.?m\b\.?)"
+    r"|\d{1,2}:\d{2}|\d+(?:st|nd|rd|th)\b"
+    rf"|(?:{'|'.join(MONTHS)})\w*\.?\s+\d{{1,2}}\b|\d{{1,2}}\s+(?:of\s+)?(?:{'|'.join(MONTHS)}))",
+    re.IGNORECASE,
+)
+_BARE_NUMBER = re.compile(r"\b\d+(?!\d|st\b|nd\b|rd\b|th\b)")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _QUESTION = re.compile(
     r"^\W*(?:(?:can|could|would|will) you (?:tell|let|give|check|confirm whether)|what|where|"
@@ -192,7 +203,13 @@ class _Reading:
         reader = self.reader_of(event)
         offer = conversation.offer if self.accepted else None
         earlier = self._earlier(event, properties, reader)
-        said = [*conversation.since_call, *([offer] if offer else [])]
+        # A question about what was found ("does it have a garage?") states no value.
+        since = conversation.since_call
+        said = [
+            *(text for text in since[:-1] if not _ABOUT_IT.search(text)),
+            *since[-1:],
+            *([offer] if offer else []),
+        ]
         # An item the assistant offered (a result's record) is the call's only once the user
         # accepts the assistant's summary of it: picking it is not yet asking to act on it.
         grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
@@ -202,8 +219,8 @@ class _Reading:
             for name, value in earlier.items()
             if name not in grounded and not any(reader.may_state(name, text) for text in said)
         }
-        if not refining:
-            prefill.update(self._said_before(event, properties, reader))
+        before = self._said_before(event, properties, reader) if not refining else {}
+        prefill.update(before)
         if offer is not None:
             summary = self._summary(event, properties, reader, offer, {**prefill, **grounded})
             if summary is None:
@@ -237,7 +254,9 @@ class _Reading:
         if not decision.local:
             return None
         arguments = dict(decision.arguments or {})
-        if not self.accepted and not said_now(arguments, earlier, grounded, conversation.last_user):
+        if not self.accepted and not said_now(
+            arguments, {**earlier, **before}, grounded, conversation.last_user
+        ):
             return None  # the last message adds nothing to the call: not a request for it
         stands = self._stands(event, arguments, properties, reader, said, refining=refining)
         return decision if stands else None
@@ -293,15 +312,51 @@ class _Reading:
         """What the user said in earlier messages since the last call.
 
         Each is read as it came (the assistant's question before it in view); a later
-        reading wins.
+        reading wins. A question about what was found sets nothing, and a value is dropped
+        where a later message may state it in words plain code cannot read (``_may_change``).
         """
-        found: JSONObject = {}
         conversation = self.conversation
-        for text, asked in zip(conversation.since_call[:-1], conversation.asked, strict=False):
+        texts = conversation.since_call
+        readings: list[JSONObject] = []
+        for index, text in enumerate(texts):
+            asked = conversation.asked[index] if index < len(conversation.asked) else None
+            if index == len(texts) - 1:
+                asked = conversation.offer
+            if _ABOUT_IT.search(text) and index < len(texts) - 1:
+                readings.append({})  # a question about what was found ("is it furnished?")
+                continue
             context = {**self.turn.context, ASKED: asked} if asked else self.turn.context
-            read = reader.read(event, text, context)
-            found.update({k: v for k, v in read.items() if k in properties})
+            readings.append(reader.read(event, text, context))
+        found: JSONObject = {}
+        for index, read in enumerate(readings[:-1]):
+            for name, value in read.items():
+                # A later message that may state it in words plain code cannot read
+                # ("Actually, pick it up in Seattle, WA") may be changing it.
+                if name in properties and not any(
+                    name not in after and self._may_change(name, properties, reader, text, after)
+                    for text, after in zip(texts[index + 1 :], readings[index + 1 :], strict=True)
+                ):
+                    found[name] = value
         return found
+
+    @staticmethod
+    def _may_change(
+        name: str, properties: Mapping[str, Any], reader: Reader, text: str, read: JSONObject
+    ) -> bool:
+        """Whether ``text``, read as ``read``, may state ``name`` in words plain code cannot read.
+
+        For a name, one the reading did not take ("Seattle, WA"), not any capital.
+        """
+        kind = kind_of(properties[name])
+        if kind == "free-form":
+            return names_unread(text, read.values())
+        if kind == "number":
+            numbers = {n for v in read.values() if (n := _number(v)) is not None}
+            return any(n not in numbers for n in numbers_in(_CLOCKS_AND_DAYS.sub(" ", text)))
+        if kind == "time":
+            # A day of the month ("the 4th", "March 5th") states no time.
+            return bool(TIME_WORDS.search(text) or _BARE_NUMBER.search(text))
+        return reader.may_state(name, text)
 
     def _summary(
         self,
@@ -345,6 +400,17 @@ class _Reading:
             return False
         best, score = ranking.ranked[0]
         return score > 0 and best != tool
+
+
+def _number(value: JSONValue) -> float | None:
+    """A read value as a number (``"4"`` as a string-typed count), or ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and value.replace(".", "", 1).isdigit():
+        return float(value)
+    return None
 
 
 def _requests(text: str) -> str:

@@ -42,6 +42,7 @@ __all__ = [
     "name_role",
     "named_after",
     "names_in",
+    "names_unread",
     "read_name",
 ]
 
@@ -52,7 +53,23 @@ _ROLE_WORDS: dict[str, frozenset[str]] = {
     "origin": frozenset(["origin", "from", "source", "departure", "depart", "departing", "start"]),
     "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest"]),
     "location": frozenset(
-        ["location", "city", "area", "town", "place", "where", "region", "locality", "venue"]
+        [
+            "location",
+            "city",
+            "area",
+            "town",
+            "place",
+            "where",
+            "region",
+            "locality",
+            "venue",
+            "district",
+            "neighborhood",
+            "neighbourhood",
+            "suburb",
+            "borough",
+            "village",
+        ]
     ),
     "name": frozenset(["name", "title", "called", "named"]),
 }
@@ -94,7 +111,10 @@ _STARTERS = frozenset(
      "i'll", "i've", "it's", "that's", "what's", "how's", "actually", "any", "anything",
      "something", "some", "no", "not", "none", "nothing", "all", "both", "either", "for",
      "to", "from", "in", "on", "at", "with", "about", "by", "of", "now", "well", "hmm",
-     "oh", "right", "correct", "excellent", "wonderful", "thanks", "thank", "please"]
+     "oh", "right", "correct", "excellent", "wonderful", "thanks", "thank", "please",
+     "near", "around", "inside", "within", "after", "before", "until", "till", "maybe",
+     "perhaps", "preferably", "probably", "definitely", "try", "only", "somewhere",
+     "anywhere", "yes", "sorry", "hello", "hi", "hey"]
 )  # fmt: skip
 _SHOUTED = re.compile(r"^[A-Z][A-Z0-9'&-]+\.?$")
 _COURTESY = re.compile(
@@ -162,7 +182,9 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
     while index < len(tokens):
         token = tokens[index]
         word = token.group()
-        if not _capital(word) or word.lower().rstrip(".,!?") in _STARTERS:
+        if not _capital(word) or (
+            word.lower().rstrip(".,!?") in _STARTERS and not _opens_title(text, tokens, index)
+        ):
             index += 1
             continue
         last = index
@@ -238,9 +260,33 @@ def may_name(text: str) -> bool:
     return False
 
 
+def names_unread(text: str, read: Iterable[object]) -> bool:
+    """Whether ``text`` holds a name that is none of the values ``read`` from it.
+
+    Narrower than ``may_name``, for a reading already made: "I need a Gynecologist" read
+    as the doctor's type names no other place; "Seattle, WA", a name left in doubt, may.
+    """
+    rest = text
+    for value in read:
+        if isinstance(value, str) and value.strip():
+            rest = re.sub(re.escape(value), " ", rest, flags=re.IGNORECASE)
+    return bool(names_in(rest)) or _doubtful_names(rest)
+
+
 def _doubtful_names(text: str) -> bool:
     """Whether ``text`` holds a run that may be a name ``names_in`` leaves out (``SFO``)."""
     return _scanned(text)[1] > 0
+
+
+def _opens_title(text: str, tokens: list[re.Match[str]], index: int) -> bool:
+    """Whether a capitalised "The" inside a sentence opens a title: "the album The Beginning"."""
+    return (
+        tokens[index].group() == "The"
+        and index + 1 < len(tokens)
+        and _capital(tokens[index + 1].group())
+        and not _sentence_start(text, tokens[index].start())
+        and not text[tokens[index].end() : tokens[index + 1].start()].strip(" ")
+    )
 
 
 def _sentence_start(text: str, at: int) -> bool:
@@ -340,6 +386,9 @@ def read_name(
     alone = prop.role not in roles
     if prop.role in ("origin", "destination", "location", "name") and alone:
         cues.extend(_CUES[prop.role])
+    if prop.role == "location" and "name" in roles:
+        # "at the Grand Cinema": a venue, which the tool names apart.
+        cues = [cue for cue in cues if cue != "at"]
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
     if cues:

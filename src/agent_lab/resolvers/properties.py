@@ -8,6 +8,7 @@ wrote into its hint, and the signs that a text may state it: built once per sche
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,27 +18,38 @@ from agent_lab.resolvers.aliases import AliasIndex
 from agent_lab.resolvers.english import DATE_WORDS, TIME_WORDS, WORD, numbers_in, stems
 from agent_lab.resolvers.enums import Rival, variants
 from agent_lab.resolvers.learned import context_pattern
-from agent_lab.resolvers.names import FreeForm, may_name
+from agent_lab.resolvers.names import FreeForm, may_name, names_unread
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from agent_lab.strict_json import JSONValue
 
     Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]
 
-__all__ = ["Property", "evidence", "learned_hints", "listed", "members", "with_rivals"]
+__all__ = [
+    "Property",
+    "evidence",
+    "learned_hints",
+    "listed",
+    "members",
+    "with_rivals",
+    "with_signs",
+]
 
 
-def evidence(prop: Property, text: str) -> bool:
+def evidence(prop: Property, text: str, read: Iterable[object] | None = None) -> bool:
     """Whether the text may state this property's value in a way not read here.
 
     Deliberately generous: a false alarm costs one fallback request, a miss a
     wrong answer. The signs: the property's own words (``seats`` is not
     needed: ``passengers``'s description says ``seats``), any number for a
     numeric property, date or time words for those, a word of an enum value,
-    and for free-form text a word that may be a name (``resolvers.names.may_name``).
+    and for free-form text a word that may be a name (``resolvers.names.may_name``);
+    given the values ``read`` from the text, a name none of them is.
     """
-    said = stems(WORD.findall(text))
-    if said & prop.own_words:
+    said = stems([part for word in WORD.findall(text) for part in word.split("-")])
+    if said & prop.signs:
         return True
     if prop.kind == "number":
         return bool(numbers_in(text))
@@ -48,8 +60,38 @@ def evidence(prop: Property, text: str) -> bool:
     if prop.kind == "enum":
         return bool(said & prop.value_words)
     if prop.kind == "free-form":
-        return may_name(text)
+        named = may_name(text) if read is None else names_unread(text, read)
+        return named or _modifies(text, prop.subject)
     return False
+
+
+# Words before a noun that say which one, not what kind: "a dentist", "some songs".
+_DETERMINERS = frozenset(
+    ["a", "an", "the", "some", "any", "my", "our", "your", "their", "his", "her", "its",
+     "this", "that", "these", "those", "other", "another", "more", "same", "new", "one",
+     "what", "which", "of", "for", "to", "in", "at", "on", "with", "and", "or", "find",
+     "search", "get", "book", "see", "need", "want", "like", "about", "many", "few",
+     "good", "best", "better", "nice", "great", "top", "local", "decent", "different",
+     "particular", "specific", "popular", "interesting", "fun", "cool", "any", "all"]
+)  # fmt: skip
+
+
+def _modifies(text: str, subject: frozenset[str]) -> bool:
+    """Whether a word qualifies the tool's subject: "pop songs", "a vegan restaurant".
+
+    The kind of thing asked for, in lower case, may be a free-form value ("Pop",
+    "Vegan") no name reading sees.
+    """
+    if not subject:
+        return False
+    words = WORD.findall(text)
+    return any(
+        len(noun) >= 3
+        and noun.lower().rstrip("s") in subject
+        and word.lower() not in _DETERMINERS
+        and word.lower().rstrip("s") not in subject
+        for word, noun in itertools.pairwise(words)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +123,10 @@ class Property:
     """The property's own schema as a validator, for values the words give a rule."""
     free: FreeForm | None = None
     """For free-form text: what it names, to read a name for it (``resolvers.names``)."""
+    signs: frozenset[str] = frozenset()
+    """Its own words that say the text speaks of it (``with_signs``): ``evidence`` reads them."""
+    subject: frozenset[str] = frozenset()
+    """Its description's words other properties share: the tool's subject ("dentist")."""
 
 
 def members(prop: Property) -> list[str | int]:
@@ -120,6 +166,28 @@ def with_rivals(properties: list[Property]) -> list[Property]:
         theirs = frozenset[str]().union(*(other.named for other in others.values()))
         done.append(dataclasses.replace(prop, rivals=rivals, distinct=prop.named - theirs))
     return done
+
+
+def with_signs(properties: list[Property]) -> list[Property]:
+    """Each property with the words that are signs of it alone.
+
+    Its name's words, and the words of its description no other property's name or
+    description has. A word every description shares names the tool's subject ("City
+    where the dentist is located", "if the dentist offers cosmetic services"): "a
+    dentist in Hayward" speaks of the tool, not of its cosmetic services.
+    """
+    seen: dict[str, int] = {}
+    for prop in properties:
+        for word in prop.own_words | prop.named:
+            seen[word] = seen.get(word, 0) + 1
+    return [
+        dataclasses.replace(
+            prop,
+            signs=prop.named | frozenset(w for w in prop.own_words if seen[w] == 1),
+            subject=frozenset(w for w in prop.own_words if seen[w] > 1) - prop.named,
+        )
+        for prop in properties
+    ]
 
 
 def listed(value: object) -> list[Any]:

@@ -67,6 +67,7 @@ from agent_lab.resolvers.properties import (
     listed,
     members,
     with_rivals,
+    with_signs,
 )
 from agent_lab.resolvers.times_of_day import stated_time
 
@@ -158,7 +159,7 @@ class SchemaResolver:
                     free=FreeForm.of(name, description, own) if kind == "free-form" else None,
                 )
             )
-        self.properties = with_rivals(properties_read)
+        self.properties = with_signs(with_rivals(properties_read))
         self._heads = Counter(head(p.name) for p in self.properties)
         self._free = tuple(p.free for p in self.properties if p.free is not None)
         self._own = {p.name: p.own_words for p in self.properties}
@@ -218,7 +219,9 @@ class SchemaResolver:
         unexplained = tuple(
             prop.name
             for prop in self.properties
-            if prop.name not in found and prop.name not in missing and evidence(prop, text)
+            if prop.name not in found
+            and prop.name not in missing
+            and evidence(prop, text, found.values())
         )
         # complete=False, not "missing": the fallback is asked for every absent
         # property, and one the user did not state after all may stay absent.
