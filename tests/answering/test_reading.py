@@ -374,3 +374,34 @@ def test_a_name_another_parameter_took_does_not_take_back_a_town_said_before() -
     assert calls(messages, [clinic, WEATHER]) == [
         ("find_clinic", {"town": "Aalst", "speciality": "ENT Surgeon"})
     ]
+
+
+TABLE = tool(
+    "reserve_table",
+    "Reserve a table at a restaurant.",
+    {
+        "restaurant": {"type": "string", "description": "Name of the restaurant"},
+        "town": {"type": "string", "description": "Town the restaurant is in"},
+        "guests": {"type": "integer", "description": "Number of guests"},
+        "day": DAY,
+    },
+    ["restaurant", "town", "guests", "day"],
+)
+
+
+def test_names_said_before_and_repeated_by_the_accepted_summary_are_confirmed() -> None:
+    said = [
+        user("I'd like to eat at the restaurant Vini Vidi in Namur."),
+        assistant("For how many, and which day?"),
+        user("Three of us, on April 9th."),
+    ]
+    summary = "Please confirm: a table for 3 at Vini Vidi in Namur on April 9th."
+    assert calls([*said, assistant(summary), user("Yes, that's right.")], [TABLE, WEATHER]) == [
+        (
+            "reserve_table",
+            {"restaurant": "Vini Vidi", "town": "Namur", "guests": 3, "day": "2026-04-09"},
+        )
+    ]
+    # A summary naming another place than was said may be a correction: the model's.
+    other = "Please confirm: a table for 3 at Vini Vidi in Dinant on April 9th."
+    assert calls([*said, assistant(other), user("Yes, that's right.")], [TABLE, WEATHER]) == []

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from agent_lab import Event
+from agent_lab.resolvers.cues import cued_number, own_words
 from agent_lab.resolvers.schema import SchemaResolver
 
 
@@ -144,3 +145,16 @@ def test_a_flag_whose_request_was_taken_back_or_only_asked_about_is_not_taken(
     text: str, value: bool | None
 ) -> None:
     assert read(SUBTITLES, text).get("subtitles") == value
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "count"),
+    [
+        ("number_of_seats", "Confirm 3 tickets for the gig on Friday", 3),
+        ("number_of_tickets", "a booking for 2 people at 8 pm", 2),
+        ("group_size", "it is one seat on the 9:10 coach", 1),
+    ],
+)
+def test_a_seat_a_ticket_and_a_person_count_alike(name: str, text: str, count: int) -> None:
+    own = frozenset(own_words(name, ""))
+    assert cued_number(name, text, own=own) == count

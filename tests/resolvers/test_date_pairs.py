@@ -88,3 +88,34 @@ def test_any_text_places_without_error(text: str) -> None:
     placed = placed_dates(text, NOW)
     if "start" in placed and "end" in placed:
         assert placed["start"] <= placed["end"]
+
+
+@pytest.mark.parametrize(
+    ("text", "placed"),
+    [
+        # A range with no "from": the first date, a time maybe, then "until" the second.
+        (
+            "the van from the depot on May 10th at 9 am until May 12th.",
+            {"start": date(2027, 5, 10), "end": date(2027, 5, 12)},
+        ),
+        (
+            "for May 20th till the 22nd, right?",
+            {"start": date(2027, 5, 20), "end": date(2027, 5, 22)},
+        ),
+        # "to" a place is no range; a third date elsewhere leaves both unplaced.
+        ("I want to go to Tours on May 10th", {}),
+        ("May 10th until May 12th. Or maybe May 14th", {}),
+    ],
+)
+def test_a_range_needs_no_from(text: str, placed: dict[str, date]) -> None:
+    assert placed_dates(text, NOW) == placed
+
+
+def test_a_stay_starts_on_arriving_and_ends_on_leaving() -> None:
+    said = "arriving on May 20th and leaving on May 23rd"
+    assert placed_dates(said, NOW, stay=True) == {
+        "start": date(2027, 5, 20),
+        "end": date(2027, 5, 23),
+    }
+    # For a trip, leaving is its start: the two cues collide and nothing is placed.
+    assert placed_dates(said, NOW) == {}

@@ -194,3 +194,8 @@ def test_at_names_a_venue_when_the_tool_has_one_apart_from_the_place() -> None:
     alone = {"type": "object", "properties": {"place": schema["properties"]["place"]}}
     found = SchemaResolver(alone)(Event("gigs", text="Any gigs at Leiden?"))
     assert found.arguments == {"place": "Leiden"}
+
+
+def test_a_middle_initial_goes_on_into_the_name() -> None:
+    assert names("an appointment with Dr. Ada K. Lovelace tomorrow") == ["Dr. Ada K. Lovelace"]
+    assert names("I'll take plan B. Then Lyon") == ["Lyon"]

@@ -206,12 +206,13 @@ def test_a_trace_of_an_unread_optional_value_asks_the_fallback() -> None:
     payload = {"city": "Paris"}
     quiet = resolve("yes please, go ahead", payload, schema=schema)
     assert (quiet.missing, quiet.complete) == ((), None)
-    for text in ("I want four seats", "a seat each for my brothers", "something with Delta"):
+    for text in ("a seat each for my brothers", "something with Delta"):
         hinted = resolve(text, payload, schema=schema)
         assert (hinted.missing, hinted.complete) == ((), False), text
-    # A count of people reads for a property that counts them (its description's "seats"
-    # are not people; its name's "passengers" are).
+    # A count of people reads for a property that counts them, and a seat or a ticket is
+    # one person's.
     assert dict(resolve("for 3 of us", payload, schema=schema).arguments)["passengers"] == 3
+    assert dict(resolve("I want four seats", payload, schema=schema).arguments)["passengers"] == 4
 
 
 def test_a_capitalised_name_hints_at_free_form_text() -> None:

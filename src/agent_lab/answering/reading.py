@@ -225,15 +225,11 @@ class _Reading:
             summary = self._summary(event, properties, reader, offer, {**prefill, **grounded})
             if summary is None:
                 return None
+            known = [*summary.values(), *prefill.values(), *grounded.values()]
             for name in list(prefill):
-                if (
-                    name not in summary
-                    and kind_of(properties[name]) != "number"
-                    and reader.may_state(name, offer)
-                ):
+                if name not in summary and self._restated(name, properties, reader, offer, known):
                     # Restated in a way plain code cannot read, it may differ from what was
-                    # said before (a correction the user made). Not a count: a summary
-                    # holds numbers of every kind (a price, a day, a time).
+                    # said before (a correction the user made).
                     del prefill[name]
             prefill.update(summary)
         for name in grounded:
@@ -338,6 +334,27 @@ class _Reading:
                 ):
                     found[name] = value
         return found
+
+    @staticmethod
+    def _restated(
+        name: str,
+        properties: Mapping[str, Any],
+        reader: Reader,
+        offer: str,
+        known: Sequence[JSONValue],
+    ) -> bool:
+        """Whether the summary may restate ``name`` otherwise than as it was said before.
+
+        A name the summary repeats verbatim is confirmed; one it may state in other words
+        is a name of the summary's that no known value is. Not a count: a summary holds
+        numbers of every kind (a price, a day, a time).
+        """
+        kind = kind_of(properties[name])
+        if kind == "number":
+            return False
+        if kind == "free-form":
+            return names_unread(offer, known)
+        return reader.may_state(name, offer)
 
     @staticmethod
     def _may_change(

@@ -124,13 +124,14 @@ def cued_number(
 
 
 # Words that name people, by their stems (``resolvers.english.stems``), and as counted.
+# A seat or a ticket is one person's: "2 tickets" counts the seats, "for 3 people" the tickets.
 _PEOPLE_STEMS = frozenset(
     ["guest", "people", "person", "passenger", "traveler", "traveller", "rider", "attendee",
-     "diner", "adult", "party"]
+     "diner", "adult", "party", "group", "seat", "ticket"]
 )  # fmt: skip
 _PEOPLE_NOUNS = (
     r"(?:people|persons|person|guests?|passengers?|travell?ers?|riders?|attendees?|diners?|"
-    r"adults?|of us)"
+    r"adults?|of us|tickets?|seats?)"
 )
 _PARTY_OF = re.compile(rf"\bparty of\s+({NUMBER})\b", re.IGNORECASE)
 

@@ -22,7 +22,7 @@ from agent_lab.resolvers.english import find_date
 if TYPE_CHECKING:
     from datetime import date, datetime
 
-__all__ = ["Role", "date_role", "placed_dates"]
+__all__ = ["Role", "date_role", "is_stay", "placed_dates"]
 
 Role = Literal["start", "end"]
 
@@ -53,6 +53,22 @@ _RANGE = re.compile(
     r"(?P<second>.{1,40}?)(?=[.,;!?]|\s+(?:and|at|for|in|with)\b|$)",
     re.IGNORECASE,
 )
+# "March 9th at 1:30 pm until March 14th": a range with no "from", its end said next.
+_UNTIL = re.compile(
+    r"\s+(?:until|till|through|thru|to)\s+(?=(?:the\s+)?(?:\d|next\b|this\b|tomorrow\b|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[.;!?]")
+# A stay (check-in and check-out, arrival and departure at a hotel) starts when one arrives
+# and ends when one leaves: "arriving March 9th and leaving on the 12th".
+_STAY_CUES: dict[Role, re.Pattern[str]] = {
+    "start": re.compile(r"\b(?:check(?:ing)?[ -]?in|arriv(?:e|ing|al))\b", re.IGNORECASE),
+    "end": re.compile(
+        r"\b(?:check(?:ing)?[ -]?out|leav(?:e|ing)|depart(?:ing|ure)?)\b", re.IGNORECASE
+    ),
+}
 _CLAUSE = re.compile(r"[.;!?]|,|\band\b|\bthen\b|\bbut\b", re.IGNORECASE)
 _MONTH_OF = re.compile(r"\b(january|february|march|april|may|june|july|august|september|"
                        r"october|november|december)\b", re.IGNORECASE)  # fmt: skip
@@ -71,15 +87,25 @@ def date_role(name: str) -> Role | None:
     return "start" if start else "end"
 
 
-def placed_dates(text: str, now: datetime | None) -> dict[Role, date]:
+def is_stay(start: str) -> bool:
+    """Whether a start date parameter begins a stay (``check_in_date``), by its name's words."""
+    words = set(name_words(start))
+    return ("check" in words and "in" in words) or bool(words & {"checkin", "arrival", "arrive"})
+
+
+def placed_dates(text: str, now: datetime | None, *, stay: bool = False) -> dict[Role, date]:
     """The dates ``text`` places by role: a start, an end, both, or none.
 
-    Both from ``from D1 to D2`` (or ``between D1 and D2``), else one per clause by
-    its own cue. A clause with a date and no cue, or with both cues, a role named
-    twice, or an end before its start: nothing at all.
+    Both from ``from D1 to D2`` (or ``between D1 and D2``, ``D1 until D2``), else one
+    per clause by its own cue; for a ``stay``, arriving starts it and leaving ends it.
+    A clause with a date and no cue, or with both cues, a role named twice, or an end
+    before its start: nothing at all.
     """
     if now is None or len(text) > 2_000:
         return {}
+    ranged = _ranged(text, now)
+    if ranged is not None:
+        return ranged
     for match in _RANGE.finditer(text):
         first = find_date(match.group("first"), now)
         second_text = match.group("second")
@@ -91,11 +117,12 @@ def placed_dates(text: str, now: datetime | None) -> dict[Role, date]:
             rest = _RANGE.sub(" ", text)
             return {"start": first, "end": second} if find_date(rest, now) is None else {}
     placed: dict[Role, date] = {}
+    cues = _STAY_CUES if stay else _CUES
     for clause in _CLAUSE.split(text):
         day = find_date(clause, now)
         if day is None:
             continue
-        roles: list[Role] = [role for role, cue in _CUES.items() if cue.search(clause)]
+        roles: list[Role] = [role for role, cue in cues.items() if cue.search(clause)]
         if len(roles) != 1 or roles[0] in placed:
             return {}
         placed[roles[0]] = day
@@ -103,3 +130,30 @@ def placed_dates(text: str, now: datetime | None) -> dict[Role, date]:
     if start is not None and end is not None and end < start:
         return {}
     return placed
+
+
+def _ranged(text: str, now: datetime) -> dict[Role, date] | None:
+    """``D1 until D2`` (or ``to``, ``through``) in one sentence, and no other date: both.
+
+    ``None`` when there is no such range; ``{}`` when one leaves another date unplaced.
+    """
+    for match in _UNTIL.finditer(text):
+        sentence_start = max(
+            (m.end() for m in _CLAUSE_END.finditer(text, 0, match.start())), default=0
+        )
+        ahead = _CLAUSE_END.search(text, match.end())
+        before = text[sentence_start : match.start()]
+        after = text[match.end() : ahead.start() if ahead else len(text)]
+        first, second = _last_date(before, now), find_date(after, now)
+        if first is None or second is None or second < first:
+            continue
+        rest = text[:sentence_start] + " " + (text[ahead.start() :] if ahead else "")
+        return {"start": first, "end": second} if find_date(rest, now) is None else {}
+    return None
+
+
+def _last_date(before: str, now: datetime) -> date | None:
+    """The one date a sentence names before its range's end, in its last clause or whole."""
+    clauses = [c for c in _CLAUSE.split(before) if c.strip()]
+    last = find_date(clauses[-1], now) if clauses else None
+    return last if last is not None else find_date(before, now)

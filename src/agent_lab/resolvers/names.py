@@ -116,6 +116,11 @@ _STARTERS = frozenset(
      "perhaps", "preferably", "probably", "definitely", "try", "only", "somewhere",
      "anywhere", "yes", "sorry", "hello", "hi", "hey"]
 )  # fmt: skip
+# A count that starts a sentence ("Three of us") begins no name.
+_COUNTS = frozenset(
+    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+     "twelve", "just", "only"]
+)  # fmt: skip
 _SHOUTED = re.compile(r"^[A-Z][A-Z0-9'&-]+\.?$")
 _COURTESY = re.compile(
     r"\b(?:please|thanks|thank you|maybe|perhaps|how about|what about|ok|okay)\b", re.I
@@ -134,7 +139,9 @@ _FUNCTION = frozenset(
      "right", "please.", "okay", "ok", "though", "either", "else", "just", "only", "very",
      "really", "maybe", "perhaps", "later", "soon", "first", "last", "instead"]
 )  # fmt: skip
-_ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.){2,}$|^(?:St|Mt|Ft|Dr|Jr|Sr|Mr|Mrs|Ms)\.$")
+_ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.){2,}$|^[A-Z]\.$|^(?:St|Mt|Ft|Dr|Jr|Sr|Mr|Mrs|Ms)\.$")
+_INITIAL = re.compile(r"^[A-Z]\.$")
+"""A middle initial: "Herbert C. Berquist"."""
 _TOKEN = re.compile(r"[A-Za-z0-9][\w'.&-]*|&|-")
 _FILLER = re.compile(r"(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
 
@@ -182,8 +189,10 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
     while index < len(tokens):
         token = tokens[index]
         word = token.group()
-        if not _capital(word) or (
-            word.lower().rstrip(".,!?") in _STARTERS and not _opens_title(text, tokens, index)
+        if (
+            not _capital(word)
+            or (word.lower().rstrip(".,!?") in _STARTERS and not _opens_title(text, tokens, index))
+            or (word.lower() in _COUNTS and _sentence_start(text, token.start()))
         ):
             index += 1
             continue
@@ -194,7 +203,11 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
             if gap.strip(" "):
                 break  # punctuation between the words: the name ended
             word = tokens[probe].group()
-            if _capital(word):
+            if _INITIAL.match(tokens[probe - 1].group()) and (
+                word.lower().rstrip(".,!?") in _STARTERS or not _capital(word)
+            ):
+                break  # "plan B. Then": an initial goes on only into a name
+            if _capital(word) or _INITIAL.match(word):
                 last = probe
             elif word.lower() not in _JOINERS:
                 break

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, cast
 from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import Tokens
 from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
-from agent_lab.resolvers.date_pairs import Role, date_role, placed_dates
+from agent_lab.resolvers.date_pairs import Role, date_role, is_stay, placed_dates
 from agent_lab.resolvers.english import (
     WORD,
     find_date,
@@ -231,7 +231,8 @@ class SchemaResolver:
         """A start and an end date parameter: the dates the text places, where unfilled."""
         if self._date_pair is None or all(name in found for name in self._date_pair.values()):
             return
-        for role, day in placed_dates(text, now).items():
+        stay = is_stay(self._date_pair["start"])
+        for role, day in placed_dates(text, now, stay=stay).items():
             prop = self._date_props[self._date_pair[role]]
             if prop.name not in found:
                 found[prop.name] = self._render(prop, day.isoformat())
