@@ -405,3 +405,46 @@ def test_names_said_before_and_repeated_by_the_accepted_summary_are_confirmed() 
     # A summary naming another place than was said may be a correction: the model's.
     other = "Please confirm: a table for 3 at Vini Vidi in Dinant on April 9th."
     assert calls([*said, assistant(other), user("Yes, that's right.")], [TABLE, WEATHER]) == []
+
+
+COACH = tool(
+    "buy_coach_tickets",
+    "Buy tickets for a coach between two cities.",
+    {
+        "origin": {"type": "string", "description": "City the coach leaves from"},
+        "destination": {"type": "string", "description": "City the coach goes to"},
+        "day": DAY,
+        "travellers": {"type": "integer", "description": "Number of travellers"},
+    },
+    ["origin", "destination", "day", "travellers"],
+)
+MUSEUMS = tool(
+    "find_museums",
+    "Find museums to visit in a city.",
+    {"city": {"type": "string", "description": "City to visit"}},
+    ["city"],
+)
+
+
+def test_an_accepted_summary_gives_the_names_its_cues_place() -> None:
+    messages = [
+        user("I need coach tickets."),
+        assistant("Please confirm: 2 tickets from Lille to Rouen on April 8th. Is that right?"),
+        user("Yes, that's right. When does it arrive?"),
+    ]
+    assert calls(messages, [COACH, MUSEUMS]) == [
+        (
+            "buy_coach_tickets",
+            {"origin": "Lille", "destination": "Rouen", "day": "2026-04-08", "travellers": 2},
+        )
+    ]
+
+
+def test_an_accepted_offer_is_not_made_a_call_of_a_tool_it_does_not_speak_of() -> None:
+    # The offer completes the museum search (a city), but it speaks of coach tickets.
+    messages = [
+        user("Hello there."),
+        assistant("Shall I look for coach tickets in Rouen?"),
+        user("Yes please."),
+    ]
+    assert calls(messages, [COACH, MUSEUMS]) == []

@@ -158,3 +158,12 @@ def test_a_flag_whose_request_was_taken_back_or_only_asked_about_is_not_taken(
 def test_a_seat_a_ticket_and_a_person_count_alike(name: str, text: str, count: int) -> None:
     own = frozenset(own_words(name, ""))
     assert cued_number(name, text, own=own) == count
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("a table for 4 at Noma", 4), ("a booking for six, please", 6), ("a table for 7 pm", None)],
+)
+def test_a_table_for_n_counts_the_party_not_the_hour(text: str, count: int | None) -> None:
+    own = frozenset(own_words("party_size", "Number of people in the party"))
+    assert cued_number("party_size", text, own=own) == count

@@ -36,6 +36,8 @@ def names(text: str) -> list[str]:
         # A shouted word may stand for a longer name; a name going on in lower case is unsure.
         ("somewhere in SFO", []),
         ("near Redwood city", []),
+        # A verb's or an adverb's form after a name does not run it on.
+        ("put Blue Velvet played loudly", ["Blue Velvet"]),
         # A capitalised word alone is a name (a reply to a question).
         ("Lisbon.", ["Lisbon"]),
         # A preposition or hedge that starts the sentence begins no name.

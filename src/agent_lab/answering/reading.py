@@ -51,7 +51,7 @@ from agent_lab.answering.known_values import (
 from agent_lab.kernel.models import Event
 from agent_lab.resolvers.english import MONTHS, TIME_WORDS, numbers_in
 from agent_lab.resolvers.names import names_unread
-from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver, kind_of
+from agent_lab.resolvers.schema import ASKED, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -177,10 +177,12 @@ class _Reading:
             return None
         # An accepted summary that names no tool: the one tool it completes (a search
         # already made with the same values is not asked again).
+        offer = self.conversation.offer or ""
         fitting = [
             decision
             for candidate in candidates or ()
-            if (decision := self._call(candidate, refining=False)) is not None
+            if not self._leans(offer, candidate)
+            and (decision := self._call(candidate, refining=False)) is not None
         ]
         return fitting[0] if len(fitting) == 1 else None
 
@@ -387,7 +389,7 @@ class _Reading:
 
         ``None`` when, with what is known so far given, it states one plain code cannot read.
         """
-        context = {**self.turn.context, NAMES: False}
+        context = dict(self.turn.context)
         if reader(Event(event, text=offer, payload=known, context=context)).complete is False:
             return None
         read = reader.read(event, offer, context)

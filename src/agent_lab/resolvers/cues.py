@@ -133,7 +133,10 @@ _PEOPLE_NOUNS = (
     r"(?:people|persons|person|guests?|passengers?|travell?ers?|riders?|attendees?|diners?|"
     r"adults?|of us|tickets?|seats?)"
 )
-_PARTY_OF = re.compile(rf"\bparty of\s+({NUMBER})\b", re.IGNORECASE)
+_PARTY_OF = re.compile(
+    rf"\b(?:(?:party|group) of|(?:table|reservation|booking) for)\s+({NUMBER})\b(?!\s*(?:[ap]\.?m\b|:|o.clock))",
+    re.IGNORECASE,
+)
 
 
 def _party_of(text: str) -> list[tuple[float, int, int]]:

@@ -254,7 +254,13 @@ def _runs_on(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
     if not _continues(last.group()) or text[last.end() : after.start()].strip(" "):
         return False
     word = after.group().lower().rstrip(".,!?")
-    return word[:1].isalpha() and word not in _FUNCTION and after.group()[:1].islower()
+    return (
+        word[:1].isalpha()
+        and word not in _FUNCTION
+        and after.group()[:1].islower()
+        # "Blue Moon played on the radio": a verb's or an adverb's form ends no name.
+        and not word.endswith(("ed", "ing", "ly"))
+    )
 
 
 def may_name(text: str) -> bool:
