@@ -134,7 +134,8 @@ _PEOPLE_NOUNS = (
     r"adults?|of us|tickets?|seats?)"
 )
 _PARTY_OF = re.compile(
-    rf"\b(?:(?:party|group) of|(?:table|reservation|booking) for)\s+({NUMBER})\b(?!\s*(?:[ap]\.?m\b|:|o.clock))",
+    rf"\b(?:(?:party|group) of|(?:table|reservation|booking) for)\s+({NUMBER})\b"
+    r"(?!\s*(?:[ap]\.?m\b|:|o.clock))",
     re.IGNORECASE,
 )
 
