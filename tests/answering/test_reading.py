@@ -448,3 +448,18 @@ def test_an_accepted_offer_is_not_made_a_call_of_a_tool_it_does_not_speak_of() -
         user("Yes please."),
     ]
     assert calls(messages, [COACH, MUSEUMS]) == []
+
+
+def test_a_question_after_an_assent_does_not_route_the_call_elsewhere() -> None:
+    offer = "So that's 2 tickets from Lille to Rouen on April 8th, okay?"
+    messages = [
+        user("I need coach tickets."),
+        assistant(offer),
+        user("Yes, good. Which museums are there in Rouen?"),
+    ]
+    assert calls(messages, [COACH, MUSEUMS]) == [
+        (
+            "buy_coach_tickets",
+            {"origin": "Lille", "destination": "Rouen", "day": "2026-04-08", "travellers": 2},
+        )
+    ]

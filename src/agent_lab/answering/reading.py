@@ -64,7 +64,8 @@ if TYPE_CHECKING:
 __all__ = ["read_conversation"]
 
 _CONFIRM = re.compile(
-    r"\b(?:confirm|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b)",
+    r"\b(?:confirm|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b|"
+    r"(?:ok|okay|alright|all right)\s*\?)",
     re.IGNORECASE,
 )
 # A yes/no question about something ("Is there live music?", "Do they serve alcohol?"),
@@ -85,6 +86,10 @@ _CLOCKS_AND_DAYS = re.compile(
     re.IGNORECASE,
 )
 _BARE_NUMBER = re.compile(r"\b\d+(?!\d|st\b|nd\b|rd\b|th\b)")
+_TAG_QUESTION = re.compile(
+    r"[,\s]*(?:is that |is this )?(?:ok|okay|alright|all right|right|correct|fine)\s*\?\s*$",
+    re.IGNORECASE,
+)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _QUESTION = re.compile(
     r"^\W*(?:(?:can|could|would|will) you (?:tell|let|give|check|confirm whether)|what|where|"
@@ -117,6 +122,12 @@ def read_conversation(
     confirmed = accepted and _confirms(offer)
     if not accepted and _confirms(offer):
         return None  # a correction of the assistant's summary: it confirms again
+    if accepted and routed is not None:
+        # "Yes, that's good. When does it start?": the question asks about the accepted
+        # offer; only the words that request something may route.
+        request = _requests(conversation.last_user)
+        if decider.router.route(request, turn.candidates).event != routed:
+            routed = None
     if confirmed:
         # What the user confirms is an action (a booking, a purchase): an assistant does not
         # ask to confirm a look-up, so only the offered tools that act are in view.
@@ -390,6 +401,9 @@ class _Reading:
         ``None`` when, with what is known so far given, it states one plain code cannot read.
         """
         context = dict(self.turn.context)
+        # "2 tickets to Rouen, okay?" states what it asks to confirm: its values are not
+        # merely asked about.
+        offer = _TAG_QUESTION.sub(".", offer)
         if reader(Event(event, text=offer, payload=known, context=context)).complete is False:
             return None
         read = reader.read(event, offer, context)
