@@ -13,6 +13,7 @@ import pytest
 
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
 from agent_lab.answering.conversation import Conversation, accepts, assents
+from agent_lab.kernel.ledger import ValueSource
 
 NOW = "2026-04-01T09:00:00"
 
@@ -402,7 +403,7 @@ def test_names_said_before_and_repeated_by_the_accepted_summary_are_confirmed() 
             {"restaurant": "Vini Vidi", "town": "Namur", "guests": 3, "day": "2026-04-09"},
         )
     ]
-    # A summary naming another place than was said may be a correction: the model's.
+    # A summary naming another place than was said, unasked: the model's to sort out.
     other = "Please confirm: a table for 3 at Vini Vidi in Dinant on April 9th."
     assert calls([*said, assistant(other), user("Yes, that's right.")], [TABLE, WEATHER]) == []
 
@@ -463,3 +464,47 @@ def test_a_question_after_an_assent_does_not_route_the_call_elsewhere() -> None:
             {"origin": "Lille", "destination": "Rouen", "day": "2026-04-08", "travellers": 2},
         )
     ]
+
+
+def test_each_value_says_where_the_conversation_gave_it() -> None:
+    """The ledger records per argument its source; the summary, a search, a found name."""
+    search = tool(
+        "find_restaurants",
+        "Find restaurants in a town.",
+        {"town": {"type": "string", "description": "Town the restaurant is in"}},
+        ["town"],
+    )
+    messages = [
+        user("Find me a restaurant in Ghent."),
+        *call("find_restaurants", {"town": "Ghent"}, "r1", [{"restaurant": "Het Pakhuis"}]),
+        assistant("Het Pakhuis is a good one."),
+        user("Book it for April 9th please."),
+        assistant("Please confirm: a table for 4 at Het Pakhuis on April 9th. Correct?"),
+        user("Yes, correct."),
+    ]
+    got = answer(messages, [search, TABLE])
+    assert isinstance(got, LocalAnswer)
+    assert got.decision is not None
+    assert got.calls[0].arguments == {
+        "restaurant": "Het Pakhuis",
+        "town": "Ghent",
+        "guests": 4,
+        "day": "2026-04-09",
+    }
+    assert got.decision.sources == {
+        "restaurant": ValueSource.NAMED_RESULT,
+        "town": ValueSource.EARLIER_CALL,
+        "guests": ValueSource.SUMMARY,
+        "day": ValueSource.SUMMARY,
+    }
+    assert got.decision.ledger.as_json()["sources"] == {
+        "/restaurant": "named_result",
+        "/town": "earlier_call",
+        "/guests": "summary",
+        "/day": "summary",
+    }
+    # A call from the last message alone: every value is the message's.
+    alone = answer([user("Find me a restaurant in Namur.")], [search, TABLE])
+    assert isinstance(alone, LocalAnswer)
+    assert alone.decision is not None
+    assert alone.decision.sources == {"town": ValueSource.MESSAGE}

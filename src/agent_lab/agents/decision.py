@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from agent_lab.kernel.ledger import GIVEN, RouteDecision, undispatched_ledger
+from agent_lab.kernel.ledger import GIVEN, RouteDecision, ValueSource, undispatched_ledger
 from agent_lab.kernel.models import Status
 
 if TYPE_CHECKING:
@@ -97,6 +97,25 @@ class Decision:
     """Which request filled the gaps, if one was sent."""
     route: RouteDecision = GIVEN
     """How the event was chosen, and why a model chose it when one did."""
+    read_from: tuple[tuple[str, ValueSource], ...] = ()
+    """Where the conversation's reader found each value it gave (``sources`` reads it)."""
+
+    @property
+    def sources(self) -> dict[str, ValueSource]:
+        """Per argument, where its value came from.
+
+        The conversation's reader says for the values it gave (an earlier message, the
+        accepted summary, an earlier call, a name its results held); the model's reply
+        for the values it filled; the message being answered for the rest.
+        """
+        arguments = self.arguments or {}
+        given = dict(self.read_from)
+        audit = self.result.ledger.audit if self.result is not None else None
+        filled = {pointer.lstrip("/") for pointer in audit.filled} if audit else set[str]()
+        return {
+            name: given.get(name) or (ValueSource.MODEL if name in filled else ValueSource.MESSAGE)
+            for name in arguments
+        }
 
     @property
     def local(self) -> bool:
@@ -113,4 +132,5 @@ class Decision:
             return undispatched_ledger(
                 status=str(self.status), reason=self.reason, route=self.route
             )
-        return dataclasses.replace(self.result.ledger, route=self.route)
+        sources = tuple((f"/{name}", source) for name, source in self.sources.items())
+        return dataclasses.replace(self.result.ledger, route=self.route, sources=sources)

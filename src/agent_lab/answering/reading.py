@@ -34,7 +34,6 @@ templates.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,9 +47,17 @@ from agent_lab.answering.known_values import (
     one_name_twice,
     said_now,
 )
+from agent_lab.answering.restatements import may_change, restated, unnumbered
+from agent_lab.answering.utterances import (
+    about_results,
+    asks,
+    confirms,
+    declines,
+    requests,
+    untagged,
+)
+from agent_lab.kernel.ledger import ValueSource
 from agent_lab.kernel.models import Event
-from agent_lab.resolvers.english import MONTHS, TIME_WORDS, numbers_in
-from agent_lab.resolvers.names import names_unread
 from agent_lab.resolvers.schema import ASKED, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -62,44 +69,6 @@ if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["read_conversation"]
-
-_CONFIRM = re.compile(
-    r"\b(?:confirm|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b|"
-    r"(?:ok|okay|alright|all right)\s*\?)",
-    re.IGNORECASE,
-)
-# A yes/no question about something ("Is there live music?", "Do they serve alcohol?"),
-# not a request ("Can you find...", "Could you book...").
-_ABOUT_IT = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|great|cool|nice|alright|and|so|also|hmm+)\W+)?"
-    r"(?:is|are|was|were|do|does|did|has|have|had|will (?:it|they|there)|would (?:it|they)|"
-    r"can (?:i|we|they|it)|could (?:i|we|they|it)|should (?:i|we))\b[^.!]*\?\s*$"
-    r"|\b(?:find out|tell me|let me know|check|see|ask|know) (?:if|whether)\b|\bi bet\b",
-    re.IGNORECASE,
-)
-# A number in a clock time or a day of the month counts nothing ("at half past 6", "the 4th").
-_CLOCKS_AND_DAYS = re.compile(
-    r"\b(?:(?:a\s+)?(?:half|quarter)\s+(?:past|to|after)\s+\w+"
-    r"|\w+\s+(?:o'clock|in the (?:morning|afternoon|evening|night)|[ap]\.?m\b\.?)"
-    r"|\d{1,2}:\d{2}|\d+(?:st|nd|rd|th)\b"
-    rf"|(?:{'|'.join(MONTHS)})\w*\.?\s+\d{{1,2}}\b|\d{{1,2}}\s+(?:of\s+)?(?:{'|'.join(MONTHS)}))",
-    re.IGNORECASE,
-)
-_BARE_NUMBER = re.compile(r"\b\d+(?!\d|st\b|nd\b|rd\b|th\b)")
-_TAG_QUESTION = re.compile(
-    r"[,\s]*(?:is that |is this )?(?:ok|okay|alright|all right|right|correct|fine)\s*\?\s*$",
-    re.IGNORECASE,
-)
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
-_QUESTION = re.compile(
-    r"^\W*(?:(?:can|could|would|will) you (?:tell|let|give|check|confirm whether)|what|where|"
-    r"when|which|who|how|is|are|do|does|did)\b",
-    re.IGNORECASE,
-)
-_DECLINES = re.compile(
-    r"\b(?:no|not|never|nothing|n't|thanks?|thank you|that(?:'s| is| will be) all)\b|n't\b",
-    re.IGNORECASE,
-)
 
 
 def read_conversation(
@@ -118,14 +87,14 @@ def read_conversation(
     """
     conversation = Conversation.of(messages)
     offer = conversation.offer
-    accepted = _asks(offer) and accepts(conversation.last_user)
-    confirmed = accepted and _confirms(offer)
-    if not accepted and _confirms(offer):
+    accepted = asks(offer) and accepts(conversation.last_user)
+    confirmed = accepted and confirms(offer)
+    if not accepted and confirms(offer):
         return None  # a correction of the assistant's summary: it confirms again
     if accepted and routed is not None:
         # "Yes, that's good. When does it start?": the question asks about the accepted
         # offer; only the words that request something may route.
-        request = _requests(conversation.last_user)
+        request = requests(conversation.last_user)
         if decider.router.route(request, turn.candidates).event != routed:
             routed = None
     if confirmed:
@@ -134,9 +103,7 @@ def read_conversation(
         offered = turn.candidates or tuple(n for t in tools if (n := tool_name(t)) is not None)
         turn = dataclasses.replace(turn, candidates=tuple(n for n in offered if acts(n)))
         routed = routed if routed is not None and acts(routed) else None
-    if not accepted and (
-        _DECLINES.search(conversation.last_user) or _ABOUT_IT.search(conversation.last_user)
-    ):
+    if not accepted and (declines(conversation.last_user) or about_results(conversation.last_user)):
         # "No, not today", "thanks, that's all", "is there live music?": no request for a
         # call, or a question about what was found, for words.
         return None
@@ -219,41 +186,34 @@ class _Reading:
         # A question about what was found ("does it have a garage?") states no value.
         since = conversation.since_call
         said = [
-            *(text for text in since[:-1] if not _ABOUT_IT.search(text)),
+            *(text for text in since[:-1] if not about_results(text)),
             *since[-1:],
             *([offer] if offer else []),
         ]
         # An item the assistant offered (a result's record) is the call's only once the user
         # accepts the assistant's summary of it: picking it is not yet asking to act on it.
         grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
-        # A value carried from earlier is dropped where the words since may change it.
-        prefill: JSONObject = {
-            name: value
-            for name, value in earlier.items()
-            if name not in grounded and not any(reader.may_state(name, text) for text in said)
-        }
+        prefill = self._carried(event, properties, reader, said, earlier=earlier, grounded=grounded)
         before = self._said_before(event, properties, reader) if not refining else {}
         prefill.update(before)
+        summary: JSONObject = {}
         if offer is not None:
-            summary = self._summary(event, properties, reader, offer, {**prefill, **grounded})
-            if summary is None:
+            found = self._summary(event, properties, reader, offer, {**prefill, **grounded})
+            if found is None or not self._confirmed_over(
+                event, properties, reader, summary=found, prefill=prefill, grounded=grounded
+            ):
                 return None
-            known = [*summary.values(), *prefill.values(), *grounded.values()]
-            for name in list(prefill):
-                if name not in summary and self._restated(name, properties, reader, offer, known):
-                    # Restated in a way plain code cannot read, it may differ from what was
-                    # said before (a correction the user made).
-                    del prefill[name]
-            prefill.update(summary)
+            summary = found
         for name in grounded:
             prefill.pop(name, None)
         context = dict(turn.context)
         if not self.accepted and conversation.offer:
             context[ASKED] = conversation.offer
+        text = requests(conversation.last_user) if self.accepted else conversation.last_user
         decision = self.decider.decide(
             dataclasses.replace(
                 turn,
-                text=_requests(conversation.last_user) if self.accepted else conversation.last_user,
+                text=text,
                 event=event,
                 context=context,
                 payload={**turn.payload, **grounded},
@@ -267,8 +227,76 @@ class _Reading:
             arguments, {**earlier, **before}, grounded, conversation.last_user
         ):
             return None  # the last message adds nothing to the call: not a request for it
-        stands = self._stands(event, arguments, properties, reader, said, refining=refining)
-        return decision if stands else None
+        if not self._stands(event, arguments, properties, reader, said, refining=refining):
+            return None
+        layers: list[tuple[Mapping[str, JSONValue], ValueSource]] = [
+            (grounded, ValueSource.NAMED_RESULT),
+            (reader.read(event, text, context), ValueSource.MESSAGE),
+            (summary, ValueSource.SUMMARY),
+            (before, ValueSource.EARLIER_MESSAGE),
+            (earlier, ValueSource.EARLIER_CALL),
+        ]
+        return dataclasses.replace(decision, read_from=_sources(arguments, layers))
+
+    def _carried(
+        self,
+        event: str,
+        properties: Mapping[str, Any],
+        reader: Reader,
+        said: Sequence[str],
+        *,
+        earlier: JSONObject,
+        grounded: JSONObject,
+    ) -> JSONObject:
+        """Earlier calls' values, less those the words since may change.
+
+        The user's words may restate a value in lower case or in part: any sign counts.
+        The assistant's accepted summary (``said``'s last, when accepted) names things as
+        they are: only a name it holds that is none of the values known counts.
+        """
+        offer = self.conversation.offer if self.accepted else None
+        theirs = said[:-1] if offer else said
+        summary_read = {**reader.read(event, offer, self.turn.context), **grounded} if offer else {}
+        return {
+            name: value
+            for name, value in earlier.items()
+            if name not in grounded
+            and not any(reader.may_state(name, unnumbered(text)) for text in theirs)
+            and not (
+                offer
+                and may_change(
+                    kind_of(properties[name]), name, reader, offer, {**summary_read, name: value}
+                )
+            )
+        }
+
+    def _confirmed_over(
+        self,
+        event: str,
+        properties: Mapping[str, Any],
+        reader: Reader,
+        *,
+        summary: JSONObject,
+        prefill: JSONObject,
+        grounded: JSONObject,
+    ) -> bool:
+        """Whether the summary may stand over what was known before; ``prefill`` is updated.
+
+        A value it states otherwise than the words before, which nobody asked to change,
+        is the model's to sort out. A value said before that it may restate in words plain
+        code cannot read is dropped (a correction the user made); the summary's own values
+        are laid over the rest.
+        """
+        if any(name in prefill and prefill[name] != value for name, value in summary.items()):
+            return False
+        offer = self.conversation.offer or ""
+        known = [*summary.values(), *prefill.values(), *grounded.values()]
+        for name in list(prefill):
+            kind = kind_of(properties[name])
+            if name not in summary and restated(kind, name, reader, offer, known):
+                del prefill[name]
+        prefill.update(summary)
+        return True
 
     def _stands(
         self,
@@ -322,7 +350,8 @@ class _Reading:
 
         Each is read as it came (the assistant's question before it in view); a later
         reading wins. A question about what was found sets nothing, and a value is dropped
-        where a later message may state it in words plain code cannot read (``_may_change``).
+        where a later message may state it in words plain code cannot read
+        (``restatements.may_change``).
         """
         conversation = self.conversation
         texts = conversation.since_call
@@ -331,7 +360,7 @@ class _Reading:
             asked = conversation.asked[index] if index < len(conversation.asked) else None
             if index == len(texts) - 1:
                 asked = conversation.offer
-            if _ABOUT_IT.search(text) and index < len(texts) - 1:
+            if about_results(text) and index < len(texts) - 1:
                 readings.append({})  # a question about what was found ("is it furnished?")
                 continue
             context = {**self.turn.context, ASKED: asked} if asked else self.turn.context
@@ -342,51 +371,12 @@ class _Reading:
                 # A later message that may state it in words plain code cannot read
                 # ("Actually, pick it up in Seattle, WA") may be changing it.
                 if name in properties and not any(
-                    name not in after and self._may_change(name, properties, reader, text, after)
+                    name not in after
+                    and may_change(kind_of(properties[name]), name, reader, text, after)
                     for text, after in zip(texts[index + 1 :], readings[index + 1 :], strict=True)
                 ):
                     found[name] = value
         return found
-
-    @staticmethod
-    def _restated(
-        name: str,
-        properties: Mapping[str, Any],
-        reader: Reader,
-        offer: str,
-        known: Sequence[JSONValue],
-    ) -> bool:
-        """Whether the summary may restate ``name`` otherwise than as it was said before.
-
-        A name the summary repeats verbatim is confirmed; one it may state in other words
-        is a name of the summary's that no known value is. Not a count: a summary holds
-        numbers of every kind (a price, a day, a time).
-        """
-        kind = kind_of(properties[name])
-        if kind == "number":
-            return False
-        if kind == "free-form":
-            return names_unread(offer, known)
-        return reader.may_state(name, offer)
-
-    @staticmethod
-    def _may_change(
-        name: str, properties: Mapping[str, Any], reader: Reader, text: str, read: JSONObject
-    ) -> bool:
-        """Whether ``text``, read as ``read``, may state ``name`` in words plain code cannot read.
-
-        For a name, one the reading did not take ("Seattle, WA"), not any capital.
-        """
-        kind = kind_of(properties[name])
-        if kind == "free-form":
-            return names_unread(text, read.values())
-        if kind == "number":
-            numbers = {n for v in read.values() if (n := _number(v)) is not None}
-            return any(n not in numbers for n in numbers_in(_CLOCKS_AND_DAYS.sub(" ", text)))
-        if kind == "time":
-            # A day of the month ("the 4th", "March 5th") states no time.
-            return bool(TIME_WORDS.search(text) or _BARE_NUMBER.search(text))
-        return reader.may_state(name, text)
 
     def _summary(
         self,
@@ -403,7 +393,7 @@ class _Reading:
         context = dict(self.turn.context)
         # "2 tickets to Rouen, okay?" states what it asks to confirm: its values are not
         # merely asked about.
-        offer = _TAG_QUESTION.sub(".", offer)
+        offer = untagged(offer)
         if reader(Event(event, text=offer, payload=known, context=context)).complete is False:
             return None
         read = reader.read(event, offer, context)
@@ -435,41 +425,12 @@ class _Reading:
         return score > 0 and best != tool
 
 
-def _number(value: JSONValue) -> float | None:
-    """A read value as a number (``"4"`` as a string-typed count), or ``None``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str) and value.replace(".", "", 1).isdigit():
-        return float(value)
-    return None
-
-
-def _requests(text: str) -> str:
-    """``text`` without its questions.
-
-    "Yes. Can you tell me if it is refundable?" asks about the call; it sets no value.
-    """
-    kept = [
-        sentence
-        for sentence in _SENTENCES.split(text)
-        if sentence.strip()
-        and not sentence.rstrip().endswith("?")
-        and not _QUESTION.match(sentence)
-    ]
-    return " ".join(kept)
-
-
-def _confirms(offer: str | None) -> bool:
-    """Whether the assistant's words ask the user to confirm a summary."""
-    return offer is not None and _CONFIRM.search(offer) is not None
-
-
-def _asks(offer: str | None) -> bool:
-    """Whether the assistant's words ask something an assent answers.
-
-    A question, or a request to confirm: an assent to a statement ("It is a pop song")
-    asks for nothing.
-    """
-    return offer is not None and ("?" in offer or _CONFIRM.search(offer) is not None)
+def _sources(
+    arguments: Mapping[str, JSONValue],
+    layers: Sequence[tuple[Mapping[str, JSONValue], ValueSource]],
+) -> tuple[tuple[str, ValueSource], ...]:
+    """Each argument's source: the first layer, in the order given, that holds it."""
+    return tuple(
+        (name, next((source for found, source in layers if name in found), ValueSource.MESSAGE))
+        for name in arguments
+    )

@@ -30,6 +30,7 @@ __all__ = [
     "RouteDecision",
     "RouteKind",
     "Timings",
+    "ValueSource",
     "attempt_json",
     "undispatched_ledger",
     "usage_json",
@@ -199,6 +200,23 @@ class AuditRecord:
     one is never taken (``events.user_only``)."""
 
 
+class ValueSource(StrEnum):
+    """Where an argument's value came from (``DecisionLedger.sources``)."""
+
+    MESSAGE = "message"
+    """Plain code read it in the message being answered (its text, or the payload given)."""
+    EARLIER_MESSAGE = "earlier_message"
+    """Plain code read it in the user's earlier words of the same task."""
+    SUMMARY = "summary"
+    """Plain code read it in the assistant's summary the user accepted."""
+    EARLIER_CALL = "earlier_call"
+    """An earlier tool call's argument, carried over."""
+    NAMED_RESULT = "named_result"
+    """A name an earlier call or its results held, which the words repeat verbatim."""
+    MODEL = "model"
+    """The model's reply filled it."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecisionLedger:
     """Every decision of one dispatch, in the order the kernel took them."""
@@ -218,6 +236,9 @@ class DecisionLedger:
     audit: AuditRecord | None
     """``None`` when no reply was audited."""
     timings: Timings
+    sources: tuple[tuple[str, ValueSource], ...] = ()
+    """Per top-level argument (its pointer), where its value came from. The agent layer
+    records it (``Decision.ledger``); a dispatch by the kernel alone leaves it empty."""
 
     @property
     def llm_reason(self) -> LLMReason | None:
@@ -276,6 +297,7 @@ class DecisionLedger:
                 "unrequested": list(audit.unrequested),
                 "user_only": list(audit.user_only),
             },
+            "sources": {pointer: str(source) for pointer, source in self.sources},
             "timings": {
                 "resolve_ns": timings.resolve_ns,
                 "validate_ns": timings.validate_ns,

@@ -155,6 +155,8 @@ class ShadowFigures:
     values: dict[str, list[int]] = field(default_factory=dict[str, list[int]])
     """By kind (``enum``, ``number``, ``date``...): ``[agreed, filled]``, the values plain code
     filled on covered calls of the logged tool, and how many the logged call holds too."""
+    by_source: dict[str, list[int]] = field(default_factory=dict[str, list[int]])
+    """The same values by where they came from (``kernel.ledger.ValueSource``)."""
     undated: int = 0
     """Requests whose log gives no time: no reference date, so no relative date read in them."""
 
@@ -171,10 +173,13 @@ class ShadowFigures:
         if item.kind is Kind.FOLLOW_UP:
             return
         self.undated += item.reference is None
-        for _, kind, agreed in item.values:
-            tally = self.values.setdefault(str(kind), [0, 0])
-            tally[0] += bool(agreed)
-            tally[1] += 1
+        for _, kind, agreed, source in item.values:
+            for tally in (
+                self.values.setdefault(str(kind), [0, 0]),
+                self.by_source.setdefault(str(source), [0, 0]),
+            ):
+                tally[0] += bool(agreed)
+                tally[1] += 1
         cost = self._cost(item) if item.covered and item.agreed else None
         self.total.add(item, cost)
         if item.kind is Kind.CALL and item.tool is not None:
@@ -200,10 +205,11 @@ class ShadowFigures:
         self.kinds.update(other.kinds)
         self.acted_on_words += other.acted_on_words
         self.undated += other.undated
-        for kind, (agreed, filled) in other.values.items():
-            tally = self.values.setdefault(kind, [0, 0])
-            tally[0] += agreed
-            tally[1] += filled
+        for mine, theirs in ((self.values, other.values), (self.by_source, other.by_source)):
+            for key, (agreed, filled) in theirs.items():
+                tally = mine.setdefault(key, [0, 0])
+                tally[0] += agreed
+                tally[1] += filled
         self.skipped.update(other.skipped)
         self.tokens_estimated |= other.tokens_estimated
         self.models.update(other.models)
@@ -251,6 +257,10 @@ class ShadowFigures:
             "values_by_kind": {
                 kind: rate(agreed, filled) for kind, (agreed, filled) in sorted(self.values.items())
             },
+            "values_by_source": {
+                source: rate(agreed, filled)
+                for source, (agreed, filled) in sorted(self.by_source.items())
+            },
             "reference_date": {
                 "read_against": "each request's own time, as its log gives it",
                 "requests_without_one": self.undated,
@@ -267,6 +277,7 @@ class ShadowFigures:
                     "produced_tool": item.produced_tool,
                     "expected": _redacted(item.expected) if redact else item.expected,
                     "produced": _redacted(item.produced) if redact else item.produced,
+                    "sources": cast("JSONValue", item.sources),
                 }
                 for item in self.examples[cause]
             ]

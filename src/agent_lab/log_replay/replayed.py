@@ -27,6 +27,8 @@ from agent_lab.resolvers.schema import kind_of
 from agent_lab.strict_json import same_json
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from agent_lab.answering import LocalAnswer
     from agent_lab.log_replay.case import Case
     from agent_lab.logs.record import LoggedRequest
@@ -78,11 +80,14 @@ class Replayed:
     cause: Cause | None = None
     routed: str | None = None
     """The tool the agent's routing picked with no LLM, if it picked one."""
-    values: tuple[tuple[str, str, bool], ...] = ()
+    values: tuple[tuple[str, str, bool, str], ...] = ()
     """On a covered call of the logged tool: each value plain code filled, as ``(name, kind,
-    agreed)``; the kind is the schema's (``enum``, ``number``, ``boolean``, ``date``, ``time``,
-    ``free-form``), agreed when the logged call holds the same value (or, leaving it out, the
-    schema's default)."""
+    agreed, source)``; the kind is the schema's (``enum``, ``number``, ``boolean``, ``date``,
+    ``time``, ``free-form``), agreed when the logged call holds the same value (or, leaving it
+    out, the schema's default); the source is where it came from (``kernel.ledger.ValueSource``:
+    the message, an earlier message, the accepted summary, an earlier call...)."""
+    sources: dict[str, str] | None = None
+    """Per argument produced, where its value came from (``Decision.sources``)."""
     reference: str | None = None
     """The reference date relative dates were read against: the request's own time, as its log
     gives it; ``None``: the log gives none, so a relative date in it was left to the model."""
@@ -173,6 +178,7 @@ def _compared(
         expected=case.expected.arguments,
         produced=produced,
         produced_tool=decision.event,
+        sources={name: str(source) for name, source in decision.sources.items()},
     )
     if isinstance(answer, Forward) or not answer.calls or request.forwarded is not None:
         return decided
@@ -181,7 +187,9 @@ def _compared(
     return dataclasses.replace(
         decided,
         covered=True,
-        values=_values(request, decision.event, produced) if same_tool else (),
+        values=_values(request, decision.event, produced, decided.sources or {})
+        if same_tool
+        else (),
         agreed=verdict.correct_exact,
         agreed_lenient=verdict.correct,
         cause=None
@@ -195,16 +203,20 @@ _ABSENT = object()
 
 
 def _values(
-    request: LoggedRequest, tool: str | None, produced: JSONObject | None
-) -> tuple[tuple[str, str, bool], ...]:
-    """Each value plain code filled, its kind, and whether the logged call holds it too."""
+    request: LoggedRequest,
+    tool: str | None,
+    produced: JSONObject | None,
+    sources: Mapping[str, str],
+) -> tuple[tuple[str, str, bool, str], ...]:
+    """Each value plain code filled, its kind, whether the logged call holds it too, its source."""
     expected = request.calls[0].arguments
     properties = tool_properties(request.tools, tool)
-    found: list[tuple[str, str, bool]] = []
+    found: list[tuple[str, str, bool, str]] = []
     for name, value in sorted((produced or {}).items()):
         schema = properties.get(name, {})
         logged: object = expected.get(name, schema.get("default", _ABSENT))
-        found.append((name, kind_of(schema), logged is not _ABSENT and same_json(value, logged)))
+        agreed = logged is not _ABSENT and same_json(value, logged)
+        found.append((name, kind_of(schema), agreed, sources.get(name, "message")))
     return tuple(found)
 
 

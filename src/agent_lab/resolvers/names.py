@@ -53,26 +53,11 @@ _ROLE_WORDS: dict[str, frozenset[str]] = {
     "origin": frozenset(["origin", "from", "source", "departure", "depart", "departing", "start"]),
     "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest"]),
     "location": frozenset(
-        [
-            "location",
-            "city",
-            "area",
-            "town",
-            "place",
-            "where",
-            "region",
-            "locality",
-            "venue",
-            "district",
-            "neighborhood",
-            "neighbourhood",
-            "suburb",
-            "borough",
-            "village",
-        ]
+        ["location", "city", "area", "town", "place", "where", "region", "locality", "venue",
+         "district", "neighborhood", "neighbourhood", "suburb", "borough", "village"]
     ),
     "name": frozenset(["name", "title", "called", "named"]),
-}
+}  # fmt: skip
 _CUES: dict[str, tuple[str, ...]] = {
     "origin": ("from", "leaving", "departing from", "leaving from", "out of"),
     "destination": ("to", "going to", "traveling to", "travelling to", "headed to", "heading to",
@@ -405,7 +390,7 @@ def read_name(
     alone = prop.role not in roles
     if prop.role in ("origin", "destination", "location", "name") and alone:
         cues.extend(_CUES[prop.role])
-    if prop.role == "location" and "name" in roles:
+    if prop.role == "location" and {"name", "other"} & set(roles):
         # "at the Grand Cinema": a venue, which the tool names apart.
         cues = [cue for cue in cues if cue != "at"]
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):

@@ -267,9 +267,10 @@ def test_each_value_plain_code_filled_is_counted_by_its_kind() -> None:
     defaulted = replayed(
         logged("get the weather forecast in Paris in celsius", ("get_weather", {"city": "Paris"}))
     )
-    assert agreeing.values == (("city", "enum", True), ("unit", "enum", True))
-    assert differing.values == (("city", "enum", False), ("unit", "enum", True))
-    assert defaulted.values == (("city", "enum", True), ("unit", "enum", True))
+    said = "message"  # read in the message answered
+    assert agreeing.values == (("city", "enum", True, said), ("unit", "enum", True, said))
+    assert differing.values == (("city", "enum", False, said), ("unit", "enum", True, said))
+    assert defaulted.values == (("city", "enum", True, said), ("unit", "enum", True, said))
     figures = ShadowFigures()
     for outcome in (agreeing, differing, defaulted):
         figures.add(outcome)
@@ -278,3 +279,4 @@ def test_each_value_plain_code_filled_is_counted_by_its_kind() -> None:
     figures.merge(other)
     assert figures.values == {"enum": [7, 8]}
     assert figures.as_json()["values_by_kind"] == {"enum": rate(7, 8)}
+    assert figures.as_json()["values_by_source"] == {"message": rate(7, 8)}

@@ -56,6 +56,15 @@ def headline(figures: ShadowFigures, *, min_agreement: float) -> list[str]:
             )
             + "."
         )
+    if figures.by_source:
+        lines.append(
+            "The same values by where they came from: "
+            + "; ".join(
+                f"{source.replace('_', ' ')} {agreed} of {filled} ({share(agreed, filled)})"
+                for source, (agreed, filled) in sorted(figures.by_source.items())
+            )
+            + "."
+        )
     if figures.acted_on_words:
         lines.append(
             f"It would have acted on {counted(figures.acted_on_words, 'message')} the model "
