@@ -508,3 +508,24 @@ def test_each_value_says_where_the_conversation_gave_it() -> None:
     assert isinstance(alone, LocalAnswer)
     assert alone.decision is not None
     assert alone.decision.sources == {"town": ValueSource.MESSAGE}
+
+
+def test_an_assent_to_an_offer_of_another_tool_is_not_a_call_of_the_task_before() -> None:
+    taxi = tool(
+        "order_taxi",
+        "Order a taxi to a destination.",
+        {"destination": {"type": "string", "description": "Where the taxi goes"}},
+        ["destination"],
+    )
+    search = tool(
+        "find_restaurants",
+        "Find restaurants in a town.",
+        {"town": {"type": "string", "description": "Town the restaurant is in"}},
+        ["town"],
+    )
+    messages = [
+        user("Find me restaurants in Ghent."),
+        assistant("Before I search, shall I order you a taxi to Ghent?"),
+        user("Yes please."),
+    ]
+    assert calls(messages, [search, taxi]) == []

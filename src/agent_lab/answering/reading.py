@@ -144,6 +144,12 @@ class _Reading:
             and self._leans(self.conversation.last_user, event)
         ):
             return None  # the last message leans to another tool than the task in view
+        if (
+            event is not None
+            and self.accepted
+            and self._leans(self.conversation.offer or "", event)
+        ):
+            return None  # the offer the user accepted speaks of another tool
         candidates = self.turn.candidates
         if event is None and last is not None and (candidates is None or last.name in candidates):
             if any(self._leans(said, last.name) for said in self.conversation.since_call):
