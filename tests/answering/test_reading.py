@@ -529,3 +529,49 @@ def test_an_assent_to_an_offer_of_another_tool_is_not_a_call_of_the_task_before(
         user("Yes please."),
     ]
     assert calls(messages, [search, taxi]) == []
+
+
+GIG = tool(
+    "buy_gig_tickets",
+    "Buy tickets for a gig.",
+    {
+        "gig": {"type": "string", "description": "Name of the gig"},
+        "town": {"type": "string", "description": "Town of the gig"},
+        "tickets": {"type": "integer", "description": "Number of tickets"},
+    },
+    ["gig", "town", "tickets"],
+)
+
+
+def test_the_summarys_one_name_left_fills_the_one_name_the_call_still_needs() -> None:
+    messages = [
+        user("Can you buy gig tickets for me? The gig is in Utrecht."),
+        assistant("Which gig, and how many tickets?"),
+        user("Two for Golden Earring please."),
+        assistant("Please confirm: 2 tickets for Golden Earring in Utrecht."),
+        user("Yes, that's right."),
+    ]
+    assert calls(messages, [GIG, WEATHER]) == [
+        ("buy_gig_tickets", {"gig": "Golden Earring", "town": "Utrecht", "tickets": 2})
+    ]
+    # Two names left for one parameter: which is the gig's? The model's.
+    two = "Please confirm: 2 tickets for Golden Earring with Doe Maar in Utrecht."
+    assert calls([*messages[:3], assistant(two), user("Yes, that's right.")], [GIG, WEATHER]) == []
+
+
+def test_a_name_left_that_an_earlier_result_held_as_something_else_is_not_taken() -> None:
+    search = tool(
+        "find_bars",
+        "Find bars in a town.",
+        {"town": {"type": "string", "description": "Town of the bar"}},
+        ["town"],
+    )
+    messages = [
+        user("Find bars in Utrecht."),
+        *call("find_bars", {"town": "Utrecht"}, "b1", [{"bar": "Ekko", "town": "Utrecht"}]),
+        assistant("Ekko has a gig tonight."),
+        user("I'd like two tickets for that gig."),
+        assistant("Please confirm: 2 tickets for the gig at Ekko in Utrecht."),
+        user("Yes, that's right."),
+    ]
+    assert calls(messages, [search, GIG]) == []

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_lab.kernel.models import Event
-from agent_lab.resolvers.names import FreeForm, asked_for, may_name, name_role, names_in, read_name
+from agent_lab.resolvers.name_runs import may_name, names_in, names_left
+from agent_lab.resolvers.names import FreeForm, asked_for, name_role, read_name
 from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver
 
 
@@ -201,3 +202,11 @@ def test_at_names_a_venue_when_the_tool_has_one_apart_from_the_place() -> None:
 def test_a_middle_initial_goes_on_into_the_name() -> None:
     assert names("an appointment with Dr. Ada K. Lovelace tomorrow") == ["Dr. Ada K. Lovelace"]
     assert names("I'll take plan B. Then Lyon") == ["Lyon"]
+
+
+def test_the_names_left_are_those_no_value_read_is_nor_holds() -> None:
+    said = "Please confirm: a room at the Grand Hotel Ghent in Ghent for 2 nights."
+    assert names_left(said, ["Ghent"]) == []  # "the Grand Hotel Ghent" or "Grand Hotel Ghent"?
+    said = "Please confirm: a room at Grand Hotel Ghent in Ghent for 2 nights."
+    assert names_left(said, ["Ghent"]) == ["Grand Hotel Ghent"]
+    assert names_left("a taxi to 1532 Ocean Avenue", []) == []  # the number may be its start

@@ -142,6 +142,17 @@ class Conversation:
                     found.append(held)
         return found
 
+    def held_as(self, value: str) -> set[str]:
+        """The names earlier calls held ``value`` under, in their arguments or results."""
+        wanted = value.lower()
+        return {
+            field
+            for call in self.calls
+            for fields in (call.arguments, *call.records)
+            for field, held in fields.items()
+            if isinstance(held, str) and held.lower() == wanted
+        }
+
 
 def _offer(messages: Sequence[Mapping[str, object]]) -> str | None:
     """The assistant's words right before the last message, the user's."""

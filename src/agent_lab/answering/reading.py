@@ -47,17 +47,16 @@ from agent_lab.answering.known_values import (
     one_name_twice,
     said_now,
 )
-from agent_lab.answering.restatements import may_change, restated, unnumbered
+from agent_lab.answering.restatements import may_change, unnumbered
+from agent_lab.answering.summaries import confirmed_over, name_left, stated
 from agent_lab.answering.utterances import (
     about_results,
     asks,
     confirms,
     declines,
     requests,
-    untagged,
 )
 from agent_lab.kernel.ledger import ValueSource
-from agent_lab.kernel.models import Event
 from agent_lab.resolvers.schema import ASKED, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -166,11 +165,11 @@ class _Reading:
             decision
             for candidate in candidates or ()
             if not self._leans(offer, candidate)
-            and (decision := self._call(candidate, refining=False)) is not None
+            and (decision := self._call(candidate, refining=False, fitting=True)) is not None
         ]
         return fitting[0] if len(fitting) == 1 else None
 
-    def _call(self, event: str, *, refining: bool) -> Decision | None:
+    def _call(self, event: str, *, refining: bool, fitting: bool = False) -> Decision | None:
         """The decision for ``event``, complete with no model, or ``None``.
 
         See the module docstring for the layers of values and the checks.
@@ -204,14 +203,21 @@ class _Reading:
         prefill.update(before)
         summary: JSONObject = {}
         if offer is not None:
-            found = self._summary(event, properties, reader, offer, {**prefill, **grounded})
-            if found is None or not self._confirmed_over(
-                event, properties, reader, summary=found, prefill=prefill, grounded=grounded
-            ):
+            found = self._summarised(
+                event, properties, reader, offer, prefill=prefill, grounded=grounded
+            )
+            if found is None:
                 return None
             summary = found
         for name in grounded:
             prefill.pop(name, None)
+        if offer is not None and not fitting:
+            last_name = name_left(offer, properties, reader, {**prefill, **grounded})
+            if all(conversation.held_as(str(v)) <= {n} for n, v in last_name.items()):
+                # Not a name earlier calls held as something else (a restaurant's, for
+                # the event's name).
+                summary.update(last_name)
+            prefill.update(summary)
         context = dict(turn.context)
         if not self.accepted and conversation.offer:
             context[ASKED] = conversation.offer
@@ -244,6 +250,31 @@ class _Reading:
         ]
         return dataclasses.replace(decision, read_from=_sources(arguments, layers))
 
+    def _summarised(
+        self,
+        event: str,
+        properties: Mapping[str, Any],
+        reader: Reader,
+        offer: str,
+        *,
+        prefill: JSONObject,
+        grounded: JSONObject,
+    ) -> JSONObject | None:
+        """The accepted summary's values, laid over ``prefill``; ``None``: it may not stand."""
+        found = stated(
+            reader,
+            event,
+            properties,
+            offer,
+            known={**prefill, **grounded},
+            context=self.turn.context,
+        )
+        if found is None or not confirmed_over(
+            properties, reader, offer, summary=found, prefill=prefill, grounded=grounded
+        ):
+            return None
+        return found
+
     def _carried(
         self,
         event: str,
@@ -275,34 +306,6 @@ class _Reading:
                 )
             )
         }
-
-    def _confirmed_over(
-        self,
-        event: str,
-        properties: Mapping[str, Any],
-        reader: Reader,
-        *,
-        summary: JSONObject,
-        prefill: JSONObject,
-        grounded: JSONObject,
-    ) -> bool:
-        """Whether the summary may stand over what was known before; ``prefill`` is updated.
-
-        A value it states otherwise than the words before, which nobody asked to change,
-        is the model's to sort out. A value said before that it may restate in words plain
-        code cannot read is dropped (a correction the user made); the summary's own values
-        are laid over the rest.
-        """
-        if any(name in prefill and prefill[name] != value for name, value in summary.items()):
-            return False
-        offer = self.conversation.offer or ""
-        known = [*summary.values(), *prefill.values(), *grounded.values()]
-        for name in list(prefill):
-            kind = kind_of(properties[name])
-            if name not in summary and restated(kind, name, reader, offer, known):
-                del prefill[name]
-        prefill.update(summary)
-        return True
 
     def _stands(
         self,
@@ -383,27 +386,6 @@ class _Reading:
                 ):
                     found[name] = value
         return found
-
-    def _summary(
-        self,
-        event: str,
-        properties: Mapping[str, Any],
-        reader: Reader,
-        offer: str,
-        known: JSONObject,
-    ) -> JSONObject | None:
-        """The values an accepted summary states (not its names).
-
-        ``None`` when, with what is known so far given, it states one plain code cannot read.
-        """
-        context = dict(self.turn.context)
-        # "2 tickets to Rouen, okay?" states what it asks to confirm: its values are not
-        # merely asked about.
-        offer = untagged(offer)
-        if reader(Event(event, text=offer, payload=known, context=context)).complete is False:
-            return None
-        read = reader.read(event, offer, context)
-        return {k: v for k, v in read.items() if k in properties}
 
     def _tracked(self) -> str | None:
         """The task in view since the last call: the tool the user's latest words route to.

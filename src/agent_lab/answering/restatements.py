@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.english import MONTHS, TIME_WORDS, numbers_in
-from agent_lab.resolvers.names import names_unread
+from agent_lab.resolvers.name_runs import names_unread
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

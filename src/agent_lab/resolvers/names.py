@@ -25,26 +25,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.cues import name_words
-from agent_lab.resolvers.english import MONTHS, WEEKDAYS, stems
+from agent_lab.resolvers.english import stems
+from agent_lab.resolvers.name_runs import doubtful_names, names_in
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = [
-    "FreeForm",
-    "NameRole",
-    "asked_for",
-    "may_name",
-    "name_role",
-    "named_after",
-    "names_in",
-    "names_unread",
-    "read_name",
-]
+__all__ = ["FreeForm", "NameRole", "asked_for", "name_role", "named_after", "read_name"]
 
 NameRole = str
 """``origin``, ``destination``, ``location``, ``name`` or ``other``."""
@@ -65,10 +55,6 @@ _CUES: dict[str, tuple[str, ...]] = {
     "location": ("in", "at", "near", "around", "within"),
     "name": ("called", "named", "titled"),
 }  # fmt: skip
-# Words a name may hold between its capitalised ones: "Bank of America", "Rocknwraps And
-# Kabobs", "Tom & Jerry", "Salt Lake City".
-_JOINERS = frozenset(["of", "de", "del", "la", "le", "du", "da", "van", "von", "&", "y", "el",
-                      "los", "las", "upon", "-"])  # fmt: skip
 # Words of a property's name or description that say its value is not a name: an email, a
 # path, an identifier, a number; or that its form is prescribed ("e.g. Boston, MA").
 _NOT_A_NAME = re.compile(
@@ -77,248 +63,7 @@ _NOT_A_NAME = re.compile(
     r"e\.g\.|eg|i\.e\.|for example|such as|for instance)",
     re.IGNORECASE,
 )
-_NOT_NAMES = frozenset(
-    [*MONTHS, *WEEKDAYS, "i", "i'm", "i'd", "i'll", "i've", "today", "tomorrow", "tonight",
-     "mon", "tue", "tues", "wed", "thu", "thurs", "fri", "sat", "sun", "jan", "feb", "mar",
-     "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "am", "pm", "ok", "okay",
-     "yes", "no", "please", "thanks", "thank", "hi", "hello", "hey"]
-)  # fmt: skip
-# Words English capitalises at a sentence's start that begin no name.
-_STARTERS = frozenset(
-    ["a", "an", "the", "can", "could", "would", "will", "shall", "should", "may", "might",
-     "must", "do", "does", "did", "is", "are", "was", "were", "be", "have", "has", "had",
-     "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "i", "you",
-     "he", "she", "it", "we", "they", "me", "my", "your", "our", "their", "its", "this",
-     "that", "these", "those", "there", "here", "and", "but", "or", "so", "if", "then",
-     "also", "just", "great", "good", "sure", "okay", "ok", "yeah", "yep", "alright",
-     "perfect", "cool", "nice", "awesome", "fine", "sounds", "find", "search", "look",
-     "get", "book", "make", "show", "tell", "give", "let", "let's", "lets", "i'd", "i'm",
-     "i'll", "i've", "it's", "that's", "what's", "how's", "actually", "any", "anything",
-     "something", "some", "no", "not", "none", "nothing", "all", "both", "either", "for",
-     "to", "from", "in", "on", "at", "with", "about", "by", "of", "now", "well", "hmm",
-     "oh", "right", "correct", "excellent", "wonderful", "thanks", "thank", "please",
-     "near", "around", "inside", "within", "after", "before", "until", "till", "maybe",
-     "perhaps", "preferably", "probably", "definitely", "try", "only", "somewhere",
-     "anywhere", "yes", "sorry", "hello", "hi", "hey"]
-)  # fmt: skip
-# A count that starts a sentence ("Three of us") begins no name.
-_COUNTS = frozenset(
-    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-     "twelve", "just", "only"]
-)  # fmt: skip
-_SHOUTED = re.compile(r"^[A-Z][A-Z0-9'&-]+\.?$")
-_COURTESY = re.compile(
-    r"\b(?:please|thanks|thank you|maybe|perhaps|how about|what about|ok|okay)\b", re.I
-)
-# Words that may follow a name without being part of it: "in Seattle on the 6th".
-_FUNCTION = frozenset(
-    ["on", "in", "at", "for", "to", "from", "by", "with", "and", "or", "but", "please",
-     "today", "tomorrow", "tonight", "now", "then", "too", "instead", "as", "is", "are",
-     "was", "were", "will", "would", "can", "could", "should", "the", "a", "an", "this",
-     "that", "next", "around", "near", "area", "if", "so", "because", "since", "before",
-     "after", "during", "until", "till", "again", "also", "thanks", "thank", "which",
-     "where", "when", "who", "what", "how", "it", "i", "me", "my", "we", "us", "our",
-     "you", "your", "they", "them", "there", "here", "do", "does", "did", "be", "been",
-     "have", "has", "had", "not", "no", "yes", "about", "over", "under", "up", "down",
-     "out", "off", "into", "onto", "than", "via", "per", "all", "any", "some", "one",
-     "right", "please.", "okay", "ok", "though", "either", "else", "just", "only", "very",
-     "really", "maybe", "perhaps", "later", "soon", "first", "last", "instead"]
-)  # fmt: skip
-_ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.){2,}$|^[A-Z]\.$|^(?:St|Mt|Ft|Dr|Jr|Sr|Mr|Mrs|Ms)\.$")
-_INITIAL = re.compile(r"^[A-Z]\.$")
-"""A middle initial: "Herbert C. Berquist"."""
-_TOKEN = re.compile(r"[A-Za-z0-9][\w'.&-]*|&|-")
 _FILLER = re.compile(r"(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class _Name:
-    text: str
-    start: int
-    end: int
-
-
-def _capital(token: str) -> bool:
-    return token[:1].isupper() and token.lower().rstrip(".,") not in _NOT_NAMES
-
-
-def names_in(text: str) -> list[tuple[str, int, int]]:
-    """Every run of capitalised words (joined by ``of``, ``&``...) in ``text``: its text and span.
-
-    A run is cut at punctuation that ends a clause; a month, a weekday or ``I`` is no
-    name, nor a word English capitalises at a sentence's start (``Can``, ``Please``).
-    Runs whose text may not be the value (``SFO``, ``Redwood city``, ``Paris, France``)
-    are left out (``_doubtful_names``).
-    """
-    return list(_scanned(text)[0])
-
-
-@lru_cache(maxsize=4096)
-def _scanned(text: str) -> tuple[tuple[tuple[str, int, int], ...], int]:
-    """``_scan``, once per text.
-
-    Every free-form property of a tool asks for the same text's names, and a
-    conversation's messages are read again with every later request.
-    """
-    names, doubtful = _scan(text)
-    return tuple(names), doubtful
-
-
-def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
-    """The names of ``text``, and how many runs were left out as doubtful."""
-    found: list[tuple[str, int, int]] = []
-    doubtful = 0
-    tokens = list(_TOKEN.finditer(text))
-    index = 0
-    qualifier = False
-    while index < len(tokens):
-        token = tokens[index]
-        word = token.group()
-        if (
-            not _capital(word)
-            or (word.lower().rstrip(".,!?") in _STARTERS and not _opens_title(text, tokens, index))
-            or (word.lower() in _COUNTS and _sentence_start(text, token.start()))
-        ):
-            index += 1
-            continue
-        last = index
-        probe = index + 1
-        while probe < len(tokens) and _continues(tokens[probe - 1].group()):
-            gap = text[tokens[probe - 1].end() : tokens[probe].start()]
-            if gap.strip(" "):
-                break  # punctuation between the words: the name ended
-            word = tokens[probe].group()
-            if _INITIAL.match(tokens[probe - 1].group()) and (
-                word.lower().rstrip(".,!?") in _STARTERS or not _capital(word)
-            ):
-                break  # "plan B. Then": an initial goes on only into a name
-            if _capital(word) or _INITIAL.match(word):
-                last = probe
-            elif word.lower() not in _JOINERS:
-                break
-            probe += 1
-        start = tokens[index].start()
-        qualified = last + 1 < len(tokens) and _qualified(text, tokens[last], tokens[last + 1])
-        if (
-            qualifier
-            or qualified
-            or (last + 1 < len(tokens) and _runs_on(text, tokens[last], tokens[last + 1]))
-            or any(_SHOUTED.match(tokens[at].group()) for at in range(index, last + 1))
-        ):
-            # "Redwood city": the name may go on in lower case. "Paris, France": the value
-            # may be either or both. "SFO", "NYC", "OAKLAND": an acronym may stand for a
-            # longer name, and shouted words are not written as the value is. Either way
-            # the text is not surely the value: no name.
-            doubtful += 1
-            qualifier = qualified
-            index = last + 1
-            continue
-        if (
-            last == index
-            and _sentence_start(text, tokens[index].start())
-            and not _alone(text, tokens[index])
-        ):
-            # "Check it in DC", "Hmmm, look for sports": English capitalises a sentence's
-            # first word, so one capitalised word there is a name only when said alone.
-            index += 1
-            continue
-        if last == index and len(tokens[index].group().rstrip(".,")) < 2:
-            index += 1
-            continue  # "C" of "C:/data": a letter is no name
-        name = tokens[last].group()
-        if not _ABBREVIATION.match(name):
-            name = name.rstrip(".,")
-        end = tokens[last].start() + len(name)
-        found.append((text[start:end], start, end))
-        index = last + 1
-    return found, doubtful
-
-
-def _runs_on(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
-    """Whether the lower-case word right after a name may be part of it (``Redwood city``)."""
-    if not _continues(last.group()) or text[last.end() : after.start()].strip(" "):
-        return False
-    word = after.group().lower().rstrip(".,!?")
-    return (
-        word[:1].isalpha()
-        and word not in _FUNCTION
-        and after.group()[:1].islower()
-        # "Blue Moon played on the radio": a verb's or an adverb's form ends no name.
-        and not word.endswith(("ed", "ing", "ly"))
-    )
-
-
-def may_name(text: str) -> bool:
-    """Whether ``text`` may hold a name.
-
-    A capitalised word that is not a month, a weekday or a word English capitalises at
-    a sentence's start, a shouted word (``SFO``), or a digit. Generous, for doubt: a
-    false alarm costs a request, a miss a wrong value.
-    """
-    if any(ch.isdigit() for ch in text) or _doubtful_names(text):
-        return True
-    for token in _TOKEN.finditer(text):
-        word = token.group()
-        if _capital(word) and word.lower().rstrip(".,!?") not in _STARTERS:
-            return True
-    return False
-
-
-def names_unread(text: str, read: Iterable[object]) -> bool:
-    """Whether ``text`` holds a name that is none of the values ``read`` from it.
-
-    Narrower than ``may_name``, for a reading already made: "I need a Gynecologist" read
-    as the doctor's type names no other place; "Seattle, WA", a name left in doubt, may.
-    """
-    rest = text
-    for value in read:
-        if isinstance(value, str) and value.strip():
-            rest = re.sub(re.escape(value), " ", rest, flags=re.IGNORECASE)
-    return bool(names_in(rest)) or _doubtful_names(rest)
-
-
-def _doubtful_names(text: str) -> bool:
-    """Whether ``text`` holds a run that may be a name ``names_in`` leaves out (``SFO``)."""
-    return _scanned(text)[1] > 0
-
-
-def _opens_title(text: str, tokens: list[re.Match[str]], index: int) -> bool:
-    """Whether a capitalised "The" inside a sentence opens a title: "the album The Beginning"."""
-    return (
-        tokens[index].group() == "The"
-        and index + 1 < len(tokens)
-        and _capital(tokens[index + 1].group())
-        and not _sentence_start(text, tokens[index].start())
-        and not text[tokens[index].end() : tokens[index + 1].start()].strip(" ")
-    )
-
-
-def _sentence_start(text: str, at: int) -> bool:
-    before = text[:at].rstrip()
-    return not before or before[-1] in ".!?\n:;"
-
-
-def _alone(text: str, token: re.Match[str]) -> bool:
-    """Whether the message holds nothing but this word (and courtesy): "Chi-town", "Seattle."."""
-    rest = _COURTESY.sub(" ", text[: token.start()] + " " + text[token.end() :])
-    return not re.search(r"[A-Za-z0-9]", rest)
-
-
-def _qualified(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
-    """Whether a comma and another name follow (``Manhattan, New York``).
-
-    The value may be the name alone or both, as the tool's convention has it.
-    """
-    gap = text[last.end() : after.start()]
-    ended = last.group().endswith(",") or gap.strip() == ","
-    return ended and _capital(after.group())
-
-
-def _continues(token: str) -> bool:
-    """Whether a name may go on past ``token``: not when it ends a sentence or a clause."""
-    if token.endswith(","):
-        return False
-    return not token.endswith(".") or _ABBREVIATION.match(token) is not None
 
 
 def name_role(name: str, description: str) -> NameRole:
@@ -403,7 +148,7 @@ def read_name(
         found |= named_after(text, nouns)
     if not found and asked:
         names = names_in(text)
-        if len(names) == 1 and not _doubtful_names(text):
+        if len(names) == 1 and not doubtful_names(text):
             found.add(names[0][0])
     return found.pop() if len(found) == 1 else None
 

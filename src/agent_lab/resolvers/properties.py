@@ -18,11 +18,12 @@ from agent_lab.resolvers.aliases import AliasIndex
 from agent_lab.resolvers.english import DATE_WORDS, TIME_WORDS, WORD, numbers_in, stems
 from agent_lab.resolvers.enums import Rival, variants
 from agent_lab.resolvers.learned import context_pattern
-from agent_lab.resolvers.names import FreeForm, may_name, names_unread
+from agent_lab.resolvers.name_runs import may_name, names_unread
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from agent_lab.resolvers.names import FreeForm
     from agent_lab.strict_json import JSONValue
 
     Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]

@@ -1,0 +1,95 @@
+"""What the assistant's summary states, once the user accepted it, and whether it may stand.
+
+"Please confirm: 2 tickets for Golden Earring in Utrecht on May 3rd." The
+user's "yes" makes the summary's values the call's, where plain code reads
+them (its dates, times, counts, choices and the names its cues place), and
+where they agree with what was said before; the reader
+(``answering.reading``) lays them over the earlier turns' values.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.answering.restatements import restated
+from agent_lab.answering.utterances import untagged
+from agent_lab.kernel.models import Event
+from agent_lab.resolvers.name_runs import names_left, unread_doubt
+from agent_lab.resolvers.schema import kind_of
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_lab.answering.kept_readings import Reader
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["confirmed_over", "name_left", "stated"]
+
+
+def stated(
+    reader: Reader,
+    event: str,
+    properties: Mapping[str, Any],
+    offer: str,
+    *,
+    known: JSONObject,
+    context: Mapping[str, object],
+) -> JSONObject | None:
+    """The values an accepted summary states.
+
+    ``None`` when, with what is known so far given, it states one plain code cannot read.
+    """
+    # "2 tickets to Rouen, okay?" states what it asks to confirm: its values are not
+    # merely asked about.
+    offer = untagged(offer)
+    if reader(Event(event, text=offer, payload=known, context=dict(context))).complete is False:
+        return None
+    read = reader.read(event, offer, context)
+    return {k: v for k, v in read.items() if k in properties}
+
+
+def confirmed_over(
+    properties: Mapping[str, Any],
+    reader: Reader,
+    offer: str,
+    *,
+    summary: JSONObject,
+    prefill: JSONObject,
+    grounded: JSONObject,
+) -> bool:
+    """Whether the summary may stand over what was known before; ``prefill`` is updated.
+
+    A value it states otherwise than the words before, which nobody asked to change,
+    is the model's to sort out. A value said before that it may restate in words plain
+    code cannot read is dropped (a correction the user made); the summary's own values
+    are laid over the rest.
+    """
+    if any(name in prefill and prefill[name] != value for name, value in summary.items()):
+        return False
+    known = [*summary.values(), *prefill.values(), *grounded.values()]
+    for name in list(prefill):
+        kind = kind_of(properties[name])
+        if name not in summary and restated(kind, name, reader, offer, known):
+            del prefill[name]
+    prefill.update(summary)
+    return True
+
+
+def name_left(
+    offer: str, properties: Mapping[str, Any], reader: Reader, known: JSONObject
+) -> JSONObject:
+    """The accepted summary's one name left, for the one required name left unfilled.
+
+    "3 tickets for Mandy Harvey on March 14th in Napa", the date, the count and the
+    city known: the one name no value is, for the one free-form parameter the call
+    still needs. Two names left, or two parameters: nothing.
+    """
+    open_names = [
+        name
+        for name in reader.required
+        if name not in known and name in properties and kind_of(properties[name]) == "free-form"
+    ]
+    if len(open_names) != 1 or unread_doubt(offer, known.values()):
+        return {}
+    left = names_left(offer, known.values())
+    return {open_names[0]: left[0]} if len(left) == 1 else {}
