@@ -379,3 +379,23 @@ def test_a_word_every_description_shares_names_the_subject_not_a_value() -> None
 )
 def test_a_word_qualifying_the_subject_or_a_propertys_own_word_leaves_it_open(text: str) -> None:
     assert resolve(text, schema=VET).complete is False
+
+
+def test_a_word_nothing_explains_leaves_an_optional_free_form_value_open() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "side": {"type": "number", "description": "Length of the square's side"},
+            "unit": {"type": "string", "description": "Unit of the length"},
+        },
+        "required": ["side"],
+    }
+
+    def area(text: str) -> Any:
+        return SchemaResolver(schema)(Event("square_area", text=text))
+
+    # "metres" may be the unit, in lower case: no name reading sees it.
+    assert area("The area of a square whose side is 4 metres?").complete is False
+    plain = area("What is the area of a square with side 4, please?")
+    assert plain.arguments == {"side": 4}
+    assert plain.complete is None

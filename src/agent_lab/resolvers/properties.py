@@ -32,6 +32,7 @@ __all__ = [
     "Property",
     "evidence",
     "learned_hints",
+    "leftover",
     "listed",
     "members",
     "with_rivals",
@@ -64,6 +65,69 @@ def evidence(prop: Property, text: str, read: Iterable[object] | None = None) ->
         named = may_name(text) if read is None else names_unread(text, read)
         return named or _modifies(text, prop.subject)
     return False
+
+
+def leftover(text: str, read: Iterable[object], vocabulary: frozenset[str]) -> bool:
+    """Whether ``text`` holds a word in lower case that nothing read or known explains.
+
+    Not a common word of English nor of requests ("please find me something"), not a
+    word of the tool's properties (``vocabulary``), not a word of a value read, a
+    number, a day or a time of day: what is left ("a radius of 4 inches", "in red") may
+    be a free-form value no name reading sees.
+    """
+    known = stems([w for value in read if isinstance(value, str) for w in WORD.findall(value)])
+    for word in WORD.findall(text):
+        lowered = word.lower()
+        if (
+            word[:1].isupper()
+            or len(lowered) < 3
+            or lowered in _COMMON
+            or DATE_WORDS.fullmatch(lowered)
+            or TIME_WORDS.fullmatch(lowered)
+            or numbers_in(lowered)
+        ):
+            continue
+        stem = lowered.rstrip("s")
+        if stem not in vocabulary and stem not in known and stem not in _COMMON:
+            return True
+    return False
+
+
+# English's function words, and the words of asking for something.
+_COMMON = frozenset(
+    ["the", "and", "but", "for", "nor", "yet", "are", "was", "were", "been", "being", "have",
+     "has", "had", "having", "does", "did", "doing", "done", "will", "shall", "should",
+     "would", "could", "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't",
+     "wasn't", "weren't", "haven't", "hasn't", "wouldn't", "couldn't", "shouldn't", "you",
+     "your", "yours", "yourself", "him", "his", "her", "hers", "she", "they", "them",
+     "their", "theirs", "our", "ours", "ourselves", "myself", "its", "itself", "this",
+     "that", "these", "those", "there", "here", "who", "whom", "whose", "what", "which",
+     "when", "where", "why", "how", "all", "both", "each", "few", "more", "most", "such",
+     "only", "own", "same", "than", "too", "very", "not", "now", "then", "once", "about",
+     "above", "after", "again", "against", "before", "below", "between", "during", "from",
+     "into", "off", "over", "under", "until", "with", "within", "without", "through",
+     "across", "along", "around", "near", "onto", "upon", "because", "while", "since",
+     "though", "although", "unless", "whether", "either", "neither", "out", "down",
+     "further", "you're", "you've", "you'll", "you'd", "he's", "she's", "isn", "aren",
+"want", "wants", "wanted", "need", "needs", "like", "love", "would", "could", "please",
+     "find", "search", "look", "looking", "get", "getting", "help", "show", "tell", "give",
+     "make", "thanks", "thank", "hello", "hey", "yes", "okay", "sure", "great", "good",
+     "nice", "perfect", "fine", "something", "anything", "someone", "anyone", "one", "ones",
+     "also", "maybe", "really", "actually", "well", "let", "lets", "let's", "know", "think",
+     "see", "use", "try", "check", "can", "may", "might", "must", "shall", "i'm", "i'd",
+     "i'll", "i've", "it's", "that's", "what's", "there's", "here's", "we're", "we'd",
+     "we'll", "they're", "us", "kind", "sort", "type", "some", "any", "many", "much",
+     "lot", "lots", "bit", "little", "else", "other", "another", "different", "new",
+     "available", "option", "options", "possible", "able", "sounds", "sound", "works",
+     "work", "going", "go", "come", "take", "put", "set", "keep", "way", "thing", "things",
+     "time", "day", "place", "also", "instead", "again", "still", "already", "just", "even",
+     "ever", "never", "always", "often", "usually", "probably", "definitely", "exactly",
+     "right", "correct", "ok", "alright", "cool", "awesome", "wonderful", "excellent",
+     "interested", "prefer", "preferably", "ideally", "hopefully", "wondering", "wonder",
+     "trying", "planning", "plan", "hoping", "hope", "wish", "mind", "sorry", "calculate",
+     "compute", "determine", "what", "which", "given", "using", "use", "based", "value",
+     "values", "number", "numbers", "result", "total", "sure", "please.", "tell", "told"]
+)  # fmt: skip
 
 
 # Words before a noun that say which one, not what kind: "a dentist", "some songs".

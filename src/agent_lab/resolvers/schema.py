@@ -44,11 +44,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import Tokens
-from agent_lab.resolvers.cues import boolean_phrase, cued_number, head, nouns, own_words
+from agent_lab.resolvers.cues import (
+    boolean_phrase,
+    cued_number,
+    head,
+    name_words,
+    nouns,
+    own_words,
+)
 from agent_lab.resolvers.date_pairs import Role, date_role, is_stay, placed_dates
 from agent_lab.resolvers.english import (
     WORD,
@@ -64,6 +72,7 @@ from agent_lab.resolvers.properties import (
     Property,
     evidence,
     learned_hints,
+    leftover,
     listed,
     members,
     with_rivals,
@@ -173,6 +182,13 @@ class SchemaResolver:
             else None
         )
         self._roles = {p.name: p.free.role for p in self.properties if p.free is not None}
+        self._free_optional = tuple(
+            p for p in self.properties if p.free is not None and p.name not in self.required
+        )
+        # Every word the tool's properties say of themselves: no sign of a value left unread.
+        self._vocabulary = frozenset[str]().union(
+            *(p.own_words | p.value_words | p.named for p in self.properties)
+        )
 
     def __call__(self, event: Event) -> Resolution:
         """Find what can be found with confidence; report what is missing."""
@@ -222,6 +238,11 @@ class SchemaResolver:
             if prop.name not in found
             and prop.name not in missing
             and evidence(prop, text, found.values())
+        ) or tuple(
+            prop.name
+            for prop in self._free_optional
+            if prop.name not in found
+            and leftover(text, found.values(), self._vocabulary | _tool_words(event.name))
         )
         # complete=False, not "missing": the fallback is asked for every absent
         # property, and one the user did not state after all may stay absent.
@@ -375,3 +396,9 @@ class SchemaResolver:
             if name is not None and (prop.accepts is None or prop.accepts.is_valid(name)):
                 return name
         return None
+
+
+@lru_cache(maxsize=1024)
+def _tool_words(name: str) -> frozenset[str]:
+    """The stems of a tool's name's words (``square_area``: square, area)."""
+    return frozenset(stems(name_words(name)))
