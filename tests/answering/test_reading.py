@@ -575,3 +575,12 @@ def test_a_name_left_that_an_earlier_result_held_as_something_else_is_not_taken(
         user("Yes, that's right."),
     ]
     assert calls(messages, [search, GIG]) == []
+
+
+def test_the_capitals_of_a_question_accepted_are_its_words_not_values() -> None:
+    messages = [
+        user("What will the forecast be on April 8th?"),
+        assistant("Sure. Is there a particular City you have in mind?"),
+        user("Yes, in Porto, Portugal."),  # a name in doubt: which is the city?
+    ]
+    assert calls(messages) == []

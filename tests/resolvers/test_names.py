@@ -44,6 +44,7 @@ def names(text: str) -> list[str]:
         # A preposition or hedge that starts the sentence begins no name.
         ("Near Ghent Sint-Pieters.", ["Ghent Sint-Pieters"]),
         ("Maybe Utrecht then", ["Utrecht"]),
+        ("Check Kortrijk.", ["Kortrijk"]),
     ],
 )
 def test_names_are_runs_of_capitalised_words(text: str, expected: list[str]) -> None:

@@ -399,3 +399,21 @@ def test_a_word_nothing_explains_leaves_an_optional_free_form_value_open() -> No
     plain = area("What is the area of a square with side 4, please?")
     assert plain.arguments == {"side": 4}
     assert plain.complete is None
+
+
+def test_the_tools_own_name_is_no_sign_of_an_optional_value() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "town": {"type": "string", "description": "Town of the cinema"},
+            "genre": {"type": "string", "description": "Genre of the film"},
+        },
+        "required": ["town"],
+    }
+    resolver = SchemaResolver(schema)
+    found = resolver(Event("find_films", text="Search for films in Leiden."))
+    assert (found.arguments, found.complete) == ({"town": "Leiden"}, None)
+    assert not resolver.may_state("genre", "search for films", "find_films")
+    assert resolver.may_state("genre", "search for films", "find_cinemas")
+    # Another tool's name says nothing of it: "films" is the genre's word there.
+    assert resolver(Event("find_cinemas", text="Search for films in Leiden.")).complete is False

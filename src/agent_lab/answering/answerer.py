@@ -197,7 +197,7 @@ class Answerer:
                 kept = self._readers.setdefault(decider, {})
                 found = kept.get(event)
             if found is None:
-                found = Reader(SchemaResolver(tool_parameters(tools, event)))
+                found = Reader(SchemaResolver(tool_parameters(tools, event)), tool=event)
                 with self._lock:
                     kept[event] = found
             return found

@@ -25,8 +25,12 @@ class Reader:
     recent ``kept`` texts.
     """
 
-    def __init__(self, resolver: SchemaResolver, *, kept: int = 512) -> None:
+    def __init__(
+        self, resolver: SchemaResolver, *, tool: str | None = None, kept: int = 512
+    ) -> None:
         self.resolver = resolver
+        self.tool = tool
+        """The tool it reads for: its name's words are no sign of a value."""
         self._kept = kept
         self._read: OrderedDict[tuple[str, str], JSONObject] = OrderedDict()
         self._lock = Lock()
@@ -38,7 +42,7 @@ class Reader:
 
     def may_state(self, name: str, text: str) -> bool:
         """``SchemaResolver.may_state``."""
-        return self.resolver.may_state(name, text)
+        return self.resolver.may_state(name, text, self.tool)
 
     def read(self, event: str, text: str, context: Mapping[str, object]) -> JSONObject:
         """What ``text`` states of the tool's parameters, read with ``context``."""

@@ -111,7 +111,8 @@ def read_conversation(
         conversation,
         tools,
         turn,
-        reader_of or (lambda event: Reader(SchemaResolver(tool_parameters(tools, event)))),
+        reader_of
+        or (lambda event: Reader(SchemaResolver(tool_parameters(tools, event)), tool=event)),
         accepted=accepted,
         confirmed=confirmed,
     )
@@ -211,7 +212,7 @@ class _Reading:
             summary = found
         for name in grounded:
             prefill.pop(name, None)
-        if offer is not None and not fitting:
+        if offer is not None and not fitting and self.confirmed:
             last_name = name_left(offer, properties, reader, {**prefill, **grounded})
             if all(conversation.held_as(str(v)) <= {n} for n, v in last_name.items()):
                 # Not a name earlier calls held as something else (a restaurant's, for
@@ -268,6 +269,7 @@ class _Reading:
             offer,
             known={**prefill, **grounded},
             context=self.turn.context,
+            names=self.confirmed,
         )
         if found is None or not confirmed_over(
             properties, reader, offer, summary=found, prefill=prefill, grounded=grounded

@@ -15,7 +15,7 @@ from agent_lab.answering.restatements import restated
 from agent_lab.answering.utterances import untagged
 from agent_lab.kernel.models import Event
 from agent_lab.resolvers.name_runs import names_left, unread_doubt
-from agent_lab.resolvers.schema import kind_of
+from agent_lab.resolvers.schema import NAMES, kind_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,11 +34,15 @@ def stated(
     *,
     known: JSONObject,
     context: Mapping[str, object],
+    names: bool,
 ) -> JSONObject | None:
-    """The values an accepted summary states.
+    """The values an accepted summary states; its names only with ``names``.
 
     ``None`` when, with what is known so far given, it states one plain code cannot read.
+    A question ("Is there a City you have in mind?") is read for names only when it asks
+    to confirm a summary: otherwise its capitals are its own words, not values.
     """
+    context = context if names else {**context, NAMES: False}
     # "2 tickets to Rouen, okay?" states what it asks to confirm: its values are not
     # merely asked about.
     offer = untagged(offer)

@@ -55,7 +55,9 @@ _STARTERS = frozenset(
      "oh", "right", "correct", "excellent", "wonderful", "thanks", "thank", "please",
      "near", "around", "inside", "within", "after", "before", "until", "till", "maybe",
      "perhaps", "preferably", "probably", "definitely", "try", "only", "somewhere",
-     "anywhere", "yes", "sorry", "hello", "hi", "hey"]
+     "anywhere", "yes", "sorry", "hello", "hi", "hey", "check", "play", "call", "order",
+     "reserve", "buy", "add", "schedule", "send", "transfer", "rent", "need", "want",
+     "go", "visit", "see", "watch", "listen", "put", "set"]
 )  # fmt: skip
 # A count that starts a sentence ("Three of us") begins no name.
 _COUNTS = frozenset(

@@ -40,7 +40,12 @@ __all__ = [
 ]
 
 
-def evidence(prop: Property, text: str, read: Iterable[object] | None = None) -> bool:
+def evidence(
+    prop: Property,
+    text: str,
+    read: Iterable[object] | None = None,
+    ignore: frozenset[str] = frozenset(),
+) -> bool:
     """Whether the text may state this property's value in a way not read here.
 
     Deliberately generous: a false alarm costs one fallback request, a miss a
@@ -48,10 +53,12 @@ def evidence(prop: Property, text: str, read: Iterable[object] | None = None) ->
     needed: ``passengers``'s description says ``seats``), any number for a
     numeric property, date or time words for those, a word of an enum value,
     and for free-form text a word that may be a name (``resolvers.names.may_name``);
-    given the values ``read`` from the text, a name none of them is.
+    given the values ``read`` from the text, a name none of them is. Words to ``ignore``
+    (the tool's own name's: "movies" for ``FindMovies``) are no sign of a property,
+    unless its own name has them.
     """
     said = stems([part for word in WORD.findall(text) for part in word.split("-")])
-    if said & prop.signs:
+    if said & ((prop.signs - ignore) | prop.named):
         return True
     if prop.kind == "number":
         return bool(numbers_in(text))

@@ -237,7 +237,7 @@ class SchemaResolver:
             for prop in self.properties
             if prop.name not in found
             and prop.name not in missing
-            and evidence(prop, text, found.values())
+            and evidence(prop, text, found.values(), _tool_words(event.name))
         ) or tuple(
             prop.name
             for prop in self._free_optional
@@ -258,15 +258,17 @@ class SchemaResolver:
             if prop.name not in found:
                 found[prop.name] = self._render(prop, day.isoformat())
 
-    def may_state(self, name: str, text: str) -> bool:
+    def may_state(self, name: str, text: str, tool: str | None = None) -> bool:
         """Whether ``text`` may state property ``name``'s value in a way this resolver cannot read.
 
         Generous, as the resolver's own doubt: the property's words, a number for a
         number, date or time words, a word of an enum value, a capitalised word for
-        free-form text. ``True`` for a property the schema does not have.
+        free-form text; the words of the ``tool``'s name are none. ``True`` for a property
+        the schema does not have.
         """
         prop = next((p for p in self.properties if p.name == name), None)
-        return prop is None or evidence(prop, text)
+        ignore = _tool_words(tool) if tool else frozenset[str]()
+        return prop is None or evidence(prop, text, ignore=ignore)
 
     def fill_learned(self, found: JSONObject, text: str) -> None:
         """Learned rules, where a reading found nothing: aliases, contexts, then constants.
