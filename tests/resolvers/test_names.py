@@ -186,16 +186,17 @@ def test_a_title_opened_by_the_inside_a_sentence_keeps_it() -> None:
 
 
 def test_at_names_a_venue_when_the_tool_has_one_apart_from_the_place() -> None:
+    place = {"type": "string", "description": "Town to look in"}
     schema = {
         "type": "object",
         "properties": {
-            "place": {"type": "string", "description": "Town to look in"},
+            "place": place,
             "hall_name": {"type": "string", "description": "Name of the concert hall"},
         },
     }
     found = SchemaResolver(schema)(Event("gigs", text="Any gigs at the Rose Hall in Leiden?"))
     assert found.arguments.get("place") == "Leiden"
-    alone = {"type": "object", "properties": {"place": schema["properties"]["place"]}}
+    alone = {"type": "object", "properties": {"place": place}}
     found = SchemaResolver(alone)(Event("gigs", text="Any gigs at Leiden?"))
     assert found.arguments == {"place": "Leiden"}
 
