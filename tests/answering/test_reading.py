@@ -584,3 +584,22 @@ def test_the_capitals_of_a_question_accepted_are_its_words_not_values() -> None:
         user("Yes, in Porto, Portugal."),  # a name in doubt: which is the city?
     ]
     assert calls(messages) == []
+
+
+def test_a_report_of_a_call_made_asks_nothing_an_assent_could_answer() -> None:
+    messages = [
+        *SEARCHED,
+        assistant(
+            "Your 3 seats on the Western Arrow from Leeds to Bristol on April 2nd are confirmed."
+        ),
+        user("Great, thanks."),
+    ]
+    assert calls(messages) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Is it raining there on Saturday.", "Does it rain on Saturday", "Is there sun Saturday"],
+)
+def test_a_question_typed_without_its_mark_is_still_a_question(said: str) -> None:
+    assert calls([*FORECAST, user(said)]) == []

@@ -6,19 +6,21 @@ right"), the search whose city the booking keeps, a refinement ("What about
 March 6th?") of the last call. ``read_conversation`` reads them, in this
 order, each step only where the one before left the answer open:
 
-1. **The tool.** The one the last message routes to; else, when the user
-   assents to the assistant's words, the one those words route to; else the
-   one the user's latest message since the last call routes to (the task
-   they stated, "Please book me a table"); else the last call's tool, for a
-   message that changes one of its values.
-2. **Values, each with a source.** Earlier calls' arguments (the most recent
-   call holding the name wins), then values of earlier calls' arguments and
-   results that the text read names verbatim ("Atami Sushi Bar & Grill" in
-   the summary the user accepted), then what the schema-driven resolver reads
-   in that text (dates, times, numbers, enums, flags), which wins over both.
-   A value carried from earlier is dropped where the text may state that
-   parameter in a way plain code cannot read (``SchemaResolver.may_state``):
-   the user may be changing it.
+1. **The tool.** The one the last message routes to (after an assent, by
+   its words that request something); else the one the user's latest
+   message since the last call routes to (the task they stated, "Please
+   book me a table"); else the last call's tool, for a message that changes
+   one of its values; else, after an accepted summary, the one tool it
+   completes and speaks of. An offer the user accepted that speaks of
+   another tool leaves it to the model.
+2. **Values, in layers, each with a source** (``Decision.sources``): earlier
+   calls' arguments (``earlier_call``), dropped where the words since may
+   restate them (``answering.restatements``); what the user said in each
+   earlier message of the task (``earlier_message``); an accepted summary's
+   values (``summary``, ``answering.summaries``), which may not contradict
+   what was said before; what the last message reads (``message``); above
+   all, a name earlier calls or their results held that the words repeat
+   verbatim (``named_result``).
 3. **Only a complete call.** The decision must be made with no model, valid
    against the schema, with nothing the text says left unread; a call to the
    last call's tool must change one of its values (asking again for the same

@@ -13,8 +13,9 @@ import re
 
 __all__ = ["about_results", "asks", "confirms", "declines", "requests", "untagged"]
 
+# "Please confirm", not "Your booking is confirmed": a report of a call made asks nothing.
 _CONFIRM = re.compile(
-    r"\b(?:confirm|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b|"
+    r"\b(?:confirm(?!ed)|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b|"
     r"(?:ok|okay|alright|all right)\s*\?)",
     re.IGNORECASE,
 )
@@ -24,6 +25,9 @@ _ABOUT_IT = re.compile(
     r"^\W*(?:(?:ok(?:ay)?|great|cool|nice|alright|and|so|also|hmm+)\W+)?"
     r"(?:is|are|was|were|do|does|did|has|have|had|will (?:it|they|there)|would (?:it|they)|"
     r"can (?:i|we|they|it)|could (?:i|we|they|it)|should (?:i|we))\b[^.!]*\?\s*$"
+    # People type questions without the mark: "Is there live music." "Do they deliver"
+    r"|^\W*(?:is|are|was|were|do|does|did|has|have) (?:it|they|there|that|this|he|she)\b"
+    r"[^!?]*[.]?\s*$"
     r"|\b(?:find out|tell me|let me know|check|see|ask|know) (?:if|whether)\b|\bi bet\b",
     re.IGNORECASE,
 )
