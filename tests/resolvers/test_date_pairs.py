@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from agent_lab.kernel.models import Event
 from agent_lab.resolvers.date_pairs import date_role, placed_dates
+from agent_lab.resolvers.english import find_date
 from agent_lab.resolvers.schema import SchemaResolver
 
 NOW = datetime(2027, 5, 3, 9, 0)  # a Monday
@@ -119,3 +120,18 @@ def test_a_stay_starts_on_arriving_and_ends_on_leaving() -> None:
     }
     # For a trip, leaving is its start: the two cues collide and nothing is placed.
     assert placed_dates(said, NOW) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # A weekday that ends a name names no day: the band, then the day said.
+        ("two tickets for Taking Back Sunday next Friday", date(2027, 5, 7)),
+        ("tickets for Bloody Sunday", None),
+        # A word that says when keeps it a day.
+        ("see you Next Sunday", date(2027, 5, 9)),
+        ("the gig on Sunday", date(2027, 5, 9)),
+    ],
+)
+def test_a_weekday_that_ends_a_name_is_no_day(text: str, day: date | None) -> None:
+    assert find_date(text, NOW) == day

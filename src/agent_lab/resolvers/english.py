@@ -232,6 +232,28 @@ _ANY_DAY = datetime(2000, 1, 3, 12, 0)
 """A stand-in reference date, only to ask whether the text holds a relative date at all."""
 
 
+# A weekday after a capitalised word inside a sentence ends a name ("Taking Back Sunday",
+# "Bloody Sunday"), unless the word says when ("On Sunday", "Next Friday").
+_NAMED_WEEKDAY = re.compile(
+    r"(?<=[a-z,;:] )([A-Z][a-z']+)\s+((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+)
+_WHEN_WORDS = frozenset(
+    ["on", "next", "this", "last", "every", "by", "until", "till", "before", "after", "from",
+     "to", "coming", "following", "and", "or", "or", "through", "thru", "since"]
+)  # fmt: skip
+
+
+def _in_names(text: str) -> str:
+    """``text`` with a weekday that ends a name masked: it names no day."""
+
+    def mask(match: re.Match[str]) -> str:
+        if match.group(1).lower() in _WHEN_WORDS:
+            return match.group(0)
+        return f"{match.group(1)} {'_' * len(match.group(2))}"
+
+    return _NAMED_WEEKDAY.sub(mask, text)
+
+
 def find_date(text: str, now: datetime | None) -> date | None:
     """The one date the text names (relative, weekday, ``March 5th``), or ``None`` if not one.
 
@@ -241,6 +263,7 @@ def find_date(text: str, now: datetime | None) -> date | None:
     were said, so a text holding any of them reads as no date, never as a day
     counted from the machine's clock or a default.
     """
+    text = _in_names(text)
     if now is None:
         return _absolute_date(text)
     found: set[date] = {
