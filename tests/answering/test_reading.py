@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
-from agent_lab.answering.conversation import Conversation, accepts, assents
+from agent_lab.answering.conversation import Conversation
+from agent_lab.answering.utterances import accepts, assents
 from agent_lab.kernel.ledger import ValueSource
 
 NOW = "2026-04-01T09:00:00"

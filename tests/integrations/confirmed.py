@@ -7,6 +7,7 @@ choice with the party and the time, then the assistant's summary. The user's
 
 from __future__ import annotations
 
+from datetime import date, time
 from typing import Any
 
 NOW = {"now": "2026-04-01T09:00"}
@@ -31,3 +32,9 @@ def find_tables_doc() -> str:
 
 def reserve_table_doc() -> str:
     return "Reserve a table at a restaurant."
+
+
+def booking(restaurant: str, city: str, guests: int, day: date, at: time) -> dict[str, Any]:
+    """What a framework's ``reserve_table`` was called with, as ``BOOKED`` says it."""
+    return {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
+            "time": at.isoformat(timespec="minutes")}  # fmt: skip

@@ -1048,10 +1048,7 @@ def reserve_table(restaurant: str, city: str, guests: int, day: date, at: time) 
         day: The day.
         at: The time.
     """
-    reserved.append(
-        {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
-         "time": at.isoformat(timespec="minutes")}
-    )  # fmt: skip
+    reserved.append(confirmed.booking(restaurant, city, guests, day, at))
     return "booked"
 
 

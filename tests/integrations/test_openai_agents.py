@@ -810,10 +810,7 @@ def test_a_confirmed_booking_is_made_from_the_whole_conversation() -> None:
             day: The day.
             at: The time.
         """
-        booked.append(
-            {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
-             "time": at.isoformat(timespec="minutes")}
-        )  # fmt: skip
+        booked.append(confirmed.booking(restaurant, city, guests, day, at))
         return "booked"
 
     wrapped = ScriptedModel([])

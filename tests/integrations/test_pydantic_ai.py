@@ -769,10 +769,7 @@ def test_a_confirmed_booking_is_made_from_the_whole_conversation() -> None:
     @agent.tool_plain
     def reserve_table(restaurant: str, city: str, guests: int, day: date, at: time) -> str:
         """Reserve a table at a restaurant."""
-        booked.append(
-            {"restaurant": restaurant, "city": city, "guests": guests, "day": day.isoformat(),
-             "time": at.isoformat(timespec="minutes")}
-        )  # fmt: skip
+        booked.append(confirmed.booking(restaurant, city, guests, day, at))
         return "booked"
 
     history: list[ModelMessage] = [

@@ -8,7 +8,8 @@ reads the messages each time, once, into the parts the readers use:
   returned (``EarlierCall``), parsed once here for every reader;
 * the user's last message and the user's messages since the last call;
 * the assistant's words just before the user's last message (``offer``): its
-  confirmation, an offer or a question, which an assent (``assents``) takes up.
+  confirmation, an offer or a question, which an assent takes up
+  (``answering.utterances.accepts``).
 
 Work is bounded whatever a client sends: only the last ``KEPT_CALLS`` calls are
 read, a result longer than ``MAX_RESULT_TEXT`` characters is not parsed (its
@@ -18,7 +19,6 @@ top-level objects are records' values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -30,7 +30,7 @@ from agent_lab.strict_json import loads
 if TYPE_CHECKING:
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["KEPT_CALLS", "MAX_RESULT_TEXT", "Conversation", "EarlierCall", "accepts", "assents"]
+__all__ = ["KEPT_CALLS", "MAX_RESULT_TEXT", "Conversation", "EarlierCall"]
 
 KEPT_CALLS = 16
 """Earlier calls read, the most recent: an assistant's task rarely reaches further back."""
@@ -207,49 +207,3 @@ def _with_records(call: EarlierCall, message: Mapping[str, object]) -> EarlierCa
         if isinstance(row, dict)
     )
     return EarlierCall(call.name, call.arguments, records)
-
-
-_ASSENT = re.compile(
-    r"^\W*(?:yes|yeah|yep|yup|ya|yea|sure|ok|okay|o\.k\.|alright|all right|correct|right|"
-    r"perfect|great|good|fine|absolutely|definitely|certainly|exactly|please do|go ahead|"
-    r"do it|confirm(?:ed)?|that(?:'s| is) (?:right|correct|fine|good|great|perfect)|"
-    r"that works|sounds (?:good|great|perfect|fine|right)|works for me|"
-    r"(?:that )?sounds (?:good|great|perfect|fine|right))\b",
-    re.IGNORECASE,
-)
-_COURTESY = re.compile(
-    r"\b(?:yes|yeah|yep|yup|ya|yea|sure|ok|okay|alright|all right|correct|right|exactly|"
-    r"perfect|great|good|fine|absolutely|definitely|certainly|please|thanks?|thank you|"
-    r"that(?:'s| is)|it(?:'s| is)|this|that|sounds?|works?|for me|me|is|do it|go ahead|"
-    r"confirm(?:ed)?|proceed|with it|book it|by me|cool|awesome|wonderful|super|nice|"
-    r"very|so|much|indeed|true|all|of course|the|just|fine with me|i agree|agreed)\b",
-    re.IGNORECASE,
-)
-_LEFT = re.compile(r"[A-Za-z0-9]")
-_DOUBTS = re.compile(
-    r"\b(?:no|not|never|nope|nah|but|instead|actually|rather|change|wait|however|except|"
-    r"unless|cancel|stop|hold on)\b|n't\b",
-    re.IGNORECASE,
-)
-
-
-def assents(text: str) -> bool:
-    """Whether ``text`` is an assent and nothing more: "Yes, that's right.", "Sounds good".
-
-    Anything else in it (a correction, a question, a value, "but...") is not an
-    assent: a word left over once the assent and courtesy words are removed, a
-    question mark or a negation makes it none.
-    """
-    if len(text) > 200 or "?" in text or not _ASSENT.match(text):
-        return False
-    rest = _COURTESY.sub(" ", text)
-    return not _LEFT.search(rest)
-
-
-def accepts(text: str) -> bool:
-    """Whether ``text`` begins with an assent and takes nothing back: "Yes, at 7 pm please".
-
-    More may follow the assent (a value, a question about something else), but
-    no negation, correction or "but": those are a change, not an acceptance.
-    """
-    return len(text) <= 1_000 and _ASSENT.match(text) is not None and not _DOUBTS.search(text)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import acts, tool_name, tool_parameters, tool_properties
-from agent_lab.answering.conversation import Conversation, accepts
+from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
 from agent_lab.answering.known_values import (
     changes,
@@ -53,6 +53,7 @@ from agent_lab.answering.restatements import may_change, unnumbered
 from agent_lab.answering.summaries import confirmed_over, name_left, stated
 from agent_lab.answering.utterances import (
     about_results,
+    accepts,
     asks,
     confirms,
     declines,

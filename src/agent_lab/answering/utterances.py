@@ -1,4 +1,4 @@
-"""What one message of a conversation does: asks to confirm, asks about what was found, declines.
+"""What one message of a conversation does: assents, asks to confirm, asks about results, declines.
 
 The conversation's reader (``answering.reading``) asks these of the assistant's
 last words (a summary to confirm, a question an assent answers) and of the
@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["about_results", "asks", "confirms", "declines", "requests", "untagged"]
+__all__ = [
+    "about_results",
+    "accepts",
+    "asks",
+    "assents",
+    "confirms",
+    "declines",
+    "requests",
+    "untagged",
+]
 
 # "Please confirm", not "Your booking is confirmed": a report of a call made asks nothing.
 _CONFIRM = re.compile(
@@ -89,3 +98,49 @@ def requests(text: str) -> str:
 def untagged(offer: str) -> str:
     """A summary without its tag question: "2 tickets to Rouen, okay?" states its values."""
     return _TAG_QUESTION.sub(".", offer)
+
+
+_ASSENT = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ya|yea|sure|ok|okay|o\.k\.|alright|all right|correct|right|"
+    r"perfect|great|good|fine|absolutely|definitely|certainly|exactly|please do|go ahead|"
+    r"do it|confirm(?:ed)?|that(?:'s| is) (?:right|correct|fine|good|great|perfect)|"
+    r"that works|sounds (?:good|great|perfect|fine|right)|works for me|"
+    r"(?:that )?sounds (?:good|great|perfect|fine|right))\b",
+    re.IGNORECASE,
+)
+_COURTESY = re.compile(
+    r"\b(?:yes|yeah|yep|yup|ya|yea|sure|ok|okay|alright|all right|correct|right|exactly|"
+    r"perfect|great|good|fine|absolutely|definitely|certainly|please|thanks?|thank you|"
+    r"that(?:'s| is)|it(?:'s| is)|this|that|sounds?|works?|for me|me|is|do it|go ahead|"
+    r"confirm(?:ed)?|proceed|with it|book it|by me|cool|awesome|wonderful|super|nice|"
+    r"very|so|much|indeed|true|all|of course|the|just|fine with me|i agree|agreed)\b",
+    re.IGNORECASE,
+)
+_LEFT = re.compile(r"[A-Za-z0-9]")
+_DOUBTS = re.compile(
+    r"\b(?:no|not|never|nope|nah|but|instead|actually|rather|change|wait|however|except|"
+    r"unless|cancel|stop|hold on)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+def assents(text: str) -> bool:
+    """Whether ``text`` is an assent and nothing more: "Yes, that's right.", "Sounds good".
+
+    Anything else in it (a correction, a question, a value, "but...") is not an
+    assent: a word left over once the assent and courtesy words are removed, a
+    question mark or a negation makes it none.
+    """
+    if len(text) > 200 or "?" in text or not _ASSENT.match(text):
+        return False
+    rest = _COURTESY.sub(" ", text)
+    return not _LEFT.search(rest)
+
+
+def accepts(text: str) -> bool:
+    """Whether ``text`` begins with an assent and takes nothing back: "Yes, at 7 pm please".
+
+    More may follow the assent (a value, a question about something else), but
+    no negation, correction or "but": those are a change, not an acceptance.
+    """
+    return len(text) <= 1_000 and _ASSENT.match(text) is not None and not _DOUBTS.search(text)

@@ -239,7 +239,7 @@ _NAMED_WEEKDAY = re.compile(
 )
 _WHEN_WORDS = frozenset(
     ["on", "next", "this", "last", "every", "by", "until", "till", "before", "after", "from",
-     "to", "coming", "following", "and", "or", "or", "through", "thru", "since"]
+     "to", "coming", "following", "and", "or", "through", "thru", "since"]
 )  # fmt: skip
 
 

@@ -116,24 +116,24 @@ _COMMON = frozenset(
      "across", "along", "around", "near", "onto", "upon", "because", "while", "since",
      "though", "although", "unless", "whether", "either", "neither", "out", "down",
      "further", "you're", "you've", "you'll", "you'd", "he's", "she's", "isn", "aren",
-"want", "wants", "wanted", "need", "needs", "like", "love", "would", "could", "please",
+"want", "wants", "wanted", "need", "needs", "like", "love", "please",
      "find", "search", "look", "looking", "get", "getting", "help", "show", "tell", "give",
      "make", "thanks", "thank", "hello", "hey", "yes", "okay", "sure", "great", "good",
      "nice", "perfect", "fine", "something", "anything", "someone", "anyone", "one", "ones",
      "also", "maybe", "really", "actually", "well", "let", "lets", "let's", "know", "think",
-     "see", "use", "try", "check", "can", "may", "might", "must", "shall", "i'm", "i'd",
+     "see", "use", "try", "check", "can", "may", "might", "must", "i'm", "i'd",
      "i'll", "i've", "it's", "that's", "what's", "there's", "here's", "we're", "we'd",
      "we'll", "they're", "us", "kind", "sort", "type", "some", "any", "many", "much",
      "lot", "lots", "bit", "little", "else", "other", "another", "different", "new",
      "available", "option", "options", "possible", "able", "sounds", "sound", "works",
      "work", "going", "go", "come", "take", "put", "set", "keep", "way", "thing", "things",
-     "time", "day", "place", "also", "instead", "again", "still", "already", "just", "even",
+     "time", "day", "place", "instead", "still", "already", "just", "even",
      "ever", "never", "always", "often", "usually", "probably", "definitely", "exactly",
      "right", "correct", "ok", "alright", "cool", "awesome", "wonderful", "excellent",
      "interested", "prefer", "preferably", "ideally", "hopefully", "wondering", "wonder",
      "trying", "planning", "plan", "hoping", "hope", "wish", "mind", "sorry", "calculate",
-     "compute", "determine", "what", "which", "given", "using", "use", "based", "value",
-     "values", "number", "numbers", "result", "total", "sure", "please.", "tell", "told"]
+     "compute", "determine", "given", "using", "based", "value",
+     "values", "number", "numbers", "result", "total", "please.", "told"]
 )  # fmt: skip
 
 
@@ -144,7 +144,7 @@ _DETERMINERS = frozenset(
      "what", "which", "of", "for", "to", "in", "at", "on", "with", "and", "or", "find",
      "search", "get", "book", "see", "need", "want", "like", "about", "many", "few",
      "good", "best", "better", "nice", "great", "top", "local", "decent", "different",
-     "particular", "specific", "popular", "interesting", "fun", "cool", "any", "all"]
+     "particular", "specific", "popular", "interesting", "fun", "cool", "all"]
 )  # fmt: skip
 
 
