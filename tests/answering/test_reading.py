@@ -604,3 +604,11 @@ def test_a_report_of_a_call_made_asks_nothing_an_assent_could_answer() -> None:
 )
 def test_a_question_typed_without_its_mark_is_still_a_question(said: str) -> None:
     assert calls([*FORECAST, user(said)]) == []
+
+
+def test_a_lone_tool_spoken_of_turns_ago_is_the_task_in_view() -> None:
+    """One tool offered, asked for as people speak; its value given in the reply to a question."""
+    forecast = [user("Could I have the forecast for tomorrow?"), assistant("Where?")]
+    assert calls([*forecast, user("In Harrogate.")], [WEATHER]) == [
+        ("get_forecast", {"city": "Harrogate", "day": "2026-04-02"})
+    ]

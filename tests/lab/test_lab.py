@@ -44,6 +44,29 @@ GOOD = {"id": "a", "event": "set_timer", "text": "t", "expected": {"status": "mi
         (json.dumps({**GOOD, "payload": []}), "'payload' must be an object"),
         (json.dumps({**GOOD, "candidates": "set_timer"}), "'candidates' must be a list"),
         (json.dumps({**GOOD, "event_given": "false"}), "'event_given' must be true or false"),
+        (json.dumps({**GOOD, "messages": {"role": "user"}}), "'messages' must be a list"),
+        (json.dumps({**GOOD, "messages": [{"role": "robot"}]}), "message 0 must be an object"),
+        (json.dumps({**GOOD, "messages": ["hi"]}), "message 0 must be an object"),
+        (
+            json.dumps(
+                {
+                    **GOOD,
+                    "messages": [
+                        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function"}]},
+                        {"role": "user", "content": "t"},
+                    ],
+                }
+            ),
+            "must answer every tool call",
+        ),
+        (
+            json.dumps({**GOOD, "messages": [{"role": "user", "content": "other words"}]}),
+            "must end with the user's message, whose content is 'text'",
+        ),
+        (
+            json.dumps({**GOOD, "messages": [{"role": "assistant", "content": "t"}]}),
+            "must end with the user's message",
+        ),
         (
             json.dumps({"id": "a", "text": "t", "expect": {"status": "success"}}),
             "'expected' must be an object with a status \\(the line has 'expect': is it "
@@ -74,6 +97,31 @@ def test_a_bad_line_is_reported_with_its_number(line: str, message: str) -> None
     skipped = read_cases(lines, "cases.jsonl", on_error="skip")
     assert [case.id for case in skipped.cases] == ["first"]
     assert [problem.line for problem in skipped.skipped] == [3]
+
+
+def test_a_case_may_be_a_conversation() -> None:
+    """A case's ``messages``: the conversation before the call, kept whole, ending with ``text``."""
+    messages = [
+        {"role": "user", "content": "Find me a bus to Fresno"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "find_bus", "arguments": '{"to": "Fresno"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "[]"},
+        {"role": "user", "content": "t"},
+    ]
+    workload = read_cases([json.dumps({**GOOD, "messages": messages})], "cases.jsonl")
+    assert list(workload.cases[0].messages) == messages
+    plain = read_cases([json.dumps(GOOD)], "cases.jsonl")
+    assert plain.cases[0].messages == ()
+    assert workload.fingerprint() != plain.fingerprint()
 
 
 def test_duplicate_ids_are_refused() -> None:

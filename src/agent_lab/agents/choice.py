@@ -76,9 +76,7 @@ class ToolChooser:
     ) -> None:
         self.provider = provider
         chosen = _with_schemas(definitions)
-        self.tools: tuple[JSONObject, ...] = tuple(
-            cast("JSONObject", openai_tool(definition)) for definition in chosen
-        )
+        self.tools: tuple[JSONObject, ...] = tool_specs(chosen)
         self.definitions = chosen
         self.names = frozenset(definition.name for definition in chosen)
         self.model = model
@@ -175,6 +173,13 @@ class ToolChooser:
             usage=usage,
             latency_ns=latency,
         )
+
+
+def tool_specs(definitions: Iterable[EventDefinition]) -> tuple[JSONObject, ...]:
+    """The events as a model is offered them: an OpenAI function tool spec each."""
+    return tuple(
+        cast("JSONObject", openai_tool(definition)) for definition in _with_schemas(definitions)
+    )
 
 
 def _with_schemas(definitions: Iterable[EventDefinition]) -> tuple[EventDefinition, ...]:

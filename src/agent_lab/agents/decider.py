@@ -241,7 +241,7 @@ class Decider:
         self, turn: Turn, fallback: Fallback | None, chooser: ToolChooser | None
     ) -> _Deciding:
         event, decided, routed_by = self._route(turn)
-        lone = self._lone(turn) if event is None else None
+        lone = self._lone(turn.text, turn.candidates) if event is None else None
         if lone is not None:
             # A lone candidate the message speaks of in people's words ("the weather in
             # Paris" for get_weather) is routed only if its resolver completes the call.
@@ -287,17 +287,22 @@ class Decider:
             routing, decided = Usage.zero(), dataclasses.replace(decided, attempts=())
         return from_result(result, decided, routed_by, routing, path=path, model_text=question)
 
-    def _lone(self, turn: Turn) -> str | None:
+    def routes_to(self, text: str, candidates: tuple[str, ...] | None) -> str | None:
+        """The event plain code routes ``text`` to: the router's, else the lone one it speaks of."""
+        found = self.router.route(text, candidates).event
+        return found or self._lone(text, candidates)
+
+    def _lone(self, text: str, candidates: tuple[str, ...] | None) -> str | None:
         """The one candidate, when the message speaks of it (``LexicalRouter.speaks_of``)."""
         lexical = self.router.lexical
         if lexical is None:
             return None
         names = (
-            turn.candidates
-            if turn.candidates is not None
+            candidates
+            if candidates is not None
             else tuple(definition.name for definition in self.plugins.definitions)
         )
-        if len(names) != 1 or not lexical.speaks_of(names[0], turn.text):
+        if len(names) != 1 or not lexical.speaks_of(names[0], text):
             return None
         return names[0]
 

@@ -195,7 +195,7 @@ class _Reading:
         # A question about what was found ("does it have a garage?") states no value.
         since = conversation.since_call
         said = [
-            *(text for text in since[:-1] if not about_results(text)),
+            *(text for text in since[:-1] if not self._about_results(text)),
             *since[-1:],
             *([offer] if offer else []),
         ]
@@ -374,7 +374,7 @@ class _Reading:
             asked = conversation.asked[index] if index < len(conversation.asked) else None
             if index == len(texts) - 1:
                 asked = conversation.offer
-            if about_results(text) and index < len(texts) - 1:
+            if self._about_results(text) and index < len(texts) - 1:
                 readings.append({})  # a question about what was found ("is it furnished?")
                 continue
             context = {**self.turn.context, ASKED: asked} if asked else self.turn.context
@@ -392,6 +392,14 @@ class _Reading:
                     found[name] = value
         return found
 
+    def _about_results(self, text: str) -> bool:
+        """Whether an earlier message asks about what a call found.
+
+        Before any call there is nothing found: "Could I have the forecast for tomorrow?"
+        asks for one.
+        """
+        return self.conversation.last_call is not None and about_results(text)
+
     def _tracked(self) -> str | None:
         """The task in view since the last call: the tool the user's latest words route to.
 
@@ -401,7 +409,7 @@ class _Reading:
         said = self.conversation.said
         for role, text in reversed(said[:-1]):
             if role == "user":
-                found = self.decider.router.route(text, self.turn.candidates).event
+                found = self.decider.routes_to(text, self.turn.candidates)
                 if found is not None:
                     return found
         return None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent_lab._input_files import MAX_WORKLOAD_BYTES, read_input_text
+from agent_lab.answering.asked import well_formed
 from agent_lab.errors import (
     DefinitionError,
     MissingInputError,
@@ -196,7 +197,7 @@ def _calls(
 
 _CASE_KEYS = (
     "id", "text", "event", "expected", "payload", "context", "tags", "event_given",
-    "candidates", "matching",
+    "candidates", "matching", "messages",
 )  # fmt: skip
 _TRUTH_KEYS = ("status", "arguments", "alternatives", "calls")
 
@@ -262,6 +263,7 @@ def _case(data: object, source: str, line: int) -> Case:
     tags = row.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):  # pyright: ignore[reportUnknownVariableType]
         raise WorkloadError(source, line, "'tags' must be a list of strings")
+    messages = _messages(row.get("messages", []), row["text"], source, line)
     return Case(
         id=row["id"],
         event=event,
@@ -278,8 +280,42 @@ def _case(data: object, source: str, line: int) -> Case:
         event_given=event_given,
         candidates=None if candidates is None else tuple(candidates),  # pyright: ignore[reportUnknownArgumentType]
         matching=matching,
+        messages=messages,
         line=line,
     )
+
+
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
+def _messages(value: object, text: str, source: str, line: int) -> tuple[JSONObject, ...]:
+    """A case's conversation: Chat Completions messages, well formed, ending with ``text``."""
+    if not isinstance(value, list):
+        raise WorkloadError(source, line, "'messages' must be a list of chat messages")
+    items = cast("list[object]", value)
+    if not items:
+        return ()
+    for index, message in enumerate(items):
+        if (
+            not isinstance(message, dict)
+            or cast("dict[str, object]", message).get("role") not in _ROLES
+        ):
+            raise WorkloadError(
+                source,
+                line,
+                f"message {index} must be an object whose role is one of {sorted(_ROLES)}",
+            )
+    messages = cast("list[JSONObject]", items)
+    if not well_formed(messages):
+        raise WorkloadError(
+            source, line, "'messages' must answer every tool call, and every result a call"
+        )
+    last = messages[-1]
+    if last.get("role") != "user" or last.get("content") != text:
+        raise WorkloadError(
+            source, line, "'messages' must end with the user's message, whose content is 'text'"
+        )
+    return tuple(messages)
 
 
 def read_cases(

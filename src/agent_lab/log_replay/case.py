@@ -57,6 +57,9 @@ class Case:
     """The only events this request may go to (BFCL's functions offered per question)."""
     matching: str = "exact"
     """How values are compared with the truth: ``exact`` or ``bfcl`` (``scoring.Matching``)."""
+    messages: tuple[JSONObject, ...] = ()
+    """The conversation before the call, as Chat Completions messages, ending with the user's
+    (``text``); empty for a case of one message. Earlier calls and their results included."""
     line: int = 0
 
     @property

@@ -17,6 +17,7 @@ from agent_lab.lab.run.plugin_sets import load_plugins
 from agent_lab.lab.stats.precision import measure_precision
 from agent_lab.lab.workload import load_workload
 from tests.conftest import corpus
+from tests.logs.sgd_logs import SGDLogs
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SGDReport]
     return out, import_sgd(corpus("sgd", "dev"), out)
 
 
-def test_every_service_call_becomes_a_case_in_both_variants(
+def test_every_service_call_becomes_a_case_in_every_variant(
     imported: tuple[Path, SGDReport],
 ) -> None:
     out, report = imported
@@ -36,7 +37,7 @@ def test_every_service_call_becomes_a_case_in_both_variants(
             for turn in dialogue["turns"]:
                 calls += sum("service_call" in frame for frame in turn["frames"])
     assert counts.cases_per_variant + counts.skipped_calls == calls
-    for variant in ("payload", "utterance"):
+    for variant in ("payload", "utterance", "dialogue"):
         lines = (out / f"workload-{variant}.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(lines) == counts.cases_per_variant
     assert counts.events == len(json.loads((out / "events.json").read_text())["events"])
@@ -202,3 +203,59 @@ def test_a_call_lacking_a_required_slot_is_skipped_and_listed(tmp_path: Path) ->
     for variant in ("payload", "utterance"):
         workload = load_workload(str(tmp_path / "out" / f"workload-{variant}.jsonl"))
         assert workload.check_truth(plugins) == []
+
+
+def test_the_dialogue_variant_is_the_conversation_as_the_logs_hold_it(
+    imported: tuple[Path, SGDReport],
+) -> None:
+    """Each case's messages are its dialogue's rendered log up to the call, the event not given."""
+    out, _ = imported
+    workload = load_workload(out / "workload-dialogue.jsonl")
+    logs = SGDLogs(corpus("sgd", "dev"))
+    rendered: dict[str, list[dict[str, Any]]] = {}
+    offered: dict[str, list[str]] = {}
+    for raw in logs.dialogues():
+        messages, calls = logs.conversation(raw)
+        names = [tool["function"]["name"] for tool in logs.offered(raw)]
+        for case_id in calls:
+            at = next(
+                index
+                for index, message in enumerate(messages)
+                if message.get("tool_calls") and message["tool_calls"][0]["id"] == f"call_{case_id}"
+            )
+            rendered[case_id], offered[case_id] = messages[:at], names
+    assert len(workload.cases) == len(rendered) > 200
+    for case in workload.cases:
+        assert list(case.messages) == rendered[case.id]
+        assert case.text == case.messages[-1]["content"]
+        assert not case.event_given
+        assert case.candidates is not None
+        assert sorted(case.candidates) == sorted(offered[case.id])
+        assert case.event in case.candidates
+    # A call made earlier in the dialogue is in view, with its results.
+    assert any(message["role"] == "tool" for case in workload.cases for message in case.messages)
+
+
+def test_a_call_not_after_the_users_turn_is_no_dialogue_case(tmp_path: Path) -> None:
+    """No words of the user's to answer: the other variants keep the call."""
+    source = tmp_path / "split"
+    shutil.copytree(corpus("sgd", "dev"), source)
+    path = sorted(source.glob("dialogues_*.json"))[0]
+    dialogues = json.loads(path.read_text(encoding="utf-8"))
+    turns = dialogues[0]["turns"]
+    at = next(
+        index
+        for index, turn in enumerate(turns)
+        if index > 1 and any("service_call" in frame for frame in turn["frames"])
+    )
+    turns[at - 1]["speaker"] = "SYSTEM"  # two system turns in a row
+    path.write_text(json.dumps(dialogues), encoding="utf-8")
+    report = import_sgd(source, tmp_path / "out")
+    reasons = [call.reason for call in report.skipped_calls]
+    assert reasons == ["not in the dialogue variant: the turn before the call is not the user's"]
+    lines = {
+        variant: (tmp_path / "out" / f"workload-{variant}.jsonl").read_text().splitlines()
+        for variant in ("payload", "dialogue")
+    }
+    assert len(lines["dialogue"]) == len(lines["payload"]) - 1
+    load_workload(tmp_path / "out" / "workload-dialogue.jsonl")  # every case well formed

@@ -100,6 +100,8 @@ class Frame:
     wanted: tuple[str, ...]
     """The slots of the user's dialogue state (``state.slot_values``), in order."""
     call: ServiceCall | None
+    results: tuple[Mapping[str, str], ...] = ()
+    """What the call returned (``service_results``): one record per item found."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,6 +119,8 @@ class Dialogue:
 
     id: str
     turns: tuple[Turn, ...]
+    services: tuple[str, ...] = ()
+    """The services the dialogue uses, as its ``services`` field lists them."""
 
 
 def _slot(value: object) -> Slot:
@@ -189,6 +193,12 @@ def _frame(value: object) -> Frame:
         actions=optional(fields, "actions", lambda actions: each(actions, _action), ()),
         wanted=optional(fields, "state", _wanted, ()),
         call=optional(fields, "service_call", _call, None),
+        results=optional(
+            fields,
+            "service_results",
+            lambda results: tuple(MappingProxyType(r) for r in each(results, string_map)),
+            (),
+        ),
     )
 
 
@@ -211,4 +221,5 @@ def read_dialogue(value: object) -> Dialogue:
     return Dialogue(
         id=need(fields, "dialogue_id", string),
         turns=optional(fields, "turns", lambda turns: each(turns, _turn), ()),
+        services=optional(fields, "services", strings, ()),
     )

@@ -122,7 +122,7 @@ class SGDEvents:
                 "intent": intent.name,
             }
             kinds = {s: p["x-agent-lab"]["kind"] for s, p in properties.items()}
-            intent_entry = {"slots": set(properties), "schema": parameters}
+            intent_entry = {"slots": set(properties), "schema": parameters, "service": service.name}
             written.append((definition, SGDEvent(event=name, slots=kinds), intent_entry))
         # Only a service converted whole is written: a skipped one leaves no event behind.
         for definition, event, intent_entry in written:

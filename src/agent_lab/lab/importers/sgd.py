@@ -1,4 +1,4 @@
-"""Schema-Guided Dialogue (SGD) into events, two workload variants and an import report (L4).
+"""Schema-Guided Dialogue (SGD) into events, three workload variants and an import report (L4).
 
 Mapping rules (also written into the output's ``import-report.json``):
 
@@ -11,10 +11,15 @@ Mapping rules (also written into the output's ``import-report.json``):
   is, read from the values the dialogues use: dates ``YYYY-MM-DD``, times
   ``HH:MM``, numbers as digit strings, booleans ``True``/``False``.
 * Each system ``service_call`` becomes a case whose expected arguments are
-  its parameters, in two variants: ``utterance`` (all user turns up to the
-  call, as text) and ``payload`` (the last user turn as text; the slots the
+  its parameters, in three variants: ``utterance`` (all user turns up to the
+  call, as text), ``payload`` (the last user turn as text; the slots the
   user's dialogue state holds that were established before that turn, by the
-  user or offered by the system, as a structured payload of canonical values).
+  user or offered by the system, as a structured payload of canonical values),
+  both with the event given, and ``dialogue`` (the conversation up to the call
+  as Chat Completions messages, earlier calls and their results included, as
+  an agent's logs hold it; the event is not given, the dialogue's services'
+  events are the candidates). A call whose turn does not follow the user's is
+  no ``dialogue`` case: there are no words of the user's to answer.
 * An optional slot with a default is right stated at its default or left out
   (``expected.alternatives``): the default applies either way.
 * A call that lacks a slot its intent requires is skipped and listed: no
@@ -35,8 +40,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.errors import DefinitionError, StrictJSONError
+from agent_lab.lab.importers._sgd_cases import cases
 from agent_lab.lab.importers._sgd_data import read_dialogue, read_service
-from agent_lab.lab.importers._sgd_events import SGDEvent, SGDEvents, event_name
+from agent_lab.lab.importers._sgd_events import SGDEvent, SGDEvents
 from agent_lab.lab.importers._shape import ShapeError
 from agent_lab.lab.importers.common import (
     DatasetImportError,
@@ -51,11 +57,9 @@ from agent_lab.lab.importers.common import (
     write_report,
     write_workload,
 )
-from agent_lab.log_replay.scoring import OMITTED
-from agent_lab.strict_json import ensure_json_data
 
 if TYPE_CHECKING:
-    from agent_lab.lab.importers._sgd_data import Dialogue, Service, ServiceCall, Turn
+    from agent_lab.lab.importers._sgd_data import Dialogue, Service
     from agent_lab.strict_json import JSONValue
 
 __all__ = [
@@ -153,24 +157,6 @@ def _load(path: Path, skipped: list[SkippedFile]) -> JSONValue | None:
         return None
 
 
-def _payload_at(turn: Turn, stated: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    """The structured payload a client would send with this user turn, per service.
-
-    The user's dialogue state says which slots they want; of those, the ones
-    established before this turn (their canonical value, as said by the user
-    or offered by the system) form the payload; what this turn informs is left
-    to the text.
-    """
-    payload: dict[str, dict[str, str]] = {}
-    for frame in turn.frames:
-        said_now = {a.slot for a in frame.actions if a.act == "INFORM"}
-        known = stated.get(frame.service, {})
-        payload[frame.service] = {
-            slot: known[slot] for slot in frame.wanted if slot in known and slot not in said_now
-        }
-    return payload
-
-
 def _services(loaded: list[JSONValue], skipped: _Skipped) -> list[Service]:
     services: list[Service] = []
     for index, item in enumerate(loaded):
@@ -203,7 +189,7 @@ def _dialogues(path: Path, skipped: _Skipped) -> list[Dialogue]:
 
 
 def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
-    """Convert an SGD split folder; write ``events.json``, two workloads and the report.
+    """Convert an SGD split folder; write ``events.json``, three workloads and the report.
 
     Raises:
         DatasetImportError: No readable ``schema.json`` (nothing can be converted).
@@ -215,7 +201,7 @@ def import_sgd(folder: str | Path, out: str | Path) -> SGDReport:
     extra_files = _extra_files(source, dialogue_files)
     dialogues = [dialogue for path in dialogue_files for dialogue in _dialogues(path, skipped)]
     events = _events(services, _observed(dialogues), skipped)
-    variants = _cases(dialogues, events.intents, skipped)
+    variants = cases(dialogues, events.intents, REFERENCE_DATE, skipped.calls)
     _write_dataset(target, events, variants)
     report = SGDReport(
         folder=source.name,
@@ -291,39 +277,6 @@ def _events(
     return events
 
 
-def _cases(
-    dialogues: list[Dialogue], intents: dict[str, dict[str, Any]], skipped: _Skipped
-) -> dict[str, list[dict[str, Any]]]:
-    """Each system service call as a case of both variants, read turn by turn."""
-    variants: dict[str, list[dict[str, Any]]] = {"utterance": [], "payload": []}
-    written: set[str] = set()
-    for dialogue in dialogues:
-        user_turns: list[str] = []
-        stated: dict[str, dict[str, str]] = {}  # service -> slot -> canonical value said so far
-        before_last_user: dict[str, dict[str, str]] = {}
-        for index, turn in enumerate(dialogue.turns):
-            if turn.speaker == "USER":
-                user_turns.append(turn.utterance)
-                before_last_user = _payload_at(turn, stated)
-            for frame in turn.frames:
-                if frame.call is not None and turn.speaker == "SYSTEM":
-                    site = _CallSite(dialogue.id, index, frame.service, frame.call)
-                    problem = (
-                        "duplicate case id"
-                        if site.case_id in written
-                        else _add_case(site, user_turns, before_last_user, intents, variants)
-                    )
-                    if problem is None:
-                        written.add(site.case_id)
-                    else:
-                        skipped.calls.append(SkippedItem(case=site.case_id, reason=problem))
-                for action in frame.actions:
-                    said = action.canonical_values
-                    if action.act in ("INFORM", "OFFER", "CONFIRM") and action.slot and said:
-                        stated.setdefault(frame.service, {})[action.slot] = said[0]
-    return variants
-
-
 def _write_dataset(
     target: Path, events: SGDEvents, variants: dict[str, list[dict[str, Any]]]
 ) -> None:
@@ -339,95 +292,6 @@ def _write_dataset(
         },
         indent=1,
     )
-    for variant, cases in variants.items():
-        write_workload(target, variant, cases)
+    for variant, rows in variants.items():
+        write_workload(target, variant, rows)
     write_readme(target, "SGD", ATTRIBUTION, "and every skipped item")
-
-
-@dataclass(frozen=True, slots=True)
-class _CallSite:
-    dialogue: str
-    index: int
-    service: str
-    call: ServiceCall
-
-    @property
-    def case_id(self) -> str:
-        return f"{self.dialogue}-{self.index:02d}"
-
-
-def _add_case(
-    site: _CallSite,
-    user_turns: list[str],
-    stated: dict[str, dict[str, str]],
-    intents: dict[str, dict[str, Any]],
-    variants: dict[str, list[dict[str, Any]]],
-) -> str | None:
-    """Add the call's case to both variants; or say why it cannot be one."""
-    service, call, case_id = site.service, site.call, site.case_id
-    name = event_name(service, call.method)
-    intent = intents.get(name)
-    if intent is None:
-        return f"unknown event: {name}"
-    arguments = dict(call.parameters)
-    unknown = sorted(set(arguments) - intent["slots"])
-    if unknown:
-        return f"slots not in the intent: {unknown}"
-    properties = intent["schema"]["properties"]
-    bad: dict[str, str] = {
-        s: v
-        for s, v in arguments.items()
-        if "enum" in properties[s] and v not in properties[s]["enum"]
-    }
-    if bad:
-        return f"values outside the enum: {bad}"
-    absent = [slot for slot in intent["schema"]["required"] if slot not in arguments]
-    if absent:
-        # SGD's annotation lacks a slot its own schema requires (Hotels_3 in train):
-        # no valid dispatch could match such a truth.
-        return f"the call lacks required slots: {absent}"
-    if not user_turns:
-        return "no user turn before the call"
-    earlier = {
-        slot: value
-        for slot, value in stated.get(service, {}).items()
-        if slot in intent["slots"]
-        and ("enum" not in properties[slot] or value in properties[slot]["enum"])
-    }
-    expected: dict[str, Any] = {"status": "success", "arguments": ensure_json_data(arguments)}
-    defaults = {s: p["default"] for s, p in properties.items() if "default" in p}
-    if defaults:
-        # A slot left at its default means the same stated or not: either is right.
-        expected["alternatives"] = {
-            **{slot: [value] for slot, value in arguments.items()},
-            **{
-                slot: [default, OMITTED]
-                for slot, default in defaults.items()
-                if arguments.get(slot, default) == default
-            },
-        }
-    common = {
-        "event": name,
-        "event_given": True,
-        "context": {"now": f"{REFERENCE_DATE}T00:00"},
-        "expected": expected,
-    }
-    variants["utterance"].append(
-        {
-            "id": case_id,
-            "text": " ".join(user_turns),
-            "payload": {},
-            "tags": ["utterance", service],
-            **common,
-        }
-    )
-    variants["payload"].append(
-        {
-            "id": case_id,
-            "text": user_turns[-1],
-            "payload": earlier,
-            "tags": ["payload", service],
-            **common,
-        }
-    )
-    return None

@@ -9,6 +9,7 @@ from agent_lab.agents.event_agent import EventAgent
 from agent_lab.agents.fallback import LLMFallback
 from agent_lab.agents.tool_agent import ToolAgent
 from agent_lab.errors import NotFoundError
+from agent_lab.lab.run.dialogues import PlainReader, transcript
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -48,9 +49,9 @@ def _context(case: Case) -> dict[str, object]:
 
 
 async def _respond(agent: EventAgent | ToolAgent, case: Case) -> Decision:
-    # Every policy hands its agent the same parts of a case.
+    # Every policy hands its agent the same parts of a case; a conversation's, written out.
     return await agent.respond(
-        case.text,
+        transcript(case.messages) if case.messages else case.text,
         event=_given(case),
         candidates=case.candidates,
         payload=case.payload,
@@ -62,6 +63,8 @@ class DeterministicFirst:
     """The kernel as its contract says: plain code first, the LLM only for what is missing.
 
     Sends the LLM only the missing fields (and, when no route matches, the choice of event).
+    A conversation (``Case.messages``) that plain code does not decide whole is sent as
+    llm-always sends it (``lab.run.dialogues``).
     """
 
     name = "deterministic-first"
@@ -75,9 +78,14 @@ class DeterministicFirst:
             chooser=ToolChooser(provider, plugins.definitions),
             offload=offload,
         )
+        self.model = ToolAgent(plugins, provider, offload=offload)
+        self.reader = PlainReader(plugins)
 
     async def run(self, case: Case) -> Decision:
         """Route and resolve with code; fall back to the LLM for gaps."""
+        if case.messages:
+            decided = self.reader.decide(case, _context(case))
+            return decided if decided is not None else await _respond(self.model, case)
         return await _respond(self.agent, case)
 
 
@@ -110,9 +118,21 @@ class DeterministicOnly:
     ) -> None:
         self.agent = EventAgent(plugins, offload=offload)
 
+        self.reader = PlainReader(plugins)
+
     async def run(self, case: Case) -> Decision:
-        """Route and resolve with code alone."""
-        return await _respond(self.agent, case)
+        """Route and resolve with code alone (a conversation: its last message, if not whole)."""
+        if case.messages:
+            decided = self.reader.decide(case, _context(case))
+            if decided is not None:
+                return decided
+        return await self.agent.respond(
+            case.text,
+            event=_given(case),
+            candidates=case.candidates,
+            payload=case.payload,
+            context=_context(case),
+        )
 
 
 POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[DeterministicOnly]] = {
