@@ -215,6 +215,22 @@ def test_a_trace_of_an_unread_optional_value_asks_the_fallback() -> None:
     assert dict(resolve("I want four seats", payload, schema=schema).arguments)["passengers"] == 4
 
 
+def test_a_number_read_for_one_property_is_no_trace_of_another() -> None:
+    """ "two bedrooms" says nothing of the bathrooms; "two bedrooms and 2 baths" does."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "bedrooms": {"type": "integer", "description": "Number of bedrooms"},
+            "bathrooms": {"type": "integer", "description": "Number of bathrooms"},
+        },
+        "required": ["bedrooms"],
+    }
+    found = resolve("a cottage with two bedrooms, please", schema=schema)
+    assert (dict(found.arguments), found.complete) == ({"bedrooms": 2}, None)
+    more = resolve("two bedrooms, and the other count is 2", schema=schema)
+    assert more.complete is False
+
+
 def test_a_capitalised_name_hints_at_free_form_text() -> None:
     schema = {
         "type": "object",

@@ -61,7 +61,7 @@ def evidence(
     if said & ((prop.signs - ignore) | prop.named):
         return True
     if prop.kind == "number":
-        return bool(numbers_in(text))
+        return bool(_numbers_unread(text, read))
     if prop.kind == "date":
         return bool(DATE_WORDS.search(text) or re.search(r"\d", text))
     if prop.kind == "time":
@@ -72,6 +72,21 @@ def evidence(
         named = may_name(text) if read is None else names_unread(text, read)
         return named or _modifies(text, prop.subject)
     return False
+
+
+def _numbers_unread(text: str, read: Iterable[object] | None) -> list[float]:
+    """The numbers of ``text`` no value ``read`` accounts for, one each ("3 beds": none)."""
+    numbers = numbers_in(text)
+    for value in read or ():
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            continue
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        if number in numbers:
+            numbers.remove(number)
+    return numbers
 
 
 def leftover(text: str, read: Iterable[object], vocabulary: frozenset[str]) -> bool:

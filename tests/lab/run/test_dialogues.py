@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -12,6 +13,8 @@ from agent_lab.kernel.ledger import ValueSource
 from agent_lab.kernel.models import EventDefinition, Status
 from agent_lab.lab.run.dialogues import transcript
 from agent_lab.lab.run.policies import DeterministicFirst, DeterministicOnly, LLMAlways
+from agent_lab.lab.stats.precision import measure_precision
+from agent_lab.lab.workload import Workload
 from agent_lab.log_replay.case import Case, Expectation
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import JSONObject
@@ -156,4 +159,32 @@ def test_the_transcript_writes_every_turn_call_and_result_in_order() -> None:
         'Result: [{"name":"Lers Ros"}]',
         "Assistant: Lers Ros is one.",
         "User: Any Italian ones?",
+    ]
+
+
+def test_precision_of_a_conversation_is_told_by_where_each_value_was_found() -> None:
+    """``agent-lab precision`` on conversation cases: rows per source; the truth's coverage."""
+    told_otherwise = dataclasses.replace(
+        TOLD,
+        id="c2",
+        expected=Expectation(
+            status=Status.SUCCESS, arguments={"city": "Oakland", "cuisine": "Italian"}
+        ),
+    )
+    vague = dataclasses.replace(
+        case("I'm hungry.", "What would you like?", "Something good."), id="c3"
+    )
+    workload = Workload("talks", (TOLD, told_otherwise, vague))
+    report = measure_precision(workload, restaurants([]))
+    rows = {(row.kind, row.source): (row.filled, row.right) for row in report.rows}
+    assert rows[("enum", "earlier_message")] == (2, 2)
+    assert rows[("free-form", "message")] == (2, 1)
+    truth = {
+        row.kind: (row.answered, row.expected)
+        for row in report.rows
+        if row.source == "conversation"
+    }
+    assert truth == {"enum": (2, 3), "free-form": (2, 3)}
+    assert [(wrong.case, wrong.argument, wrong.filled) for wrong in report.wrong] == [
+        ("c2", "city", "San Jose")
     ]

@@ -62,17 +62,19 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
         f"({result.resolver_errors} resolver errors)",
         caption=f"{LOGGED_TRUTH[0].upper()}{LOGGED_TRUTH[1:]}." if logged else None,
     )
-    for column in ("kind", "source", "filled", "right", "precision", "95% CI"):
+    for column in ("kind", "source", "filled", "right", "precision", "95% CI", "truth filled"):
         table.add_column(column, justify="left" if column in ("kind", "source") else "right")
     for row in (*result.rows, result.overall):
         low, high = row.interval
+        coverage = row.coverage
         table.add_row(
             plain(row.kind),
             plain(row.source),
             str(row.filled),
             str(row.right),
-            f"{row.precision:.1%}",
-            f"[{low:.1%}, {high:.1%}]",
+            f"{row.precision:.1%}" if row.filled else "-",
+            f"[{low:.1%}, {high:.1%}]" if row.filled else "-",
+            "-" if coverage is None else f"{row.answered}/{row.expected} ({coverage:.0%})",
         )
     console = streams.console
     console.print(table)

@@ -78,14 +78,20 @@ class PlainReader:
         self.kernel = EventAgent(plugins)  # no fallback, no chooser: never a model
         self.tools = tool_specs(plugins.definitions)
 
-    def decide(self, case: Case, context: Mapping[str, object]) -> Decision | None:
-        """The complete call plain code reads from ``case.messages``, run by the kernel."""
-        offered = self._offered(case)
+    def read(self, case: Case) -> Decision | None:
+        """The complete call plain code reads from ``case.messages``, not yet run."""
         now = case.context.get("now")
         decided = self.answerer.decide(
-            case.messages, offered, now=now if isinstance(now, str) else None
+            case.messages, self._offered(case), now=now if isinstance(now, str) else None
         )
         if decided is None or not decided.local or decided.event is None:
+            return None
+        return decided
+
+    def decide(self, case: Case, context: Mapping[str, object]) -> Decision | None:
+        """The complete call plain code reads from ``case.messages``, run by the kernel."""
+        decided = self.read(case)
+        if decided is None or decided.event is None:
             return None
         ran = self.kernel.respond_sync(
             "", event=decided.event, context=context, prefill=decided.arguments or {}

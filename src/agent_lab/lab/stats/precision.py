@@ -5,7 +5,8 @@ they fill skips the fallback and reaches the handler. This measures it without
 any model: each case's resolver runs once, and every value it fills is checked
 against the expected arguments (canonically, type-sensitively), grouped by
 the property's kind (enum, number, boolean, date, time, free-form) and by
-where the value came from (the structured ``payload`` or the ``text``).
+where the value came from (the structured ``payload`` or the ``text``; for a
+conversation, where in it the reader found the value).
 Beside precision, coverage: of the values the truth holds, the share the
 resolver filled at all, so that precision bought by filling nothing shows.
 """
@@ -18,13 +19,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.kernel.models import Event, Resolution, Status
+from agent_lab.lab.run.dialogues import PlainReader
 from agent_lab.log_replay.intervals import wilson
 from agent_lab.log_replay.scoring import acceptable
 from agent_lab.resolvers.schema import kind_of
 
 if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
+    from agent_lab.kernel.registry import EventRegistry
     from agent_lab.lab.workload import Workload
+    from agent_lab.log_replay.case import Case
     from agent_lab.strict_json import JSONObject
 
 __all__ = ["KindPrecision", "PrecisionReport", "WrongValue", "measure_precision", "wilson"]
@@ -135,15 +139,19 @@ def measure_precision(
     """Run each case's resolver once and score every value it fills.
 
     Only cases expected to succeed count (their expected arguments are the
-    truth). A resolver that raises is counted in ``resolver_errors``.
+    truth). A resolver that raises is counted in ``resolver_errors``. A case that
+    is a conversation (``Case.messages``) is read whole, as every caller reads one
+    (``Answerer.decide``): the values of the complete call plain code makes, each
+    grouped by where it was found (``ValueSource``: the last message, an earlier
+    one, an accepted summary, an earlier call, a result's name); the truth's values,
+    and how many of them were filled at all, under ``conversation``. A call to
+    another tool than the truth's fills only wrong values.
     """
     definitions = {d.name: d for d in plugins.definitions}
     registry = plugins.registry()
-    filled: Counter[tuple[str, str]] = Counter()
-    right: Counter[tuple[str, str]] = Counter()
-    expected: Counter[tuple[str, str]] = Counter()
-    answered: Counter[tuple[str, str]] = Counter()
-    wrong: list[WrongValue] = []
+    schemas = {name: _properties(registry, name) for name in definitions}
+    reader: PlainReader | None = None
+    tally = _Tally(examples)
     cases = errors = 0
     for case in workload.cases:
         definition = definitions.get(case.event or "")
@@ -158,6 +166,24 @@ def measure_precision(
         ):
             continue
         cases += 1
+        properties = schemas[definition.name]
+        if case.messages:
+            reader = reader or PlainReader(plugins)
+            decided = reader.read(case)
+            same = decided is not None and decided.event == case.event
+            read = decided.arguments or {} if decided is not None and same else {}
+            for name in truth:
+                tally.expect((_kind(properties, name), _CONVERSATION), answered=name in read)
+            if decided is not None:
+                tally.fill(
+                    case,
+                    arguments=decided.arguments or {},
+                    sources={name: source.value for name, source in decided.sources.items()},
+                    properties=schemas.get(decided.event or "", {}),
+                    truth=truth if same else {},
+                    alternatives=case.expected.alternatives if same else {},
+                )
+            continue
         event = Event(definition.name, text=case.text, payload=case.payload, context=case.context)
         try:
             resolution = definition.resolver(event)
@@ -169,36 +195,85 @@ def measure_precision(
         if not isinstance(resolution, Resolution):
             errors += 1
             continue
-        properties = cast(
-            "Mapping[str, Any]", registry.schema(definition.name).get("properties", {})
-        )
+        source_of = {name: "payload" if name in case.payload else "text" for name in properties}
         for name in truth:
-            key = _kind(properties, name), "payload" if name in case.payload else "text"
-            expected[key] += 1
-            answered[key] += name in resolution.arguments
-        for name, value in resolution.arguments.items():
-            kind = _kind(properties, name)
-            source = "payload" if name in case.payload else "text"
-            filled[kind, source] += 1
-            alternatives = case.expected.alternatives
+            tally.expect(
+                (_kind(properties, name), source_of.get(name, "text")),
+                answered=name in resolution.arguments,
+            )
+        tally.fill(
+            case,
+            arguments=resolution.arguments,
+            sources=source_of,
+            properties=properties,
+            truth=truth,
+            alternatives=case.expected.alternatives,
+        )
+    return tally.report(cases, errors)
+
+
+_CONVERSATION = "conversation"
+"""The source a conversation case's truth is counted under: it says no more where a value is."""
+
+
+class _Tally:
+    """Values filled, right, expected and answered, per (kind, source); the wrong ones."""
+
+    def __init__(self, examples: int) -> None:
+        self.examples = examples
+        self.filled: Counter[tuple[str, str]] = Counter()
+        self.right: Counter[tuple[str, str]] = Counter()
+        self.expected: Counter[tuple[str, str]] = Counter()
+        self.answered: Counter[tuple[str, str]] = Counter()
+        self.wrong: list[WrongValue] = []
+
+    def expect(self, key: tuple[str, str], *, answered: bool) -> None:
+        self.expected[key] += 1
+        self.answered[key] += answered
+
+    def fill(
+        self,
+        case: Case,
+        *,
+        arguments: Mapping[str, Any],
+        sources: Mapping[str, str],
+        properties: Mapping[str, Any],
+        truth: Mapping[str, Any],
+        alternatives: Mapping[str, Any] | None,
+    ) -> None:
+        for name, value in arguments.items():
+            kind, source = _kind(properties, name), sources.get(name, "text")
+            self.filled[kind, source] += 1
             options = (
                 cast("list[Any]", alternatives.get(name) or [])
-                if alternatives is not None
+                if alternatives
                 else ([truth[name]] if name in truth else [])
             )
             if options and acceptable(value, options):
-                right[kind, source] += 1
-            elif len(wrong) < examples:
-                wrong.append(
+                self.right[kind, source] += 1
+            elif len(self.wrong) < self.examples:
+                self.wrong.append(
                     WrongValue(case.id, name, kind, source, value, truth.get(name), case.text)
                 )
-    rows = tuple(
-        KindPrecision(
-            k, s, filled[k, s], right[k, s], expected=expected[k, s], answered=answered[k, s]
+
+    def report(self, cases: int, errors: int) -> PrecisionReport:
+        rows = tuple(
+            KindPrecision(
+                k,
+                s,
+                self.filled[k, s],
+                self.right[k, s],
+                expected=self.expected[k, s],
+                answered=self.answered[k, s],
+            )
+            for k, s in sorted(self.filled | self.expected)
         )
-        for k, s in sorted(filled | expected)
-    )
-    return PrecisionReport(cases, rows, tuple(wrong), errors)
+        return PrecisionReport(cases, rows, tuple(self.wrong), errors)
+
+
+def _properties(registry: EventRegistry, name: str) -> Mapping[str, Any]:
+    properties = registry.schema(name).get("properties", {})
+    return cast("Mapping[str, Any]", properties) if isinstance(properties, Mapping) else {}
 
 
 def _kind(properties: Mapping[str, Any], name: str) -> str:
