@@ -45,6 +45,10 @@ def names(text: str) -> list[str]:
         ("Near Ghent Sint-Pieters.", ["Ghent Sint-Pieters"]),
         ("Maybe Utrecht then", ["Utrecht"]),
         ("Check Kortrijk.", ["Kortrijk"]),
+        # A number just before it may be the name's: an address, a title.
+        ("drop me at 42 Rue Cler, then home", []),
+        ("tickets for 12 Angry Men", []),
+        ("3 tickets, for Hamlet", ["Hamlet"]),
     ],
 )
 def test_names_are_runs_of_capitalised_words(text: str, expected: list[str]) -> None:

@@ -249,6 +249,12 @@ def test_a_capitalised_name_hints_at_free_form_text() -> None:
         ("without wifi is fine", False),
         ("I don't care about wifi", None),  # no preference
         ("is there wifi?", None),  # a question states nothing
+        ("would there be wifi?", None),
+        ("Is wifi included, and what's the price?", None),
+        # A question that asks for something does; a question elsewhere is another's.
+        ("Could you find me a place with wifi?", True),
+        ("Any others with wifi?", True),
+        ("What's the price? I need wifi.", True),
         ("wifi, or no wifi", None),  # two readings
         ("a quiet room", None),
     ],

@@ -235,6 +235,22 @@ _NEGATED_AFTER = re.compile(r"\W*(?:(?:is|are|be)\W+)?(?:not|off)\b|\W*\w+n't\b"
 _CLAUSE_BREAK = re.compile(r"[.?!;,]|\b(?:and|but|till|until|or)\b", re.I)
 
 
+# A question that asks for something: "Can you find one with wifi?", "Any others with a
+# pool?", "Is there one that allows pets?". Others ask about what was offered ("Would there
+# be live music?", "Are pets okay?"): no flag is asked for.
+_ASKS_FOR = re.compile(
+    r"\W*(?:(?:and|so|ok|okay|then|also|well|but|hmm+)\W+)*"
+    r"(?:(?:can|could|would|will)\s+(?:you|u)\b|please\b|find\b|search\b|show\b|look\b|get\b"
+    r"|any\b|are there\b|is there (?:a|an|one|any)\b|do you have\b)",
+    re.IGNORECASE,
+)
+
+
+def _asks_only(opening: str | None) -> bool:
+    """Whether a question (its ``opening``) asks about something rather than for it."""
+    return opening is not None and _ASKS_FOR.match(opening) is None
+
+
 def boolean_phrase(name: str, text: str) -> bool | None:
     """``has_wifi`` + "with wifi" -> True; + "no wifi needed" -> False; else None.
 
@@ -252,7 +268,7 @@ def boolean_phrase(name: str, text: str) -> bool | None:
         return None
     pattern = r"\b" + r"[\s_-]*".join(re.escape(w.rstrip("s")) for w in subject) + r"s?\b"
     named = list(re.finditer(pattern, text, re.IGNORECASE))
-    if not named or "?" in text or _INDIFFERENT.search(text):
+    if not named or _INDIFFERENT.search(text):
         return None
     # Clause bounds and negations found once, then looked up by bisection: linear in the text.
     spans = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(text)]
@@ -274,6 +290,7 @@ def boolean_phrase(name: str, text: str) -> bool | None:
     if (
         len(readings) != 1
         or any(sentences.asked_about(m.start()) for m in named)
+        or any(_asks_only(sentences.question_opening(m.start())) for m in named)
         or sentences.corrected_after(named[-1].end(), lambda _: True)
     ):
         return None

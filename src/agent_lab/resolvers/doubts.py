@@ -132,6 +132,14 @@ class Sentences:
             return True
         return (_ABOUT_THE_OFFER if "?" in mark else _INVERTED).match(opening) is not None
 
+    def question_opening(self, position: int) -> str | None:
+        """The first words of the sentence at ``position`` when it is a question, else ``None``."""
+        index = self._index(position)
+        end, mark = self.ends[index]
+        if "?" not in mark:
+            return None
+        return self.text[self.starts[index] : min(end, self.starts[index] + WINDOW)]
+
     def corrected_after(self, position: int, about: Callable[[str], bool]) -> bool:
         """After ``position``, the user takes something back and speaks of ``about``.
 

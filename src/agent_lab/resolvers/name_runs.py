@@ -155,6 +155,8 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
             or qualified
             or (last + 1 < len(tokens) and _runs_on(text, tokens[last], tokens[last + 1]))
             or any(_SHOUTED.match(tokens[at].group()) for at in range(index, last + 1))
+            # "168 South Murphy Avenue", "3 Idiots": a number before it may be the name's.
+            or (index > 0 and _numbered(text, tokens[index - 1], tokens[index]))
         ):
             # "Redwood city": the name may go on in lower case. "Paris, France": the value
             # may be either or both. "SFO", "NYC", "OAKLAND": an acronym may stand for a
@@ -183,6 +185,11 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
         found.append((text[start:end], start, end))
         index = last + 1
     return found, doubtful
+
+
+def _numbered(text: str, before: re.Match[str], first: re.Match[str]) -> bool:
+    """Whether the word just before a name is a number in digits, a space apart."""
+    return before.group().isdigit() and text[before.end() : first.start()] == " "
 
 
 def _runs_on(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
