@@ -612,3 +612,31 @@ def test_a_lone_tool_spoken_of_turns_ago_is_the_task_in_view() -> None:
     assert calls([*forecast, user("In Harrogate.")], [WEATHER]) == [
         ("get_forecast", {"city": "Harrogate", "day": "2026-04-02"})
     ]
+
+
+SONGS = tool(
+    "find_songs",
+    "Find songs to listen to.",
+    {
+        "artist": {"type": "string", "description": "Who performs them"},
+        "genre": {"type": "string", "description": "The kind of music"},
+    },
+    [],
+)
+
+
+def test_a_name_read_as_one_value_keeps_the_others_of_the_last_search() -> None:
+    """ "Anything by Nina Simone?" changes the artist; the genre searched stays."""
+    searched = [
+        user("Find me some jazz songs, please. Something by Chet Baker, in the Jazz genre."),
+        *call("find_songs", {"artist": "Chet Baker", "genre": "Jazz"}, "c1", [{"song": "Alone"}]),
+        assistant("How about Alone by Chet Baker?"),
+    ]
+    assert calls([*searched, user("What about something by Nina Simone?")], [SONGS]) == [
+        ("find_songs", {"artist": "Nina Simone", "genre": "Jazz"})
+    ]
+    # A name nothing reads may be the genre's: the model's.
+    assert (
+        calls([*searched, user("What about something by Nina Simone, or Bossa Nova?")], [SONGS])
+        == []
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from threading import Lock
 from typing import TYPE_CHECKING, cast
 
@@ -40,9 +40,9 @@ class Reader:
         """``SchemaResolver.required``."""
         return self.resolver.required
 
-    def may_state(self, name: str, text: str) -> bool:
+    def may_state(self, name: str, text: str, read: Iterable[object] | None = None) -> bool:
         """``SchemaResolver.may_state``."""
-        return self.resolver.may_state(name, text, self.tool)
+        return self.resolver.may_state(name, text, self.tool, read)
 
     def read(self, event: str, text: str, context: Mapping[str, object]) -> JSONObject:
         """What ``text`` states of the tool's parameters, read with ``context``."""

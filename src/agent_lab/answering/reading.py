@@ -297,13 +297,18 @@ class _Reading:
         they are: only a name it holds that is none of the values known counts.
         """
         offer = self.conversation.offer if self.accepted else None
-        theirs = said[:-1] if offer else said
+        theirs = [
+            (unnumbered(text), reader.read(event, text, self.turn.context).values())
+            for text in (said[:-1] if offer else said)
+        ]
         summary_read = {**reader.read(event, offer, self.turn.context), **grounded} if offer else {}
         return {
             name: value
             for name, value in earlier.items()
             if name not in grounded
-            and not any(reader.may_state(name, unnumbered(text)) for text in theirs)
+            # A name read as another value ("anything by Pitbull?" for the artist) is no
+            # sign of this one.
+            and not any(reader.may_state(name, text, read) for text, read in theirs)
             and not (
                 offer
                 and may_change(

@@ -39,6 +39,11 @@ _NOT_NAMES = frozenset(
      "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "am", "pm", "ok", "okay",
      "yes", "no", "please", "thanks", "thank", "hi", "hello", "hey"]
 )  # fmt: skip
+_DAYS = frozenset(
+    [*MONTHS, *WEEKDAYS, "mon", "tue", "tues", "wed", "thu", "thurs", "fri", "sat", "sun", "jan",
+     "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
+)  # fmt: skip
+"""Names of days and months, whole and cut short: capitalised, yet no name's words alone."""
 # Words English capitalises at a sentence's start that begin no name.
 _STARTERS = frozenset(
     ["a", "an", "the", "can", "could", "would", "will", "shall", "should", "may", "might",
@@ -157,6 +162,9 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
             or any(_SHOUTED.match(tokens[at].group()) for at in range(index, last + 1))
             # "168 South Murphy Avenue", "3 Idiots": a number before it may be the name's.
             or (index > 0 and _numbered(text, tokens[index - 1], tokens[index]))
+            # "play If I Killed Someone For You", "O Father O Satan O Sun by Behemoth": a word
+            # no name begins with, or a day's, capitalised next to it may be the name's too.
+            or _cut(text, tokens, index, last)
         ):
             # "Redwood city": the name may go on in lower case. "Paris, France": the value
             # may be either or both. "SFO", "NYC", "OAKLAND": an acronym may stand for a
@@ -185,6 +193,32 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
         found.append((text[start:end], start, end))
         index = last + 1
     return found, doubtful
+
+
+def _cut(text: str, tokens: list[re.Match[str]], first: int, last: int) -> bool:
+    """Whether a capitalised word no run holds touches it: before it mid-sentence, or after."""
+    after = last + 1
+    if (
+        after < len(tokens)
+        and text[tokens[last].end() : tokens[after].start()] == " "
+        and not tokens[last].group().endswith((".", ","))
+        and tokens[after].group().lower().rstrip(".,!?") in _DAYS
+        and not (after + 1 < len(tokens) and tokens[after + 1].group()[:1].isdigit())
+    ):
+        return True  # "O Sun by Behemoth", not "San Francisco March 1st"
+    before = first - 1
+    while before >= 0 and text[tokens[before].end() : tokens[before + 1].start()] == " ":
+        word = tokens[before].group()
+        if not word[:1].isupper():
+            return False
+        if word != "I":
+            # Capitalised where a sentence may start ("plan B. Then Lyon"): no sign.
+            return not (
+                _sentence_start(text, tokens[before].start())
+                or (before > 0 and tokens[before - 1].group().endswith("."))
+            )
+        before -= 1
+    return False
 
 
 def _numbered(text: str, before: re.Match[str], first: re.Match[str]) -> bool:

@@ -9,7 +9,8 @@ nor a month), and a cue says which property it fills:
   (``origin_city``, ``from_location``, ``pickup``), ``to`` a place for a
   destination, ``in``/``at``/``near`` for a location (a city, an area), and
   for a destination when the tool has no location nor origin (a hotel's
-  ``destination``);
+  ``destination``), ``by`` for who made a work (an ``artist``, a director:
+  ``directed_by``);
 * the property's own noun before it (``the city of Atlanta``, ``restaurant
   Sino``), or ``called``/``named`` for a property that is a name;
 * the assistant's question just before (``What city are you traveling to?``):
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["FreeForm", "NameRole", "asked_for", "name_role", "named_after", "read_name"]
 
 NameRole = str
-"""``origin``, ``destination``, ``location``, ``name`` or ``other``."""
+"""``origin``, ``destination``, ``location``, ``creator``, ``name`` or ``other``."""
 
 _ROLE_WORDS: dict[str, frozenset[str]] = {
     "origin": frozenset(["origin", "from", "source", "departure", "depart", "departing", "start"]),
@@ -46,6 +47,8 @@ _ROLE_WORDS: dict[str, frozenset[str]] = {
         ["location", "city", "area", "town", "place", "where", "region", "locality", "venue",
          "district", "neighborhood", "neighbourhood", "suburb", "borough", "village"]
     ),
+    "creator": frozenset(["artist", "author", "director", "directed", "composer", "singer",
+                          "band", "performer", "writer", "creator", "musician"]),
     "name": frozenset(["name", "title", "called", "named"]),
 }  # fmt: skip
 _CUES: dict[str, tuple[str, ...]] = {
@@ -53,6 +56,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     "destination": ("to", "going to", "traveling to", "travelling to", "headed to", "heading to",
                     "into"),
     "location": ("in", "at", "near", "around", "within"),
+    "creator": ("by",),
     "name": ("called", "named", "titled"),
 }  # fmt: skip
 # Words of a property's name or description that say its value is not a name: an email, a
@@ -69,7 +73,7 @@ _FILLER = re.compile(r"(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
 def name_role(name: str, description: str) -> NameRole:
     """What a free-form property names, from its name's words first, then its description's."""
     named = set(name_words(name))
-    for role in ("origin", "destination", "location", "name"):
+    for role in ("origin", "destination", "location", "creator", "name"):
         if named & _ROLE_WORDS[role]:
             return role
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", description)}
@@ -133,7 +137,7 @@ def read_name(
     found: set[str] = set()
     cues: list[str] = []
     alone = prop.role not in roles
-    if prop.role in ("origin", "destination", "location", "name") and alone:
+    if prop.role in _CUES and alone:
         cues.extend(_CUES[prop.role])
     if prop.role == "location" and {"name", "other"} & set(roles):
         # "at the Grand Cinema": a venue, which the tool names apart.

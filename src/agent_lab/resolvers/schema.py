@@ -81,6 +81,7 @@ from agent_lab.resolvers.properties import (
 from agent_lab.resolvers.times_of_day import stated_time
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import datetime
 
     from agent_lab.strict_json import JSONObject, JSONValue
@@ -258,17 +259,20 @@ class SchemaResolver:
             if prop.name not in found:
                 found[prop.name] = self._render(prop, day.isoformat())
 
-    def may_state(self, name: str, text: str, tool: str | None = None) -> bool:
+    def may_state(
+        self, name: str, text: str, tool: str | None = None, read: Iterable[object] | None = None
+    ) -> bool:
         """Whether ``text`` may state property ``name``'s value in a way this resolver cannot read.
 
         Generous, as the resolver's own doubt: the property's words, a number for a
         number, date or time words, a word of an enum value, a capitalised word for
-        free-form text; the words of the ``tool``'s name are none. ``True`` for a property
-        the schema does not have.
+        free-form text; the words of the ``tool``'s name are none. Given the values ``read``
+        from the text, a name or a number one of them is is none either. ``True`` for a
+        property the schema does not have.
         """
         prop = next((p for p in self.properties if p.name == name), None)
         ignore = _tool_words(tool) if tool else frozenset[str]()
-        return prop is None or evidence(prop, text, ignore=ignore)
+        return prop is None or evidence(prop, text, read, ignore=ignore)
 
     def fill_learned(self, found: JSONObject, text: str) -> None:
         """Learned rules, where a reading found nothing: aliases, contexts, then constants.
