@@ -13,7 +13,7 @@ import pytest
 
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
 from agent_lab.answering.conversation import Conversation
-from agent_lab.answering.utterances import accepts, assents
+from agent_lab.answering.utterances import accepts, assents, item_offered, offers
 from agent_lab.kernel.ledger import ValueSource
 
 NOW = "2026-04-01T09:00:00"
@@ -159,8 +159,30 @@ def test_a_summary_corrected_or_doubted_is_not_booked(reply: str) -> None:
 def test_a_booking_is_never_made_without_an_accepted_summary() -> None:
     # Every value is in the conversation, but the user accepted no summary of them.
     assert calls(SEARCHED) == []
+    vague = assistant("Shall I book it for you?")
+    assert calls([*SEARCHED, vague, user("Yes please")]) == []
+
+
+def test_an_offer_that_says_what_it_would_book_is_a_summary_when_assented_to() -> None:
+    """ "Shall I book 3 seats on the Western Arrow?" "Yes please": the offer states the call."""
     offer = assistant("Shall I book 3 seats on the Western Arrow?")
-    assert calls([*SEARCHED, offer, user("Yes please")]) == []
+    assert calls([*SEARCHED, offer, user("Yes please")]) == [
+        (
+            "book_train",
+            {
+                "origin": "Leeds",
+                "destination": "Bristol",
+                "day": "2026-04-02",
+                "seats": 3,
+                "train": "Western Arrow",
+            },
+        )
+    ]
+    # A value added to the yes is confirmed again: the model's.
+    assert calls([*SEARCHED, offer, user("Yes, for 4 seats.")]) == []
+    # A question that asks which is no offer a yes accepts.
+    which = assistant("Which of the two, the Western Arrow with 3 seats?")
+    assert calls([*SEARCHED, which, user("Yes.")]) == []
 
 
 FORECAST = [
@@ -640,3 +662,20 @@ def test_a_name_read_as_one_value_keeps_the_others_of_the_last_search() -> None:
         calls([*searched, user("What about something by Nina Simone, or Bossa Nova?")], [SONGS])
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("offer", "yes_no", "item"),
+    [
+        ("Shall I book 3 seats on the Western Arrow?", True, False),
+        ("Would you like to buy 2 tickets for Hamlet on May 3rd?", True, False),
+        ("I found two. Do you like the Western Arrow?", True, True),
+        ("How about the Northern Star at 8:10 am?", False, True),
+        ("Which day would suit you?", False, False),
+        ("I booked it.", False, False),
+    ],
+)
+def test_an_offer_a_yes_accepts_is_told_from_an_item_offered(
+    offer: str, yes_no: bool, item: bool
+) -> None:
+    assert (offers(offer), item_offered(offer)) == (yes_no, item)

@@ -45,6 +45,8 @@ def names(text: str) -> list[str]:
         ("Near Ghent Sint-Pieters.", ["Ghent Sint-Pieters"]),
         ("Maybe Utrecht then", ["Utrecht"]),
         ("Check Kortrijk.", ["Kortrijk"]),
+        # A count said alone is no name.
+        ("Three.", []),
         # A number just before it may be the name's: an address, a title.
         ("drop me at 42 Rue Cler, then home", []),
         ("tickets for 12 Angry Men", []),

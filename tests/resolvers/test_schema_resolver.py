@@ -231,6 +231,22 @@ def test_a_number_read_for_one_property_is_no_trace_of_another() -> None:
     assert more.complete is False
 
 
+def test_a_count_read_is_no_trace_of_a_date_or_a_time() -> None:
+    """ "3 seats" fills the seats; its digit says nothing of the day, "7:30" would."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "seats": {"type": "integer", "description": "Seats to book"},
+            "day": {"type": "string", "format": "date"},
+            "at": {"type": "string", "format": "time"},
+        },
+        "required": ["seats"],
+    }
+    found = resolve("3 seats, please", schema=schema)
+    assert (dict(found.arguments), found.complete) == ({"seats": 3}, None)
+    assert resolve("3 seats, the 7:30 one", schema=schema).complete is False
+
+
 def test_a_capitalised_name_hints_at_free_form_text() -> None:
     schema = {
         "type": "object",
@@ -255,6 +271,10 @@ def test_a_capitalised_name_hints_at_free_form_text() -> None:
         ("Could you find me a place with wifi?", True),
         ("Any others with wifi?", True),
         ("What's the price? I need wifi.", True),
+        # Asked inside a sentence, or of what was offered: unsure.
+        ("Can you tell me the price and if it has wifi?", None),
+        ("Any wifi there?", None),
+        ("Would wifi be included.", None),
         ("wifi, or no wifi", None),  # two readings
         ("a quiet room", None),
     ],

@@ -67,6 +67,13 @@ def acts(name: str) -> bool:
     return not any(word in _LOOKUPS for word in words[:3]) if words else True
 
 
+def action_verb(name: str) -> str | None:
+    """The word a tool's name starts with, past a namespace: ``Music_2__PlayMedia``: ``play``."""
+    own = name.rsplit("__", 1)[-1]
+    words = [w.lower() for w in _NAME_WORDS.findall(own) if not w.isdigit()]
+    return words[0] if words else None
+
+
 def tool_parameters(tools: Sequence[Mapping[str, object]], name: str | None) -> Mapping[str, Any]:
     """The parameters schema of the offered tool ``name``; empty when it has none."""
     for tool in tools:

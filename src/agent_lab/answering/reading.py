@@ -39,24 +39,31 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.agents.tool_specs import acts, tool_name, tool_parameters, tool_properties
+from agent_lab.agents.tool_specs import (
+    acts,
+    tool_name,
+    tool_parameters,
+    tool_properties,
+)
 from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
 from agent_lab.answering.known_values import (
     changes,
-    fits,
     named_values,
     one_name_twice,
     said_now,
 )
 from agent_lab.answering.restatements import may_change, unnumbered
-from agent_lab.answering.summaries import confirmed_over, name_left, stated
+from agent_lab.answering.said_before import asks_about_results, earlier_calls, said_before
+from agent_lab.answering.summaries import confirmed_over, name_left, stated, sums_up
 from agent_lab.answering.utterances import (
     about_results,
     accepts,
     asks,
     confirms,
     declines,
+    item_offered,
+    offers,
     requests,
 )
 from agent_lab.kernel.ledger import ValueSource
@@ -91,6 +98,10 @@ def read_conversation(
     offer = conversation.offer
     accepted = asks(offer) and accepts(conversation.last_user)
     confirmed = accepted and confirms(offer)
+    # "Would you like to buy 2 tickets for Hamlet on May 3rd?" "Yes": an offer to act that
+    # says what it would do is a summary the user accepted, once it states enough and the
+    # user adds nothing to it (``_call``: a value added is confirmed again).
+    offered = accepted and not confirmed and offers(offer)
     if not accepted and confirms(offer):
         return None  # a correction of the assistant's summary: it confirms again
     if accepted and routed is not None:
@@ -102,8 +113,8 @@ def read_conversation(
     if confirmed:
         # What the user confirms is an action (a booking, a purchase): an assistant does not
         # ask to confirm a look-up, so only the offered tools that act are in view.
-        offered = turn.candidates or tuple(n for t in tools if (n := tool_name(t)) is not None)
-        turn = dataclasses.replace(turn, candidates=tuple(n for n in offered if acts(n)))
+        names = turn.candidates or tuple(n for t in tools if (n := tool_name(t)) is not None)
+        turn = dataclasses.replace(turn, candidates=tuple(n for n in names if acts(n)))
         routed = routed if routed is not None and acts(routed) else None
     if not accepted and (declines(conversation.last_user) or about_results(conversation.last_user)):
         # "No, not today", "thanks, that's all", "is there live music?": no request for a
@@ -118,6 +129,7 @@ def read_conversation(
         or (lambda event: Reader(SchemaResolver(tool_parameters(tools, event)), tool=event)),
         accepted=accepted,
         confirmed=confirmed,
+        offered=offered,
     )
     return reading.decision(routed)
 
@@ -135,9 +147,21 @@ class _Reading:
     """The user accepted the assistant's question or summary just before."""
     confirmed: bool
     """What the user accepted was a summary to confirm."""
+    offered: bool = False
+    """What the user accepted was a yes/no question, not a summary to confirm: it may offer
+    to act ("Would you like to buy 2 tickets for ... ?")."""
 
     def decision(self, routed: str | None) -> Decision | None:
         """The tool (the routed one, the task in view, or the last call's), and its call."""
+        if self.offered and routed is None:
+            acting = [
+                decision
+                for candidate in self.turn.candidates or ()
+                if self._offers_to(candidate)
+                and (decision := self._call(candidate, refining=False, fitting=True)) is not None
+            ]
+            if len(acting) == 1:
+                return acting[0]  # the one action the offer says, complete
         last = self.conversation.last_call
         event = routed or self._tracked()
         if (
@@ -181,7 +205,7 @@ class _Reading:
         conversation, turn = self.conversation, self.turn
         if turn.candidates is not None and event not in turn.candidates:
             return None
-        if acts(event) and not self.confirmed:
+        if acts(event) and not (self.confirmed or self._offers_to(event)):
             # A call that acts (books, buys, sends) assembled from earlier turns is made
             # only once the user accepted the assistant's summary of it: a wrong booking
             # costs more than a question, and an assistant confirms before acting.
@@ -191,19 +215,17 @@ class _Reading:
             return None
         reader = self.reader_of(event)
         offer = conversation.offer if self.accepted else None
-        earlier = self._earlier(event, properties, reader)
-        # A question about what was found ("does it have a garage?") states no value.
-        since = conversation.since_call
-        said = [
-            *(text for text in since[:-1] if not self._about_results(text)),
-            *since[-1:],
-            *([offer] if offer else []),
-        ]
+        earlier = earlier_calls(self.conversation, event, properties, reader.required)
+        said = self._said(offer)
         # An item the assistant offered (a result's record) is the call's only once the user
         # accepts the assistant's summary of it: picking it is not yet asking to act on it.
         grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
         prefill = self._carried(event, properties, reader, said, earlier=earlier, grounded=grounded)
-        before = self._said_before(event, properties, reader) if not refining else {}
+        before = (
+            said_before(self.conversation, event, properties, reader, self.turn.context)
+            if not refining
+            else {}
+        )
         prefill.update(before)
         summary: JSONObject = {}
         if offer is not None:
@@ -216,11 +238,7 @@ class _Reading:
         for name in grounded:
             prefill.pop(name, None)
         if offer is not None and not fitting and self.confirmed:
-            last_name = name_left(offer, properties, reader, {**prefill, **grounded})
-            if all(conversation.held_as(str(v)) <= {n} for n, v in last_name.items()):
-                # Not a name earlier calls held as something else (a restaurant's, for
-                # the event's name).
-                summary.update(last_name)
+            summary.update(self._name_left(offer, properties, reader, {**prefill, **grounded}))
             prefill.update(summary)
         context = dict(turn.context)
         if not self.accepted and conversation.offer:
@@ -254,6 +272,29 @@ class _Reading:
         ]
         return dataclasses.replace(decision, read_from=_sources(arguments, layers))
 
+    def _said(self, offer: str | None) -> list[str]:
+        """The words since the last call, the accepted offer's last.
+
+        A question about what was found ("does it have a garage?") states no value.
+        """
+        since = self.conversation.since_call
+        return [
+            *(text for text in since[:-1] if not asks_about_results(self.conversation, text)),
+            *since[-1:],
+            *([offer] if offer else []),
+        ]
+
+    def _name_left(
+        self, offer: str, properties: Mapping[str, Any], reader: Reader, known: JSONObject
+    ) -> JSONObject:
+        """``summaries.name_left``, unless earlier calls held the name as something else.
+
+        A restaurant's name is no event's name.
+        """
+        last_name = name_left(offer, properties, reader, known)
+        held = all(self.conversation.held_as(str(v)) <= {n} for n, v in last_name.items())
+        return last_name if held else {}
+
     def _summarised(
         self,
         event: str,
@@ -264,7 +305,12 @@ class _Reading:
         prefill: JSONObject,
         grounded: JSONObject,
     ) -> JSONObject | None:
-        """The accepted summary's values, laid over ``prefill``; ``None``: it may not stand."""
+        """The accepted summary's values, laid over ``prefill``; ``None``: it may not stand.
+
+        An offer to act that is no summary to confirm stands only where it states what it
+        would do (``summaries.sums_up``) and the user adds nothing to it: "Yes, for four"
+        is confirmed again; a question aside is no change ("Yes. What does it cost?").
+        """
         found = stated(
             reader,
             event,
@@ -272,9 +318,20 @@ class _Reading:
             offer,
             known={**prefill, **grounded},
             context=self.turn.context,
-            names=self.confirmed,
+            names=self.confirmed or self.offered,
         )
-        if found is None or not confirmed_over(
+        if found is None:
+            return None
+        if (
+            acts(event)
+            and not self.confirmed
+            and (
+                not sums_up(event, properties, offer, found, grounded)
+                or reader.read(event, requests(self.conversation.last_user), self.turn.context)
+            )
+        ):
+            return None
+        if not confirmed_over(
             properties, reader, offer, summary=found, prefill=prefill, grounded=grounded
         ):
             return None
@@ -298,7 +355,10 @@ class _Reading:
         """
         offer = self.conversation.offer if self.accepted else None
         theirs = [
-            (unnumbered(text), reader.read(event, text, self.turn.context).values())
+            (
+                unnumbered(text),
+                [*reader.read(event, text, self.turn.context).values(), *grounded.values()],
+            )
             for text in (said[:-1] if offer else said)
         ]
         summary_read = {**reader.read(event, offer, self.turn.context), **grounded} if offer else {}
@@ -306,8 +366,8 @@ class _Reading:
             name: value
             for name, value in earlier.items()
             if name not in grounded
-            # A name read as another value ("anything by Pitbull?" for the artist) is no
-            # sign of this one.
+            # A name read as another value ("anything by Pitbull?" for the artist), or held
+            # by a result, is no sign of this one.
             and not any(reader.may_state(name, text, read) for text, read in theirs)
             and not (
                 offer
@@ -343,67 +403,13 @@ class _Reading:
         # question about the results ("what's today's date?").
         return not refining or changes(arguments, last)
 
-    def _earlier(self, event: str, properties: Mapping[str, Any], reader: Reader) -> JSONObject:
-        """Earlier calls' values for ``event``, the most recent call's last.
+    def _offers_to(self, event: str) -> bool:
+        """Whether the accepted offer may propose ``event``'s action: not an item found.
 
-        Another tool's values carry only to what this one requires (the search's city to
-        the booking); an optional one (a genre) may be another task's. The last call's own
-        values carry whole when it is the tool asked for again (a refinement of it).
+        "Do you like Jolene by Dolly Parton?" offers an item to pick before anything is
+        done with it; what is enough of a summary is ``summaries.sums_up``'s to say.
         """
-        required = set(reader.required)
-        last = self.conversation.last_call
-        earlier: JSONObject = {}
-        for call in self.conversation.calls:
-            own = call is last and call.name == event
-            for name, value in call.arguments.items():
-                if (
-                    name in properties
-                    and (name in required or own)
-                    and fits(value, properties[name])
-                ):
-                    earlier[name] = value
-        return earlier
-
-    def _said_before(self, event: str, properties: Mapping[str, Any], reader: Reader) -> JSONObject:
-        """What the user said in earlier messages since the last call.
-
-        Each is read as it came (the assistant's question before it in view); a later
-        reading wins. A question about what was found sets nothing, and a value is dropped
-        where a later message may state it in words plain code cannot read
-        (``restatements.may_change``).
-        """
-        conversation = self.conversation
-        texts = conversation.since_call
-        readings: list[JSONObject] = []
-        for index, text in enumerate(texts):
-            asked = conversation.asked[index] if index < len(conversation.asked) else None
-            if index == len(texts) - 1:
-                asked = conversation.offer
-            if self._about_results(text) and index < len(texts) - 1:
-                readings.append({})  # a question about what was found ("is it furnished?")
-                continue
-            context = {**self.turn.context, ASKED: asked} if asked else self.turn.context
-            readings.append(reader.read(event, text, context))
-        found: JSONObject = {}
-        for index, read in enumerate(readings[:-1]):
-            for name, value in read.items():
-                # A later message that may state it in words plain code cannot read
-                # ("Actually, pick it up in Seattle, WA") may be changing it.
-                if name in properties and not any(
-                    name not in after
-                    and may_change(kind_of(properties[name]), name, reader, text, after)
-                    for text, after in zip(texts[index + 1 :], readings[index + 1 :], strict=True)
-                ):
-                    found[name] = value
-        return found
-
-    def _about_results(self, text: str) -> bool:
-        """Whether an earlier message asks about what a call found.
-
-        Before any call there is nothing found: "Could I have the forecast for tomorrow?"
-        asks for one.
-        """
-        return self.conversation.last_call is not None and about_results(text)
+        return self.offered and acts(event) and not item_offered(self.conversation.offer or "")
 
     def _tracked(self) -> str | None:
         """The task in view since the last call: the tool the user's latest words route to.

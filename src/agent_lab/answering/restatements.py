@@ -40,8 +40,8 @@ def may_change(kind: str, name: str, reader: Reader, text: str, read: JSONObject
     """Whether ``text``, read as ``read``, may state ``name`` (of ``kind``) unread.
 
     For a name, one the reading did not take ("Seattle, WA"), not any capital; for a
-    count, a number no value read is; for a time, a clock word or a number that is no
-    day of the month.
+    count, a number no value read is; for a time, a clock word or a number no value read
+    is, that is no day of the month; for the rest, a sign no value read explains.
     """
     if kind == "free-form":
         return names_unread(text, read.values())
@@ -49,8 +49,10 @@ def may_change(kind: str, name: str, reader: Reader, text: str, read: JSONObject
         numbers = {n for v in read.values() if (n := _number(v)) is not None}
         return any(n not in numbers for n in numbers_in(_CLOCKS_AND_DAYS.sub(" ", text)))
     if kind == "time":
-        return bool(TIME_WORDS.search(text) or _BARE_NUMBER.search(text))
-    return reader.may_state(name, text)
+        numbers = {n for v in read.values() if (n := _number(v)) is not None}
+        bare = (float(match.group()) for match in _BARE_NUMBER.finditer(text))
+        return bool(TIME_WORDS.search(text) or any(n not in numbers for n in bare))
+    return reader.may_state(name, text, read.values())
 
 
 def restated(kind: str, name: str, reader: Reader, offer: str, known: Sequence[JSONValue]) -> bool:
@@ -64,7 +66,7 @@ def restated(kind: str, name: str, reader: Reader, offer: str, known: Sequence[J
         return False
     if kind == "free-form":
         return names_unread(offer, known)
-    return reader.may_state(name, offer)
+    return reader.may_state(name, offer, known)
 
 
 def unnumbered(text: str) -> str:

@@ -9,8 +9,10 @@ where they agree with what was said before; the reader
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.agents.tool_specs import action_verb
 from agent_lab.answering.restatements import restated
 from agent_lab.answering.utterances import untagged
 from agent_lab.kernel.models import Event
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["confirmed_over", "name_left", "stated"]
+__all__ = ["confirmed_over", "name_left", "stated", "sums_up"]
 
 
 def stated(
@@ -97,3 +99,25 @@ def name_left(
         return {}
     left = names_left(offer, known.values())
     return {open_names[0]: left[0]} if len(left) == 1 else {}
+
+
+def sums_up(
+    event: str,
+    properties: Mapping[str, Any],
+    offer: str,
+    summary: JSONObject,
+    grounded: JSONObject,
+) -> bool:
+    """Whether an offer to act (not a summary to confirm) states the action it proposes.
+
+    Two of its values and the action's verb ("Shall I book 3 seats on the Arrow?"), or,
+    without the verb, two values that are no names ("So 1 ticket to Hamlet on May
+    3rd?"): "One Last Time by Ariana Grande?" offers a song, not to play it. ``summary``
+    holds the values read from it, ``grounded`` the names results held.
+    """
+    verb = action_verb(event)
+    if verb is not None and re.search(rf"\b{re.escape(verb)}", offer, re.IGNORECASE):
+        said = {**summary, **{name: v for name, v in grounded.items() if str(v) in offer}}
+        return len(said) >= 2
+    plain = [name for name in summary if kind_of(properties[name]) != "free-form"]
+    return len(plain) >= 2

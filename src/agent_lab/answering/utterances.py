@@ -18,6 +18,8 @@ __all__ = [
     "assents",
     "confirms",
     "declines",
+    "item_offered",
+    "offers",
     "requests",
     "untagged",
 ]
@@ -59,6 +61,43 @@ _DECLINES = re.compile(
 def confirms(offer: str | None) -> bool:
     """Whether the assistant's words ask the user to confirm a summary."""
     return offer is not None and _CONFIRM.search(offer) is not None
+
+
+# A question that asks which, where, when...: the answer is a value, not a yes.
+_WH = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?|great|alright|sure)\W+)?(?:what|which|where|when|who|whom|"
+    r"whose|why|how)\b",
+    re.IGNORECASE,
+)
+
+
+def offers(offer: str | None) -> bool:
+    """Whether the assistant's words end with a yes/no question: an offer a yes accepts.
+
+    "Would you like to buy 2 tickets for Hamlet on May 3rd?", "So, play Jolene in the
+    kitchen?": not "Which day?" nor "How about Jolene?".
+    """
+    if offer is None:
+        return False
+    sentences = [sentence for sentence in _SENTENCES.split(offer.strip()) if sentence.strip()]
+    last = sentences[-1].rstrip() if sentences else ""
+    return last.endswith("?") and _WH.match(last) is None
+
+
+# "Do you like Jolene?", "How about the Grand?", "Would you like Night by Einaudi?": an item
+# found, offered to pick; not "Would you like to buy ..." (an action).
+_ITEM = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|great|sure|alright|well)\W+)?(?:(?:do|would) you (?:like|love|"
+    r"enjoy|prefer|want)\b(?!\s+(?:to|me|us)\b)|how about|what about|(?:are|would) you (?:be )?"
+    r"interested)",
+    re.IGNORECASE,
+)
+
+
+def item_offered(offer: str) -> bool:
+    """Whether the offer's question offers an item found to pick, not an action to take."""
+    sentences = [sentence for sentence in _SENTENCES.split(offer.strip()) if sentence.strip()]
+    return bool(sentences) and _ITEM.match(sentences[-1]) is not None
 
 
 def asks(offer: str | None) -> bool:

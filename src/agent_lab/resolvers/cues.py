@@ -237,18 +237,23 @@ _CLAUSE_BREAK = re.compile(r"[.?!;,]|\b(?:and|but|till|until|or)\b", re.I)
 
 # A question that asks for something: "Can you find one with wifi?", "Any others with a
 # pool?", "Is there one that allows pets?". Others ask about what was offered ("Would there
-# be live music?", "Are pets okay?"): no flag is asked for.
+# be live music?", "Are pets okay?", "Any live music there?"): no flag is asked for.
 _ASKS_FOR = re.compile(
     r"\W*(?:(?:and|so|ok|okay|then|also|well|but|hmm+)\W+)*"
     r"(?:(?:can|could|would|will)\s+(?:you|u)\b|please\b|find\b|search\b|show\b|look\b|get\b"
     r"|any\b|are there\b|is there (?:a|an|one|any)\b|do you have\b)",
     re.IGNORECASE,
 )
+_THE_OFFER = re.compile(r"\b(?:it|they|them|there|its|their)\b", re.IGNORECASE)
+# "Tell me if it has wifi", "whether pets are allowed": a question inside a sentence.
+_EMBEDDED = re.compile(r"\b(?:if|whether)\b", re.IGNORECASE)
 
 
-def _asks_only(opening: str | None) -> bool:
-    """Whether a question (its ``opening``) asks about something rather than for it."""
-    return opening is not None and _ASKS_FOR.match(opening) is None
+def _asks_only(question: str | None) -> bool:
+    """Whether a question asks about something rather than for it."""
+    return question is not None and (
+        _ASKS_FOR.match(question) is None or _THE_OFFER.search(question) is not None
+    )
 
 
 def boolean_phrase(name: str, text: str) -> bool | None:
@@ -290,7 +295,8 @@ def boolean_phrase(name: str, text: str) -> bool | None:
     if (
         len(readings) != 1
         or any(sentences.asked_about(m.start()) for m in named)
-        or any(_asks_only(sentences.question_opening(m.start())) for m in named)
+        or any(_asks_only(sentences.question(m.start())) for m in named)
+        or any(_EMBEDDED.search(text, max(0, m.start() - 40), m.start()) for m in named)
         or sentences.corrected_after(named[-1].end(), lambda _: True)
     ):
         return None

@@ -46,6 +46,12 @@ _INVERTED = re.compile(
     r"(?:is|are|was|were|does|did)\s+(?:it|that|this|they|these|those|the)\b",
     re.IGNORECASE,
 )
+# A yes-no question typed without its mark: "Would pets be allowed.", "Is it furnished."
+_ASKING = re.compile(
+    r"\W*(?:(?:and|so|ok|okay|then|also|well|but|cool|great)\W+)*"
+    r"(?:is|are|was|were|does|do|did|will|would|has|have|had|can|could)\s+(?!you\b|u\b)\w",
+    re.IGNORECASE,
+)
 # "This is for 3 passengers, correct?": a tag that asks to confirm what was said.
 _TAG = re.compile(
     r"(?:,\s*|\b(?:is|was)\s+(?:that|it|this)\s+)(?:correct|right|true|ok|okay)\W*$|"
@@ -132,13 +138,15 @@ class Sentences:
             return True
         return (_ABOUT_THE_OFFER if "?" in mark else _INVERTED).match(opening) is not None
 
-    def question_opening(self, position: int) -> str | None:
-        """The first words of the sentence at ``position`` when it is a question, else ``None``."""
+    def question(self, position: int) -> str | None:
+        """The sentence at ``position`` when it is a question, else ``None``.
+
+        Marked, or inverted ("Would pets be allowed."); its first ``4 * WINDOW`` characters.
+        """
         index = self._index(position)
         end, mark = self.ends[index]
-        if "?" not in mark:
-            return None
-        return self.text[self.starts[index] : min(end, self.starts[index] + WINDOW)]
+        sentence = self.text[self.starts[index] : min(end, self.starts[index] + 4 * WINDOW)]
+        return sentence if "?" in mark or _ASKING.match(sentence) else None
 
     def corrected_after(self, position: int, about: Callable[[str], bool]) -> bool:
         """After ``position``, the user takes something back and speaks of ``about``.

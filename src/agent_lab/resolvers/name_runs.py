@@ -133,7 +133,7 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
         if (
             not _capital(word)
             or (word.lower().rstrip(".,!?") in _STARTERS and not _opens_title(text, tokens, index))
-            or (word.lower() in _COUNTS and _sentence_start(text, token.start()))
+            or (word.lower().rstrip(".,!?") in _COUNTS and _sentence_start(text, token.start()))
         ):
             index += 1
             continue

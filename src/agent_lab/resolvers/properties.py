@@ -62,10 +62,14 @@ def evidence(
         return True
     if prop.kind == "number":
         return bool(_numbers_unread(text, read))
-    if prop.kind == "date":
-        return bool(DATE_WORDS.search(text) or re.search(r"\d", text))
-    if prop.kind == "time":
-        return bool(TIME_WORDS.search(text) or re.search(r"\d", text))
+    if prop.kind in ("date", "time"):
+        # A digit is a sign, unless it is a number read for another value ("3 seats").
+        words = DATE_WORDS if prop.kind == "date" else TIME_WORDS
+        digits = re.search(r"\d", text) is not None
+        return bool(
+            words.search(text)
+            or (digits and (read is None or _numbers_unread(text, read) or _digits_left(text)))
+        )
     if prop.kind == "enum":
         return bool(said & prop.value_words)
     if prop.kind == "free-form":
@@ -87,6 +91,11 @@ def _numbers_unread(text: str, read: Iterable[object] | None) -> list[float]:
         if number in numbers:
             numbers.remove(number)
     return numbers
+
+
+def _digits_left(text: str) -> bool:
+    """Digits that are no whole number: "7:30", "3/4", "5pm" may be a time or a date."""
+    return re.search(r"\d[:/.-]\d|\d(?:st|nd|rd|th|am|pm)\b", text, re.IGNORECASE) is not None
 
 
 def leftover(text: str, read: Iterable[object], vocabulary: frozenset[str]) -> bool:
@@ -148,7 +157,11 @@ _COMMON = frozenset(
      "interested", "prefer", "preferably", "ideally", "hopefully", "wondering", "wonder",
      "trying", "planning", "plan", "hoping", "hope", "wish", "mind", "sorry", "calculate",
      "compute", "determine", "given", "using", "based", "value",
-     "values", "number", "numbers", "result", "total", "please.", "told"]
+     "values", "number", "numbers", "result", "total", "please.", "told",
+     # The words of a summary to confirm and of asking: "please confirm the following details".
+     "confirm", "confirming", "confirmation", "verify", "details", "detail", "following",
+     "information", "info", "preference", "preferences", "preferred", "problem", "apologies",
+     "final", "provide", "hear", "listen", "wanting", "begin", "last", "next"]
 )  # fmt: skip
 
 

@@ -151,6 +151,23 @@ def _payload_at(turn: Turn, stated: dict[str, dict[str, str]]) -> dict[str, dict
     return payload
 
 
+def _expected(arguments: dict[str, str], properties: dict[str, Any]) -> dict[str, Any]:
+    """The case's truth: the call's parameters, and a default's slot right either way."""
+    expected: dict[str, Any] = {"status": "success", "arguments": ensure_json_data(arguments)}
+    defaults = {s: p["default"] for s, p in properties.items() if "default" in p}
+    if defaults:
+        # A slot left at its default means the same stated or not: either is right.
+        expected["alternatives"] = {
+            **{slot: [value] for slot, value in arguments.items()},
+            **{
+                slot: [default, OMITTED]
+                for slot, default in defaults.items()
+                if arguments.get(slot, default) == default
+            },
+        }
+    return expected
+
+
 def _add_case(
     site: _CallSite,
     talk: _Talk,
@@ -190,23 +207,11 @@ def _add_case(
         if slot in intent["slots"]
         and ("enum" not in properties[slot] or value in properties[slot]["enum"])
     }
-    expected: dict[str, Any] = {"status": "success", "arguments": ensure_json_data(arguments)}
-    defaults = {s: p["default"] for s, p in properties.items() if "default" in p}
-    if defaults:
-        # A slot left at its default means the same stated or not: either is right.
-        expected["alternatives"] = {
-            **{slot: [value] for slot, value in arguments.items()},
-            **{
-                slot: [default, OMITTED]
-                for slot, default in defaults.items()
-                if arguments.get(slot, default) == default
-            },
-        }
     common = {
         "event": name,
         "event_given": True,
         "context": {"now": f"{talk.reference_date}T00:00"},
-        "expected": expected,
+        "expected": _expected(arguments, properties),
     }
     variants["utterance"].append(
         {

@@ -1,0 +1,94 @@
+"""Values from before the message answered: earlier calls' arguments, earlier user words.
+
+The conversation's reader (``answering.reading``) lays them under what the last
+message and an accepted summary say: an earlier call's value where the tool asked
+for requires it, or where the last call is refined; what the user said in each
+earlier message since the last call, as it was read then.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.answering.known_values import fits
+from agent_lab.answering.restatements import may_change
+from agent_lab.answering.utterances import about_results
+from agent_lab.resolvers.schema import ASKED, kind_of
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from agent_lab.answering.conversation import Conversation
+    from agent_lab.answering.kept_readings import Reader
+    from agent_lab.strict_json import JSONObject
+
+__all__ = ["asks_about_results", "earlier_calls", "said_before"]
+
+
+def asks_about_results(conversation: Conversation, text: str) -> bool:
+    """Whether an earlier message asks about what a call found.
+
+    Before any call there is nothing found: "Could I have the forecast for tomorrow?"
+    asks for one.
+    """
+    return conversation.last_call is not None and about_results(text)
+
+
+def earlier_calls(
+    conversation: Conversation,
+    event: str,
+    properties: Mapping[str, Any],
+    required: Sequence[str],
+) -> JSONObject:
+    """Earlier calls' values for ``event``, the most recent call's last.
+
+    Another tool's values carry only to what this one requires (the search's city to
+    the booking); an optional one (a genre) may be another task's. The last call's own
+    values carry whole when it is the tool asked for again (a refinement of it).
+    """
+    last = conversation.last_call
+    earlier: JSONObject = {}
+    for call in conversation.calls:
+        own = call is last and call.name == event
+        for name, value in call.arguments.items():
+            if name in properties and (name in required or own) and fits(value, properties[name]):
+                earlier[name] = value
+    return earlier
+
+
+def said_before(
+    conversation: Conversation,
+    event: str,
+    properties: Mapping[str, Any],
+    reader: Reader,
+    context: Mapping[str, object],
+) -> JSONObject:
+    """What the user said in earlier messages since the last call.
+
+    Each is read as it came (the assistant's question before it in view); a later
+    reading wins. A question about what was found sets nothing, and a value is dropped
+    where a later message may state it in words plain code cannot read
+    (``restatements.may_change``).
+    """
+    texts = conversation.since_call
+    readings: list[JSONObject] = []
+    for index, text in enumerate(texts):
+        asked = conversation.asked[index] if index < len(conversation.asked) else None
+        if index == len(texts) - 1:
+            asked = conversation.offer
+        if asks_about_results(conversation, text) and index < len(texts) - 1:
+            readings.append({})  # a question about what was found ("is it furnished?")
+            continue
+        readings.append(reader.read(event, text, {**context, ASKED: asked} if asked else context))
+    found: JSONObject = {}
+    for index, read in enumerate(readings[:-1]):
+        for name, value in read.items():
+            # A later message that may state it in words plain code cannot read
+            # ("Actually, pick it up in Seattle, WA") may be changing it.
+            if name in properties and not any(
+                name not in after
+                and may_change(kind_of(properties[name]), name, reader, text, after)
+                for text, after in zip(texts[index + 1 :], readings[index + 1 :], strict=True)
+            ):
+                found[name] = value
+    return found
