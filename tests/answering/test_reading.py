@@ -604,7 +604,7 @@ def test_the_capitals_of_a_question_accepted_are_its_words_not_values() -> None:
     messages = [
         user("What will the forecast be on April 8th?"),
         assistant("Sure. Is there a particular City you have in mind?"),
-        user("Yes, in Porto, Portugal."),  # a name in doubt: which is the city?
+        user("Yes, in PORTO."),  # a shouted name may be written otherwise: in doubt
     ]
     assert calls(messages) == []
 

@@ -47,6 +47,13 @@ def names(text: str) -> list[str]:
         ("Check Kortrijk.", ["Kortrijk"]),
         # A count said alone is no name.
         ("Three.", []),
+        # A country or a region after a comma qualifies the place: the place is the name.
+        ("fly me from Seattle, WA tomorrow", ["Seattle"]),
+        ("a week in Braga, Portugal.", ["Braga"]),
+        ("near Kelowna, British Columbia, please", ["Kelowna"]),
+        # Not a list of places, nor a title after a name.
+        ("trains from Lisbon, Porto and Faro", ["Faro"]),
+        ("a visit to Nora Kim, MD", []),
         # A number just before it may be the name's: an address, a title.
         ("drop me at 42 Rue Cler, then home", []),
         ("tickets for 12 Angry Men", []),

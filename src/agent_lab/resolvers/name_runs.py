@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.english import MONTHS, WEEKDAYS
+from agent_lab.resolvers.regions import is_region
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -103,8 +104,9 @@ def names_in(text: str) -> list[tuple[str, int, int]]:
 
     A run is cut at punctuation that ends a clause; a month, a weekday or ``I`` is no
     name, nor a word English capitalises at a sentence's start (``Can``, ``Please``).
-    Runs whose text may not be the value (``SFO``, ``Redwood city``, ``Paris, France``)
-    are left out (``_doubtful_names``).
+    Runs whose text may not be the value (``SFO``, ``Redwood city``, ``Paris, Lyon``)
+    are left out (``_doubtful_names``); a country or a region after a comma qualifies
+    the place before it, which is the name (``Paris, France``, ``Seattle, WA``).
     """
     return list(_scanned(text)[0])
 
@@ -155,6 +157,10 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
             probe += 1
         start = tokens[index].start()
         qualified = last + 1 < len(tokens) and _qualified(text, tokens[last], tokens[last + 1])
+        region = _region_after(text, tokens, last) if qualified and not qualifier else None
+        if region is not None:
+            # "Seattle, WA", "Paris, France": the place, which a region after it qualifies.
+            qualified = False
         if (
             qualifier
             or qualified
@@ -181,7 +187,7 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
         ):
             # "Check it in DC", "Hmmm, look for sports": English capitalises a sentence's
             # first word, so one capitalised word there is a name only when said alone.
-            index += 1
+            index = index + 1 if region is None else region + 1
             continue
         if last == index and len(tokens[index].group().rstrip(".,")) < 2:
             index += 1
@@ -191,8 +197,33 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
             name = name.rstrip(".,")
         end = tokens[last].start() + len(name)
         found.append((text[start:end], start, end))
-        index = last + 1
+        index = last + 1 if region is None else region + 1
     return found, doubtful
+
+
+def _region_after(text: str, tokens: list[re.Match[str]], last: int) -> int | None:
+    """The last token of a region that follows the name ending at ``last``, if one does.
+
+    One to three capitalised words after the comma, up to the end of the clause: "WA",
+    "British Columbia", "New South Wales".
+    """
+    for end in range(last + 1, min(last + 4, len(tokens))):
+        words = text[tokens[last + 1].start() : tokens[end].end()]
+        after = tokens[end + 1].group() if end + 1 < len(tokens) else ""
+        listed = (
+            after.lower() in ("and", "or", "&")
+            and end + 2 < len(tokens)
+            and _capital(tokens[end + 2].group())
+        )
+        if (
+            is_region(words)
+            # "Lisbon, Porto and Faro": a list of places, not a place and its region.
+            and not tokens[end].group().endswith(",")
+            and not listed
+            and (tokens[end].group().endswith((".", "!", "?")) or not _capital(after))
+        ):
+            return end
+    return None
 
 
 def _cut(text: str, tokens: list[re.Match[str]], first: int, last: int) -> bool:
