@@ -79,8 +79,7 @@ def offers(offer: str | None) -> bool:
     """
     if offer is None:
         return False
-    sentences = [sentence for sentence in _SENTENCES.split(offer.strip()) if sentence.strip()]
-    last = sentences[-1].rstrip() if sentences else ""
+    last = _last_sentence(offer)
     return last.endswith("?") and _WH.match(last) is None
 
 
@@ -96,8 +95,14 @@ _ITEM = re.compile(
 
 def item_offered(offer: str) -> bool:
     """Whether the offer's question offers an item found to pick, not an action to take."""
-    sentences = [sentence for sentence in _SENTENCES.split(offer.strip()) if sentence.strip()]
-    return bool(sentences) and _ITEM.match(sentences[-1]) is not None
+    last = _last_sentence(offer)
+    return bool(last) and _ITEM.match(last) is not None
+
+
+def _last_sentence(text: str) -> str:
+    """The last sentence of ``text``, without the spaces around it ("" for none)."""
+    sentences = [sentence for sentence in _SENTENCES.split(text.strip()) if sentence.strip()]
+    return sentences[-1].rstrip() if sentences else ""
 
 
 def asks(offer: str | None) -> bool:

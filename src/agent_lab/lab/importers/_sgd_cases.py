@@ -93,10 +93,17 @@ class _Talk:
         self.offered = offered
         self.reference_date = reference_date
         self.messages: list[JSONObject] = []
-        self.user_turns: list[str] = []
+
+    @property
+    def user_turns(self) -> list[str]:
+        """The user's words so far, turn by turn."""
+        return [
+            content
+            for message in self.messages
+            if message.get("role") == "user" and isinstance(content := message.get("content"), str)
+        ]
 
     def user(self, text: str) -> None:
-        self.user_turns.append(text)
         self.messages.append({"role": "user", "content": text})
 
     def system(self, text: str) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.agents.choice import tool_specs
 from agent_lab.agents.event_agent import EventAgent
+from agent_lab.agents.tool_specs import tool_name
 from agent_lab.answering.answerer import Answerer
 from agent_lab.chat_completions import content_text
 
@@ -106,9 +107,4 @@ class PlainReader:
         if case.candidates is None:
             return self.tools
         wanted = set(case.candidates)
-        return tuple(tool for tool in self.tools if _name(tool) in wanted)
-
-
-def _name(tool: JSONObject) -> object:
-    function = tool.get("function")
-    return function.get("name") if isinstance(function, dict) else None
+        return tuple(tool for tool in self.tools if tool_name(tool) in wanted)

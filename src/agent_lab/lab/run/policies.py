@@ -48,10 +48,13 @@ def _context(case: Case) -> dict[str, object]:
     return {**case.context, "case_id": case.id}
 
 
-async def _respond(agent: EventAgent | ToolAgent, case: Case) -> Decision:
-    # Every policy hands its agent the same parts of a case; a conversation's, written out.
+async def _respond(
+    agent: EventAgent | ToolAgent, case: Case, *, written_out: bool = True
+) -> Decision:
+    # Every policy hands its agent the same parts of a case; a conversation's, written out
+    # (``written_out=False``: its last message alone).
     return await agent.respond(
-        transcript(case.messages) if case.messages else case.text,
+        transcript(case.messages) if case.messages and written_out else case.text,
         event=_given(case),
         candidates=case.candidates,
         payload=case.payload,
@@ -126,13 +129,7 @@ class DeterministicOnly:
             decided = self.reader.decide(case, _context(case))
             if decided is not None:
                 return decided
-        return await self.agent.respond(
-            case.text,
-            event=_given(case),
-            candidates=case.candidates,
-            payload=case.payload,
-            context=_context(case),
-        )
+        return await _respond(self.agent, case, written_out=False)
 
 
 POLICIES: dict[str, type[DeterministicFirst] | type[LLMAlways] | type[DeterministicOnly]] = {
