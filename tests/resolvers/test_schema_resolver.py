@@ -459,3 +459,27 @@ def test_the_tools_own_name_is_no_sign_of_an_optional_value() -> None:
     assert resolver.may_state("genre", "search for films", "find_cinemas")
     # Another tool's name says nothing of it: "films" is the genre's word there.
     assert resolver(Event("find_cinemas", text="Search for films in Leiden.")).complete is False
+
+
+def test_a_count_in_words_is_a_sign_of_a_numeric_enum() -> None:
+    # An enum of counts written as strings ("1".."4"): "a three bedroom flat" may state it
+    # though no reading here takes "bedroom" for "rooms"; a value carried from before
+    # must not stand over it.
+    schema = {
+        "type": "object",
+        "properties": {
+            "town": {"type": "string", "description": "Town of the flat"},
+            "rooms": {
+                "type": "string",
+                "description": "How many sleeping rooms",
+                "enum": ["1", "2", "3", "4"],
+            },
+        },
+        "required": ["town", "rooms"],
+    }
+    resolver = SchemaResolver(schema)
+    assert resolver.may_state("rooms", "Any three bedroom flats in Delft?")
+    assert resolver.may_state("rooms", "Any 3 bedroom flats in Delft?")
+    assert not resolver.may_state("rooms", "Any flats in Delft?")
+    # A number read for another value is none of this one's.
+    assert not resolver.may_state("rooms", "Any flats in Delft for 3?", read=["3"])

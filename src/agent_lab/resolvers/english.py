@@ -45,7 +45,13 @@ _NUMBER_WORD = (
     r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|an|a)"
 )
-NUMBER = rf"(?:\d++(?:\.\d++)?+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})?)"
+# Two words make one number only as tens and ones ("twenty five"): "a three bedroom flat"
+# holds three, not "a three".
+_TENS_ONES = (
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]"
+    r"(?:one|two|three|four|five|six|seven|eight|nine)"
+)
+NUMBER = rf"(?:\d++(?:\.\d++)?+|{_TENS_ONES}|{_NUMBER_WORD})"
 """A number in digits or words (``7.5``, ``twenty five``, ``a couple of``), as a regex."""
 _SECONDS = {
     "second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "m": 60,

@@ -71,7 +71,12 @@ def evidence(
             or (digits and (read is None or _numbers_unread(text, read) or _digits_left(text)))
         )
     if prop.kind == "enum":
-        return bool(said & prop.value_words)
+        # A count in words ("a three bedroom flat") is as much a sign of an enum of counts
+        # as its digits are.
+        if said & prop.value_words:
+            return True
+        counts = {count for value in members(prop) if (count := _as_count(value)) is not None}
+        return bool(counts) and not counts.isdisjoint(_numbers_unread(text, read))
     if prop.kind == "free-form":
         named = may_name(text) if read is None else names_unread(text, read)
         return named or _modifies(text, prop.subject)
@@ -91,6 +96,16 @@ def _numbers_unread(text: str, read: Iterable[object] | None) -> list[float]:
         if number in numbers:
             numbers.remove(number)
     return numbers
+
+
+def _as_count(value: object) -> float | None:
+    """An enum member as the count it writes ("3" -> 3.0), or ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def _digits_left(text: str) -> bool:
