@@ -13,7 +13,7 @@ import pytest
 
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
 from agent_lab.answering.conversation import Conversation
-from agent_lab.answering.utterances import accepts, assents, item_offered, offers
+from agent_lab.answering.utterances import accepts, assents, confirms, item_offered, offers
 from agent_lab.kernel.ledger import ValueSource
 
 NOW = "2026-04-01T09:00:00"
@@ -185,6 +185,48 @@ def test_an_offer_that_says_what_it_would_book_is_a_summary_when_assented_to() -
     assert calls([*SEARCHED, which, user("Yes.")]) == []
 
 
+BOOKED = (
+    "book_train",
+    {
+        "origin": "Leeds",
+        "destination": "Bristol",
+        "day": "2026-04-02",
+        "seats": 3,
+        "train": "Western Arrow",
+    },
+)
+
+
+@pytest.mark.parametrize(
+    "stated",
+    [
+        "So you'd like me to book 3 seats on the Western Arrow from Leeds to Bristol on April 2nd.",
+        "Just to be sure: 3 seats on the Western Arrow, Leeds to Bristol, April 2nd.",
+        "Here's what I have: 3 seats on the Western Arrow from Leeds to Bristol on April 2nd.",
+        "Okay, you want to book 3 seats on the Western Arrow from Leeds to Bristol, April 2nd.",
+    ],
+)
+@pytest.mark.parametrize(
+    "reply", ["I do.", "That would be great.", "You got it", "That's what I want.", "I confirm."]
+)
+def test_a_summary_stated_rather_than_asked_is_confirmed_by_an_assent(
+    stated: str, reply: str
+) -> None:
+    assert calls([*SEARCHED, assistant(stated), user(reply)]) == [BOOKED]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Do you want to book 3 seats on the Western Arrow?",
+        "Can you tell me the day you want me to book 3 seats on the Western Arrow for?",
+    ],
+)
+def test_wanting_asked_about_is_no_summary_stated(asked: str) -> None:
+    # "Do you want to...?" offers; "the day you want me to book" asks for a value.
+    assert confirms(asked) is False
+
+
 FORECAST = [
     user("What's the forecast for Porto on Friday?"),
     *call("get_forecast", {"city": "Porto", "day": "2026-04-03"}, "w1", {"high": 19}),
@@ -269,6 +311,11 @@ def test_the_conversation_keeps_calls_results_and_the_words_since() -> None:
         ("Not yet", False, False),
         ("Correct, though I don't need a return", False, False),
         ("Leeds", False, False),
+        ("I do.", False, True),
+        ("That would be great, thanks.", False, True),
+        ("That all sounds correct, no problems there.", False, True),
+        ("Do they take cards?", False, False),
+        ("That would be a problem", False, False),
     ],
 )
 def test_assent_is_told_from_a_correction(text: str, pure: bool, accepting: bool) -> None:

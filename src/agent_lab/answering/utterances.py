@@ -25,9 +25,15 @@ __all__ = [
 ]
 
 # "Please confirm", not "Your booking is confirmed": a report of a call made asks nothing.
+# Where a clause opens: "So you want to...", not "the city where you want me to search?".
+_OPENS = r"(?:^|(?<=[.!?:,;] )|(?<=\bso )|(?<=\bok )|(?<=\bokay )|(?<=\bthen )|(?<=\bsure ))"
+# A summary stated, not asked: "So you'd like me to book 2 seats...", "Just to make sure:
+# ...", "Here's what I have: ...". "Do you want to book it?" offers; it sums nothing up.
 _CONFIRM = re.compile(
     r"\b(?:confirm(?!ed)|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b|"
-    r"(?:ok|okay|alright|all right)\s*\?)",
+    r"(?:ok|okay|alright|all right)\s*\?|make sure|to be (?:sure|clear)|ensure|"
+    rf"{_OPENS}you(?:'d| would) like (?:me )?to\b|{_OPENS}you (?:want|wish) (?:me )?to\b|"
+    r"you(?: are|'re) (?:saying|asking)|(?:what|here'?s what) i (?:heard|hear|have|got)\b)",
     re.IGNORECASE,
 )
 # A yes/no question about something ("Is there live music?", "Do they serve alcohol?"),
@@ -146,9 +152,14 @@ def untagged(offer: str) -> str:
 
 _ASSENT = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ya|yea|sure|ok|okay|o\.k\.|alright|all right|correct|right|"
-    r"perfect|great|good|fine|absolutely|definitely|certainly|exactly|please do|go ahead|"
-    r"do it|confirm(?:ed)?|that(?:'s| is) (?:right|correct|fine|good|great|perfect)|"
-    r"that works|sounds (?:good|great|perfect|fine|right)|works for me|"
+    r"perfect|great|good|fine|absolutely|definitely|certainly|exactly|indeed|fantastic|"
+    r"please do|(?:please )?(?:go ahead|proceed)|do it|confirm(?:ed)?|"
+    r"i (?:do|confirm|accept|agree)|"
+    r"you got it|that(?:'s|s| is) (?:all )?(?:right|correct|fine|good|great|perfect)|"
+    r"that(?:'s|s| is) (?:the one|what i (?:want|need|said|meant))|"
+    r"that (?:would|will) (?:be )?(?:just )?(?:great|fine|good|perfect|awesome|do|work)|"
+    r"that suits me|that works|that all sounds (?:good|great|fine|right|correct)|"
+    r"sounds (?:good|great|perfect|fine|right)|works for me|"
     r"(?:that )?sounds (?:good|great|perfect|fine|right))\b",
     re.IGNORECASE,
 )
@@ -162,7 +173,8 @@ _COURTESY = re.compile(
 )
 _LEFT = re.compile(r"[A-Za-z0-9]")
 _DOUBTS = re.compile(
-    r"\b(?:no|not|never|nope|nah|but|instead|actually|rather|change|wait|however|except|"
+    r"\b(?:no(?! problems?\b)|not|never|nope|nah|but|instead|actually|rather|change|wait|"
+    r"however|except|"
     r"unless|cancel|stop|hold on)\b|n't\b",
     re.IGNORECASE,
 )
