@@ -66,6 +66,24 @@ def test_one_shared_word_is_not_enough_to_route() -> None:
     assert ranking.best is None  # "song" alone
 
 
+def test_one_word_of_one_candidates_name_that_no_other_says_routes() -> None:
+    """ "Will it rain on the weekend? How's the weather looking?": the name speaks."""
+    router = LexicalRouter(EVENTS)
+    assert router.rank("How's the weather looking for Sunday?").best == "weather.getForecast"
+    # A word of the description alone is no such sign ("song" for play_music)...
+    assert router.rank("a song please").best is None
+    # ...nor a word of the name another candidate says too ("flight" of "book a flight"
+    # and a forecast that speaks of flights).
+    flying = event(
+        "flight_status",
+        "Is a flight on time?",
+        number={"type": "string", "description": "the flight number"},
+    )
+    assert LexicalRouter([*EVENTS, flying]).rank("and the flight?").best is None
+    # A look-up verb names nothing.
+    assert router.rank("get it").best is None
+
+
 def test_a_narrow_lead_is_not_enough_to_route() -> None:
     router = LexicalRouter(EVENTS, margin=1.0)
     assert router.rank("book a flight, and the weather forecast for the city").best is None

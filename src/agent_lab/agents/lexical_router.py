@@ -302,11 +302,29 @@ class LexicalRouter:
         name_share = len(named & said) / len(named) if named else 0.0
         if len(ranked) > 1:
             evident = margin >= self.margin
+            enough = shared >= self.min_terms or self._names_alone(index, query, ranked)
         else:
             evident = bool(named) and name_share >= self.name_share
+            enough = shared >= self.min_terms
         return Ranking(
             ranked=tuple(ranked),
             margin=margin,
             name_share=name_share,
-            confident=evident and shared >= self.min_terms,
+            confident=evident and enough,
         )
+
+    def _names_alone(self, index: int, query: list[str], ranked: list[tuple[str, float]]) -> bool:
+        """Whether the one word the best shares is its name's, and no other candidate's word.
+
+        "What will the weather be like on the 1st?" among a weather tool, an attraction
+        search and a ride: ``weather`` names one tool and no other says it. A word of
+        its description alone ("song" for ``play_music``) is no such sign, nor a look-up
+        verb. Among several candidates only: a lone one keeps the name rule.
+        """
+        shared = self._terms[index] & frozenset(query)
+        if len(shared) != 1:
+            return False
+        named = {_singular(word) for word in self._named[index] - _LOOKUP_VERBS}
+        if not shared <= named:
+            return False
+        return all(shared.isdisjoint(self._terms[self._index[name]]) for name, _ in ranked[1:])
