@@ -240,6 +240,17 @@ def test_a_refinement_of_the_last_call_changes_one_value_and_keeps_the_rest() ->
     ]
 
 
+def test_a_value_read_since_the_last_call_is_not_overruled_by_the_calls() -> None:
+    """ "And in Lisbon?" read as the city changes Porto, even if the call is then refined."""
+    messages = [
+        *FORECAST,
+        user("And in Lisbon?"),
+        assistant("For Friday or for Saturday?"),
+        user("Saturday"),
+    ]
+    assert ("get_forecast", {"city": "Porto", "day": "2026-04-04"}) not in calls(messages)
+
+
 @pytest.mark.parametrize(
     "said",
     [

@@ -355,10 +355,7 @@ class _Reading:
         """
         offer = self.conversation.offer if self.accepted else None
         theirs = [
-            (
-                unnumbered(text),
-                [*reader.read(event, text, self.turn.context).values(), *grounded.values()],
-            )
+            (unnumbered(text), reader.read(event, text, self.turn.context))
             for text in (said[:-1] if offer else said)
         ]
         summary_read = {**reader.read(event, offer, self.turn.context), **grounded} if offer else {}
@@ -367,8 +364,12 @@ class _Reading:
             for name, value in earlier.items()
             if name not in grounded
             # A name read as another value ("anything by Pitbull?" for the artist), or held
-            # by a result, is no sign of this one.
-            and not any(reader.may_state(name, text, read) for text, read in theirs)
+            # by a result, is no sign of this one; read as this one, it changes it.
+            and not any(
+                read.get(name, value) != value
+                or reader.may_state(name, text, [*read.values(), *grounded.values()])
+                for text, read in theirs
+            )
             and not (
                 offer
                 and may_change(
