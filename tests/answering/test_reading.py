@@ -227,6 +227,47 @@ def test_wanting_asked_about_is_no_summary_stated(asked: str) -> None:
     assert confirms(asked) is False
 
 
+def test_a_summary_that_barely_leans_to_another_tool_confirms_the_one_it_completes() -> None:
+    """ "booking 2 tickets": "booking" is a reservation's word, "tickets" the show's.
+
+    The words lean to the table by less than the router's margin: no lean, and the one
+    tool the summary completes is booked.
+    """
+    seats = tool(
+        "buy_tickets",
+        "Buy seats for a show or a play.",
+        {
+            "show": {"type": "string", "description": "Name of the show"},
+            "day": {"type": "string", "format": "date", "description": "Day of the show"},
+            "tickets": {"type": "integer", "minimum": 1, "description": "Number of tickets"},
+        },
+        ["show", "day", "tickets"],
+    )
+    table = tool(
+        "reserve_table",
+        "Reserve a table at a restaurant.",
+        {
+            "restaurant": {"type": "string", "description": "Name of the restaurant"},
+            "day": {"type": "string", "format": "date", "description": "Day of the reservation"},
+            "people": {"type": "integer", "minimum": 1, "description": "Number of people"},
+        },
+        ["restaurant", "day", "people"],
+    )
+    messages = [
+        user("I'd like tickets for Hamlet please."),
+        assistant("For which day, and how many?"),
+        user("Two, on May 3rd."),
+        assistant("Please confirm: booking 2 tickets for Hamlet on May 3rd."),
+        user("Yes, that's right."),
+    ]
+    assert calls(messages, [seats, table]) == [
+        ("buy_tickets", {"show": "Hamlet", "day": "2026-05-03", "tickets": 2})
+    ]
+    # A clear lean still leaves it to the model.
+    dinner = assistant("Please confirm the reservation for 2 people: Hamlet on May 3rd.")
+    assert calls([*messages[:3], dinner, user("Yes, that's right.")], [seats, table]) == []
+
+
 FORECAST = [
     user("What's the forecast for Porto on Friday?"),
     *call("get_forecast", {"city": "Porto", "day": "2026-04-03"}, "w1", {"high": 19}),

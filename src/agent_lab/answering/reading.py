@@ -66,7 +66,7 @@ from agent_lab.answering.utterances import (
     offers,
     requests,
 )
-from agent_lab.kernel.ledger import ValueSource
+from agent_lab.kernel.ledger import ValueSource, first_sources
 from agent_lab.resolvers.schema import ASKED, SchemaResolver, kind_of
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ class _Reading:
             (before, ValueSource.EARLIER_MESSAGE),
             (earlier, ValueSource.EARLIER_CALL),
         ]
-        return dataclasses.replace(decision, read_from=_sources(arguments, layers))
+        return dataclasses.replace(decision, read_from=first_sources(arguments, layers))
 
     def _said(self, offer: str | None) -> list[str]:
         """The words since the last call, the accepted offer's last.
@@ -427,23 +427,15 @@ class _Reading:
         return None
 
     def _leans(self, said: str, tool: str) -> bool:
-        """Whether ``said`` shares more words with another tool than with ``tool``.
+        """Whether ``said`` leans to another tool: it leads ``tool`` by the router's margin.
 
-        Too few to route it, enough to doubt that ``tool`` is the task.
+        Too few words to route it, enough to doubt that ``tool`` is the task; a lead the
+        router would call a tie ("booking 2 seats" for a table or for a show) is none.
         """
-        ranking = self.decider.router.route(said, self.turn.candidates).ranking
-        if ranking is None or not ranking.ranked:
+        router = self.decider.router
+        ranking = router.route(said, self.turn.candidates).ranking
+        if ranking is None or not ranking.ranked or router.lexical is None:
             return False
         best, score = ranking.ranked[0]
-        return score > 0 and best != tool
-
-
-def _sources(
-    arguments: Mapping[str, JSONValue],
-    layers: Sequence[tuple[Mapping[str, JSONValue], ValueSource]],
-) -> tuple[tuple[str, ValueSource], ...]:
-    """Each argument's source: the first layer, in the order given, that holds it."""
-    return tuple(
-        (name, next((source for found, source in layers if name in found), ValueSource.MESSAGE))
-        for name in arguments
-    )
+        own = dict(ranking.ranked).get(tool, 0.0)
+        return score > 0 and best != tool and (score - own) / score >= router.lexical.margin

@@ -14,7 +14,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_lab.strict_json import JSONObject
+    from collections.abc import Mapping, Sequence
+
+    from agent_lab.strict_json import JSONObject, JSONValue
     from agent_lab.usage import Usage
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "Timings",
     "ValueSource",
     "attempt_json",
+    "first_sources",
     "undispatched_ledger",
     "usage_json",
 ]
@@ -215,6 +218,20 @@ class ValueSource(StrEnum):
     """A name an earlier call or its results held, which the words repeat verbatim."""
     MODEL = "model"
     """The model's reply filled it."""
+
+
+def first_sources(
+    arguments: Mapping[str, JSONValue],
+    layers: Sequence[tuple[Mapping[str, JSONValue], ValueSource]],
+) -> tuple[tuple[str, ValueSource], ...]:
+    """Each argument's source: the first of ``layers``, in the order given, that holds it.
+
+    A value no layer holds was read in the message.
+    """
+    return tuple(
+        (name, next((source for found, source in layers if name in found), ValueSource.MESSAGE))
+        for name in arguments
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
