@@ -84,6 +84,14 @@ def test_one_word_of_one_candidates_name_that_no_other_says_routes() -> None:
     assert router.rank("get it").best is None
 
 
+def test_a_name_run_together_is_matched_by_its_two_words() -> None:
+    oneway = event("SearchOnewayFlight", "Search for flights to a city.")
+    roundtrip = event("SearchRoundtripFlights", "Search for flights to a city and back.")
+    router = LexicalRouter([oneway, roundtrip])
+    assert router.rank("Can you look up a one way flight to Oslo?").best == "SearchOnewayFlight"
+    assert router.rank("I need a round trip to Oslo").best == "SearchRoundtripFlights"
+
+
 def test_a_narrow_lead_is_not_enough_to_route() -> None:
     router = LexicalRouter(EVENTS, margin=1.0)
     assert router.rank("book a flight, and the weather forecast for the city").best is None

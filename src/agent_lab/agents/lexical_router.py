@@ -17,6 +17,7 @@ the LLM is offered the best few candidates only.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -242,6 +243,7 @@ class LexicalRouter:
         self._index = {name: i for i, name in enumerate(self.names)}
         documents = _tokens([describe(d) for d in chosen])
         self._terms = [frozenset(words) for words in documents]
+        self._vocabulary: frozenset[str] = frozenset().union(*self._terms)
         self._named = [_name_words(d) for d in chosen]
         self._retriever: Any = _bm25s().BM25()
         # bm25s cannot index an empty vocabulary: events whose every word is a
@@ -263,8 +265,21 @@ class LexicalRouter:
         content = self._named[index] - _LOOKUP_VERBS
         if not content:
             return False
-        said = {_singular(word) for word in _query(text, one_form=False)}
+        said = {_singular(word) for word in self._joined(_query(text, one_form=False))}
         return {_singular(word) for word in content} <= said
+
+    def _joined(self, words: tuple[str, ...]) -> list[str]:
+        """``words``, and each two in a row the events write as one ("one way": oneway).
+
+        A name run together (``SearchOnewayFlight``, ``book_roundtrip``) is said in two
+        words.
+        """
+        found = list(words)
+        for first, second in itertools.pairwise(words):
+            joined = first + second
+            if joined in self._vocabulary and joined not in found:
+                found.append(joined)
+        return found
 
     def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
         """Score ``text`` against the candidates (default: every event), best first.
@@ -280,7 +295,7 @@ class LexicalRouter:
         names = [n for n in dict.fromkeys(pool) if n in self._index]
         if not names:
             return Ranking(ranked=(), margin=0.0, name_share=0.0, confident=False)
-        query = list(_query(text, one_form=True))
+        query = self._joined(_query(text, one_form=True))
         scores: Any = (
             self._retriever.get_scores(query)
             if query and self._indexed
@@ -298,7 +313,9 @@ class LexicalRouter:
         named = self._named[index]
         # A lone candidate's name words are matched as written, not in one form: "the
         # gene sequences" speak of genes, they do not ask gene_sequence for anything.
-        said: frozenset[str] = frozenset(_query(text, one_form=False)) if named else frozenset()
+        said: frozenset[str] = (
+            frozenset(self._joined(_query(text, one_form=False))) if named else frozenset()
+        )
         name_share = len(named & said) / len(named) if named else 0.0
         if len(ranked) > 1:
             evident = margin >= self.margin
