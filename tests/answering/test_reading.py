@@ -778,3 +778,89 @@ def test_an_offer_a_yes_accepts_is_told_from_an_item_offered(
     offer: str, yes_no: bool, item: bool
 ) -> None:
     assert (offers(offer), item_offered(offer)) == (yes_no, item)
+
+
+FILMS = tool(
+    "find_films",
+    "Find films showing in a town.",
+    {
+        "town": {"type": "string", "description": "Town of the cinema"},
+        "genre": {"type": "string", "description": "Genre of the film"},
+    },
+    ["town"],
+)
+
+
+def test_a_name_the_call_holds_is_no_sign_of_another_value() -> None:
+    """ "Search films in Leiden": Leiden is the town, and says nothing of a genre."""
+    asked = [user("I'd like to see a film tonight."), assistant("In which town?")]
+    assert calls([*asked, user("Search films in Leiden.")], [FILMS]) == [
+        ("find_films", {"town": "Leiden"})
+    ]
+    # A name no value holds may be the genre's: the model's.
+    assert calls([*asked, user("Search for a Western in Leiden.")], [FILMS]) == []
+
+
+SEARCH_SONGS = tool(
+    "search_songs",
+    "Search songs.",
+    {
+        "artist": {"type": "string", "description": "Who sings it"},
+        "genre": {"type": "string", "description": "Genre of the song"},
+    },
+    [],
+)
+PLAY = tool(
+    "play_song",
+    "Play a song on a device.",
+    {
+        "song": {"type": "string", "description": "Name of the song"},
+        "artist": {"type": "string", "description": "Who sings it"},
+        "device": {"type": "string", "enum": ["TV", "kitchen speaker"]},
+    },
+    ["song", "device"],
+)
+FOUND = [
+    {"song": "Bad Habit", "artist": "Ben Platt", "genre": "Pop"},
+    {"song": "Grow as We Go", "artist": "Ben Platt", "genre": "Pop"},
+]
+
+
+def played(search: dict[str, Any]) -> list[tuple[str, Any]]:
+    return calls(
+        [
+            user("Find me some songs."),
+            *call("search_songs", search, "s1", FOUND),
+            assistant("How about Bad Habit by Ben Platt?"),
+            user("Yes, play it on the kitchen speaker."),
+            assistant("Playing Bad Habit on the kitchen speaker, right?"),
+            user("Yes."),
+        ],
+        [SEARCH_SONGS, PLAY],
+    )
+
+
+def test_what_the_user_asked_of_the_item_picked_goes_with_it() -> None:
+    """The search asked for Ben Platt; the song picked is his: the call names him too."""
+    assert played({"artist": "Ben Platt"}) == [
+        ("play_song", {"song": "Bad Habit", "device": "kitchen speaker", "artist": "Ben Platt"})
+    ]
+    # What the assistant found and told is not what the user asked for.
+    assert played({"genre": "Pop"}) == [
+        ("play_song", {"song": "Bad Habit", "device": "kitchen speaker"})
+    ]
+
+
+def test_a_summary_with_a_tag_question_is_read_as_stated() -> None:
+    """ "Playing Bad Habit on the TV, right?" states the device: no sign of another artist."""
+    messages = [
+        user("Find me some songs by Ben Platt."),
+        *call("search_songs", {"artist": "Ben Platt"}, "s1", FOUND),
+        assistant("How about Bad Habit by Ben Platt?"),
+        user("Yes, play it on the TV."),
+        assistant("Playing Bad Habit on the TV, right?"),
+        user("Yes."),
+    ]
+    assert calls(messages, [SEARCH_SONGS, PLAY]) == [
+        ("play_song", {"song": "Bad Habit", "device": "TV", "artist": "Ben Platt"})
+    ]

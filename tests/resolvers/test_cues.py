@@ -167,3 +167,18 @@ def test_a_seat_a_ticket_and_a_person_count_alike(name: str, text: str, count: i
 def test_a_table_for_n_counts_the_party_not_the_hour(text: str, count: int | None) -> None:
     own = frozenset(own_words("party_size", "Number of people in the party"))
     assert cued_number("party_size", text, own=own) == count
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("Two one-way tickets to Oslo", 2),
+        ("Any one-way tickets to Oslo?", None),  # the kind of ticket, not how many
+        ("a 2-ticket deal", 2),
+        ("three return tickets", 3),
+    ],
+)
+def test_a_number_hyphened_to_another_word_is_no_count_of_the_noun(
+    text: str, count: int | None
+) -> None:
+    assert cued_number("number_of_tickets", text) == count

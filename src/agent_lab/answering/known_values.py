@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from agent_lab.answering.conversation import Conversation, EarlierCall
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["changes", "fits", "named_values", "names_verbatim", "one_name_twice", "said_now"]
+__all__ = [
+    "changes",
+    "fits",
+    "kept_by_pick",
+    "named_values",
+    "names_verbatim",
+    "one_name_twice",
+    "said_now",
+]
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -102,6 +110,41 @@ def named_values(
                     found[name] = named.pop()
                 break
     return found
+
+
+def kept_by_pick(
+    conversation: Conversation, named: Mapping[str, JSONValue], properties: Mapping[str, Any]
+) -> JSONObject:
+    """Values the user asked for before that the found item the call names still holds.
+
+    "Something by Ben Platt" searched songs; "Play Bad Habit" names a song the search
+    found, by Ben Platt: the artist the user asked for is the call's too. Only a record
+    of the last call's results that the ``named`` values pick out alone, only values an
+    earlier call's arguments held under the same name (what the user asked for, not all
+    the assistant found), and only as the schema takes them.
+    """
+    last = conversation.last_call
+    if last is None or not named:
+        return {}
+    picked = [
+        record
+        for record in last.records
+        if all(
+            isinstance(value, str) and str(record.get(name, "")).lower() == value.lower()
+            for name, value in named.items()
+        )
+    ]
+    if len(picked) != 1:
+        return {}
+    return {
+        name: value
+        for name, value in picked[0].items()
+        if name in properties
+        and name not in named
+        and isinstance(value, str)
+        and fits(value, properties[name])
+        and any(call.arguments.get(name) == value for call in conversation.calls)
+    }
 
 
 def names_verbatim(text: str, value: str) -> bool:

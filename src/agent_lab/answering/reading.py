@@ -49,6 +49,7 @@ from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
 from agent_lab.answering.known_values import (
     changes,
+    kept_by_pick,
     named_values,
     one_name_twice,
     said_now,
@@ -65,6 +66,7 @@ from agent_lab.answering.utterances import (
     item_offered,
     offers,
     requests,
+    untagged,
 )
 from agent_lab.kernel.ledger import ValueSource, first_sources
 from agent_lab.resolvers.schema import ASKED, SchemaResolver, kind_of
@@ -220,6 +222,8 @@ class _Reading:
         # An item the assistant offered (a result's record) is the call's only once the user
         # accepts the assistant's summary of it: picking it is not yet asking to act on it.
         grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
+        if self.accepted:
+            earlier = {**kept_by_pick(conversation, grounded, properties), **earlier}
         prefill = self._carried(event, properties, reader, said, earlier=earlier, grounded=grounded)
         before = (
             said_before(self.conversation, event, properties, reader, self.turn.context)
@@ -358,7 +362,9 @@ class _Reading:
             (unnumbered(text), reader.read(event, text, self.turn.context))
             for text in (said[:-1] if offer else said)
         ]
-        summary_read = {**reader.read(event, offer, self.turn.context), **grounded} if offer else {}
+        summary_read = (
+            {**reader.read(event, untagged(offer), self.turn.context), **grounded} if offer else {}
+        )
         return {
             name: value
             for name, value in earlier.items()
@@ -390,8 +396,11 @@ class _Reading:
     ) -> bool:
         """Whether a complete call is one the conversation asks for."""
         last = self.conversation.last_call
+        # A name or a number the call holds is read: "movies in Vallejo" says nothing of a
+        # genre once Vallejo is the town.
+        values = list(arguments.values())
         if any(
-            name not in arguments and any(reader.may_state(name, text) for text in said)
+            name not in arguments and any(reader.may_state(name, text, values) for text in said)
             for name in properties
         ):
             return False  # the words since the last call say something plain code cannot read

@@ -187,7 +187,9 @@ def _numbers_by(noun: str, text: str) -> list[tuple[float, int, int]] | None:
 
     ``None`` when one of them has two readings (5%).
     """
-    forward = rf"(?<![\w.,-])({_SIGNED})\s*-?\s*(?:{_LINKS}[a-z]+\s+)?{noun}\b"
+    # "2-bed", "3 checked bags", "two tickets"; not "one-way tickets": a number joined to
+    # another word by a hyphen says what kind, not how many of the noun.
+    forward = rf"(?<![\w.,-])({_SIGNED})(?:\s*-\s*|\s*(?:{_LINKS}[a-z]+(?:-[a-z]+)*\s+)?){noun}\b"
     backward = rf"\b{noun}\s*(?:=|:|\bis\b|\bof\b|\bas\b)?\s*({_SIGNED})(?!\w|[.,]\d)"
     found: list[tuple[float, int, int]] = []
     for pattern in (forward, backward):
