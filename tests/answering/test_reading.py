@@ -864,3 +864,32 @@ def test_a_summary_with_a_tag_question_is_read_as_stated() -> None:
     assert calls(messages, [SEARCH_SONGS, PLAY]) == [
         ("play_song", {"song": "Bad Habit", "device": "TV", "artist": "Ben Platt"})
     ]
+
+
+HOTELS = tool(
+    "find_hotels",
+    "Find hotels in a town.",
+    {"town": {"type": "string", "description": "Town of the hotel"}},
+    ["town"],
+)
+
+
+def test_a_place_a_trip_goes_to_is_where_the_next_search_is() -> None:
+    """A train to Bristol, then "a hotel there too": the hotel is in Bristol."""
+    trip = [
+        user("Find me a train from Leeds to Bristol tomorrow."),
+        *call(
+            "search_trains",
+            {"origin": "Leeds", "destination": "Bristol", "day": "2026-04-02"},
+            "t1",
+            [{"train": "Western Arrow", "departs": "11:45"}],
+        ),
+        assistant("The Western Arrow leaves at 11:45 am."),
+    ]
+    hotel = user("Great. Can you find me hotels there too?")
+    assert calls([*trip, hotel], [SEARCH, HOTELS]) == [("find_hotels", {"town": "Bristol"})]
+    # A forecast's city is where the user asked about, not where they go.
+    assert calls([*FORECAST, hotel], [WEATHER, HOTELS]) == []
+    # Words that name two tasks ask for neither on their own.
+    both = user("Great. Any more trains or hotels there?")
+    assert calls([*trip, both], [SEARCH, HOTELS]) == []

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from agent_lab.answering.conversation import Conversation, EarlierCall
+    from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "names_verbatim",
     "one_name_twice",
     "said_now",
+    "stands",
 ]
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -47,6 +49,39 @@ def one_name_twice(arguments: Mapping[str, JSONValue], properties: Mapping[str, 
         if isinstance(value, str) and kind_of(properties.get(name, {})) == "free-form"
     ]
     return len(names) != len(set(names))
+
+
+def stands(
+    conversation: Conversation,
+    event: str,
+    arguments: Mapping[str, JSONValue],
+    properties: Mapping[str, Any],
+    *,
+    reader: Reader,
+    said: Sequence[str],
+    refining: bool,
+) -> bool:
+    """Whether a complete call to ``event`` is one the conversation asks for.
+
+    ``said`` are the words since the last call; ``refining``: the call refines the last.
+    """
+    last = conversation.last_call
+    # A name or a number the call holds is read: "movies in Vallejo" says nothing of a
+    # genre once Vallejo is the town.
+    values = list(arguments.values())
+    if any(
+        name not in arguments and any(reader.may_state(name, text, values) for text in said)
+        for name in properties
+    ):
+        return False  # the words since the last call say something plain code cannot read
+    if one_name_twice(arguments, properties):
+        return False  # one name given to two parameters (the hotel as its city)
+    if last is not None and event == last.name and dict(arguments) == dict(last.arguments):
+        return False  # the same call again: the model's to answer in words
+    # A message that names no task of its own refines the last call only by changing one
+    # of its values ("what about March 6th?"); one that only adds a value may be a
+    # question about the results ("what's today's date?").
+    return not refining or changes(arguments, last)
 
 
 def changes(arguments: Mapping[str, JSONValue], last: EarlierCall | None) -> bool:

@@ -47,13 +47,7 @@ from agent_lab.agents.tool_specs import (
 )
 from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
-from agent_lab.answering.known_values import (
-    changes,
-    kept_by_pick,
-    named_values,
-    one_name_twice,
-    said_now,
-)
+from agent_lab.answering.known_values import kept_by_pick, named_values, said_now, stands
 from agent_lab.answering.restatements import may_change, unnumbered
 from agent_lab.answering.said_before import asks_about_results, earlier_calls, said_before
 from agent_lab.answering.summaries import confirmed_over, name_left, stated, sums_up
@@ -185,7 +179,10 @@ class _Reading:
                 return None  # the user spoke of another tool's task since: not a refinement
             return self._call(last.name, refining=True)
         if event is not None:
-            return self._call(event, refining=False)
+            # A last message that names a new task asks for it, though the values may all
+            # be known ("Can you find me hotels there too?" after a trip to Bristol).
+            new = event == routed and (last is None or last.name != event) and self._names(event)
+            return self._call(event, refining=False, new=new)
         if not self.accepted:
             return None
         # An accepted summary that names no tool: the one tool it completes (a search
@@ -199,20 +196,16 @@ class _Reading:
         ]
         return fitting[0] if len(fitting) == 1 else None
 
-    def _call(self, event: str, *, refining: bool, fitting: bool = False) -> Decision | None:
+    def _call(
+        self, event: str, *, refining: bool, fitting: bool = False, new: bool = False
+    ) -> Decision | None:
         """The decision for ``event``, complete with no model, or ``None``.
 
-        See the module docstring for the layers of values and the checks.
+        ``new``: the last message itself asks for this task. See the module docstring for
+        the layers of values and the checks.
         """
         conversation, turn = self.conversation, self.turn
-        if turn.candidates is not None and event not in turn.candidates:
-            return None
-        if acts(event) and not (self.confirmed or self._offers_to(event)):
-            # A call that acts (books, buys, sends) assembled from earlier turns is made
-            # only once the user accepted the assistant's summary of it: a wrong booking
-            # costs more than a question, and an assistant confirms before acting.
-            return None
-        properties = tool_properties(self.tools, event)
+        properties = tool_properties(self.tools, event) if self._may_call(event) else None
         if not properties:
             return None
         reader = self.reader_of(event)
@@ -261,11 +254,19 @@ class _Reading:
         if not decision.local:
             return None
         arguments = dict(decision.arguments or {})
-        if not self.accepted and not said_now(
+        if not (self.accepted or new) and not said_now(
             arguments, {**earlier, **before}, grounded, conversation.last_user
         ):
             return None  # the last message adds nothing to the call: not a request for it
-        if not self._stands(event, arguments, properties, reader, said, refining=refining):
+        if not stands(
+            self.conversation,
+            event,
+            arguments,
+            properties,
+            reader=reader,
+            said=said,
+            refining=refining,
+        ):
             return None
         layers: list[tuple[Mapping[str, JSONValue], ValueSource]] = [
             (grounded, ValueSource.NAMED_RESULT),
@@ -275,6 +276,17 @@ class _Reading:
             (earlier, ValueSource.EARLIER_CALL),
         ]
         return dataclasses.replace(decision, read_from=first_sources(arguments, layers))
+
+    def _may_call(self, event: str) -> bool:
+        """Whether ``event`` is offered, and, if it acts, the user accepted its summary.
+
+        A call that acts (books, buys, sends) assembled from earlier turns is made only
+        once the user accepted the assistant's summary of it: a wrong booking costs more
+        than a question, and an assistant confirms before acting.
+        """
+        if self.turn.candidates is not None and event not in self.turn.candidates:
+            return False
+        return not acts(event) or self.confirmed or self._offers_to(event)
 
     def _said(self, offer: str | None) -> list[str]:
         """The words since the last call, the accepted offer's last.
@@ -384,35 +396,6 @@ class _Reading:
             )
         }
 
-    def _stands(
-        self,
-        event: str,
-        arguments: Mapping[str, JSONValue],
-        properties: Mapping[str, Any],
-        reader: Reader,
-        said: Sequence[str],
-        *,
-        refining: bool,
-    ) -> bool:
-        """Whether a complete call is one the conversation asks for."""
-        last = self.conversation.last_call
-        # A name or a number the call holds is read: "movies in Vallejo" says nothing of a
-        # genre once Vallejo is the town.
-        values = list(arguments.values())
-        if any(
-            name not in arguments and any(reader.may_state(name, text, values) for text in said)
-            for name in properties
-        ):
-            return False  # the words since the last call say something plain code cannot read
-        if one_name_twice(arguments, properties):
-            return False  # one name given to two parameters (the hotel as its city)
-        if last is not None and event == last.name and dict(arguments) == dict(last.arguments):
-            return False  # the same call again: the model's to answer in words
-        # A message that names no task of its own refines the last call only by changing one
-        # of its values ("what about March 6th?"); one that only adds a value may be a
-        # question about the results ("what's today's date?").
-        return not refining or changes(arguments, last)
-
     def _offers_to(self, event: str) -> bool:
         """Whether the accepted offer may propose ``event``'s action: not an item found.
 
@@ -434,6 +417,22 @@ class _Reading:
                 if found is not None:
                     return found
         return None
+
+    def _names(self, tool: str) -> bool:
+        """Whether the last message speaks of ``tool`` by its name, and of no other candidate.
+
+        "Can you find me hotels there too?" names ``find_hotels``; "any other times?"
+        names neither a film search nor its show times.
+        """
+        lexical = self.decider.router.lexical
+        if lexical is None:
+            return False
+        text = self.conversation.last_user
+        names = self.turn.candidates or tuple(
+            n for t in self.tools if (n := tool_name(t)) is not None
+        )
+        spoken = [name for name in names if lexical.speaks_of(name, text)]
+        return spoken == [tool]
 
     def _leans(self, said: str, tool: str) -> bool:
         """Whether ``said`` leans to another tool: it leads ``tool`` by the router's margin.

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.answering.known_values import fits
 from agent_lab.answering.restatements import may_change
 from agent_lab.answering.utterances import about_results
+from agent_lab.resolvers.names import name_role
 from agent_lab.resolvers.schema import ASKED, kind_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from agent_lab.answering.conversation import Conversation
+    from agent_lab.answering.conversation import Conversation, EarlierCall
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
 
@@ -53,7 +54,42 @@ def earlier_calls(
         for name, value in call.arguments.items():
             if name in properties and (name in required or own) and fits(value, properties[name]):
                 earlier[name] = value
+    if last is not None and last.name != event:
+        earlier.update(_gone_to(last, properties, required, earlier))
     return earlier
+
+
+def _gone_to(
+    last: EarlierCall, properties: Mapping[str, Any], required: Sequence[str], known: JSONObject
+) -> JSONObject:
+    """The place the last call's trip goes to, for a place this tool requires and lacks.
+
+    A flight to Atlanta, then "I need a hotel room": the hotel is where the trip goes.
+    Only a destination (not where a car is picked up, nor where a restaurant is), only
+    one, and only for a place the tool requires: its location or its destination.
+    """
+    gone = {
+        value
+        for name, value in last.arguments.items()
+        if isinstance(value, str) and name_role(name, "") == "destination"
+    }
+    if len(gone) != 1:
+        return {}
+    place = gone.pop()
+    return {
+        name: place
+        for name in required
+        if name not in known
+        and name in properties
+        and kind_of(properties[name]) == "free-form"
+        and name_role(name, _description(properties[name])) in ("location", "destination")
+        and fits(place, properties[name])
+    }
+
+
+def _description(schema: Mapping[str, Any]) -> str:
+    described = schema.get("description")
+    return described if isinstance(described, str) else ""
 
 
 def said_before(
