@@ -893,3 +893,37 @@ def test_a_place_a_trip_goes_to_is_where_the_next_search_is() -> None:
     # Words that name two tasks ask for neither on their own.
     both = user("Great. Any more trains or hotels there?")
     assert calls([*trip, both], [SEARCH, HOTELS]) == []
+
+
+BUS_PLACES = {
+    "origin": {"type": "string", "description": "The city the bus leaves from"},
+    "destination": {"type": "string", "description": "The city the bus goes to"},
+    "day": DAY,
+    "fare": {"type": "string", "enum": ["economy", "flexible"], "description": "Fare"},
+}
+BUSES = tool("search_buses", "Search buses.", BUS_PLACES, ["origin", "destination", "day"])
+BUY_BUS = tool(
+    "buy_bus_tickets",
+    "Buy bus tickets.",
+    {**BUS_PLACES, "seats": {"type": "integer", "minimum": 1, "description": "Seats"}},
+    ["origin", "destination", "day", "seats"],
+)
+
+
+def test_the_action_on_what_a_search_found_keeps_what_the_search_asked_for() -> None:
+    """An economy fare searched for is the fare bought, though the summary leaves it out."""
+    searched = {"origin": "Leeds", "destination": "York", "day": "2026-04-02", "fare": "economy"}
+    messages = [
+        user("Find me an economy bus from Leeds to York on April 2nd."),
+        *call(
+            "search_buses",
+            searched,
+            "b1",
+            [{"departs": "09:00", **searched}, {"departs": "11:30", **searched}],
+        ),
+        assistant("There is one at 9 am. Shall I buy tickets?"),
+        user("Yes, 2 please."),
+        assistant("Please confirm: 2 tickets from Leeds to York on April 2nd."),
+        user("Yes."),
+    ]
+    assert calls(messages, [BUSES, BUY_BUS]) == [("buy_bus_tickets", {**searched, "seats": 2})]

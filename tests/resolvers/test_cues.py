@@ -182,3 +182,19 @@ def test_a_number_hyphened_to_another_word_is_no_count_of_the_noun(
     text: str, count: int | None
 ) -> None:
     assert cued_number("number_of_tickets", text) == count
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Please send $800 to Ines.", 800),
+        ("I want Ines to have 1,450 bucks", 1450),
+        ("Move twenty euros to my savings", 20),
+        ("Send $5 million", None),  # scaled: two readings
+        ("Send $20, or maybe $30", None),  # two sums
+        ("Send it to flat 800", None),  # no sum of money
+    ],
+)
+def test_a_sum_of_money_is_an_amount(text: str, amount: int | None) -> None:
+    own = frozenset(own_words("amount", "The amount of money to transfer"))
+    assert cued_number("amount", text, own=own) == amount

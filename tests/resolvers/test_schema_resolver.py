@@ -483,3 +483,19 @@ def test_a_count_in_words_is_a_sign_of_a_numeric_enum() -> None:
     assert not resolver.may_state("rooms", "Any flats in Delft?")
     # A number read for another value is none of this one's.
     assert not resolver.may_state("rooms", "Any flats in Delft for 3?", read=["3"])
+
+
+def test_a_clock_time_read_for_a_time_is_no_sign_of_a_date() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "day": {"type": "string", "format": "date", "description": "Day of the booking"},
+            "hour": {"type": "string", "format": "time", "description": "Time of the booking"},
+        },
+    }
+    resolver = SchemaResolver(schema)
+    assert not resolver.may_state("day", "Book it at 10:30 am please.", read=["10:30"])
+    assert not resolver.may_state("day", "Book it for 7pm please.", read=["19:00"])
+    # Unread, the digits may be a date's; a day of the month still is one.
+    assert resolver.may_state("day", "Book it at 10:30 am please.")
+    assert resolver.may_state("day", "Book it at 10:30 am on the 9th.", read=["10:30"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.agents.tool_specs import acts
 from agent_lab.answering.known_values import fits
 from agent_lab.answering.restatements import may_change
 from agent_lab.answering.utterances import about_results
@@ -50,7 +51,9 @@ def earlier_calls(
     last = conversation.last_call
     earlier: JSONObject = {}
     for call in conversation.calls:
-        own = call is last and call.name == event
+        # The last call's own values carry whole to a refinement of it, and to the action
+        # on what it found: a bus booked keeps the fare the search asked for.
+        own = call is last and (call.name == event or (acts(event) and not acts(call.name)))
         for name, value in call.arguments.items():
             if name in properties and (name in required or own) and fits(value, properties[name]):
                 earlier[name] = value

@@ -120,7 +120,41 @@ def cued_number(
         found += _party_of(text)
         if found:
             return _stated(found, text, own | stems(words) | _PEOPLE_STEMS)
+    if own & _MONEY_STEMS:
+        # A sum of money for a property that is one ("amount", "price"): "$800", "1,450
+        # bucks", "twenty euros".
+        found = _money(text)
+        if found is None:
+            return None
+        if found:
+            return _stated(found, text, own | stems(words))
     return None
+
+
+_MONEY_STEMS = frozenset(
+    stems(["amount", "money", "price", "cost", "fee", "sum", "payment", "balance", "fare",
+           "budget", "charge", "deposit"])
+)  # fmt: skip
+_MONEY = re.compile(
+    rf"[$€£]\s?({_SIGNED})|(?<![\w.,-])({_SIGNED})\s*(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp)\b",
+    re.IGNORECASE,
+)
+
+
+def _money(text: str) -> list[tuple[float, int, int]] | None:
+    """The sums of money in ``text``, each with its place; ``None`` for a scaled one."""
+    found: list[tuple[float, int, int]] = []
+    for match in _MONEY.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        token = match.group(group)
+        if token.lower() in ("a", "an"):
+            continue
+        if _SCALED.match(text, match.end(group)):
+            return None  # "$5 million": a sum with two readings
+        value = _to_number(token)
+        if value is not None:
+            found.append((value, match.start(group), match.end(group)))
+    return found
 
 
 # Words that name people, by their stems (``resolvers.english.stems``), and as counted.

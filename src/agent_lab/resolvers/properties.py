@@ -63,7 +63,12 @@ def evidence(
     if prop.kind == "number":
         return bool(_numbers_unread(text, read))
     if prop.kind in ("date", "time"):
-        # A digit is a sign, unless it is a number read for another value ("3 seats").
+        # A digit is a sign, unless it is a number read for another value ("3 seats"), or,
+        # for a date, a clock time read for a time ("at 10:30 am").
+        if prop.kind == "date" and read is not None:
+            read = list(read)
+            if any(isinstance(value, str) and _CLOCK_VALUE.fullmatch(value) for value in read):
+                text = _CLOCK.sub(" ", text)
         words = DATE_WORDS if prop.kind == "date" else TIME_WORDS
         digits = re.search(r"\d", text) is not None
         return bool(
@@ -81,6 +86,12 @@ def evidence(
         named = may_name(text) if read is None else names_unread(text, read)
         return named or _modifies(text, prop.subject)
     return False
+
+
+_CLOCK_VALUE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+"""A time as a schema writes it: ``19:30``."""
+_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\b\.?)|\b\d{1,2}:\d{2}\b", re.IGNORECASE)
+"""A clock time as people write it: "10:30 am", "7pm", "19:30"."""
 
 
 def _numbers_unread(text: str, read: Iterable[object] | None) -> list[float]:
