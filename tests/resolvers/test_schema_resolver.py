@@ -499,3 +499,18 @@ def test_a_clock_time_read_for_a_time_is_no_sign_of_a_date() -> None:
     # Unread, the digits may be a date's; a day of the month still is one.
     assert resolver.may_state("day", "Book it at 10:30 am please.")
     assert resolver.may_state("day", "Book it at 10:30 am on the 9th.", read=["10:30"])
+
+
+def test_a_word_of_a_value_read_is_no_sign_of_another_property() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["Music", "Theatre"], "description": "Kind"},
+            "style": {"type": "string", "description": "Style of the show, like music or drama"},
+        },
+    }
+    resolver = SchemaResolver(schema)
+    text = "Any music gigs this week?"
+    # "music" read as the kind accounts for the word; unread, it may be the style's.
+    assert not resolver.may_state("style", text, read=["Music"])
+    assert resolver.may_state("style", text)

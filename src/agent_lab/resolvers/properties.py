@@ -58,6 +58,11 @@ def evidence(
     unless its own name has them.
     """
     said = stems([part for word in WORD.findall(text) for part in word.split("-")])
+    if read is not None:
+        # A word of a value read is accounted for: "music events" read as the event type
+        # says nothing of a category whose description says "music".
+        read = list(read)
+        said -= stems([w for value in read if isinstance(value, str) for w in WORD.findall(value)])
     if said & ((prop.signs - ignore) | prop.named):
         return True
     if prop.kind == "number":
