@@ -927,3 +927,35 @@ def test_the_action_on_what_a_search_found_keeps_what_the_search_asked_for() -> 
         user("Yes."),
     ]
     assert calls(messages, [BUSES, BUY_BUS]) == [("buy_bus_tickets", {**searched, "seats": 2})]
+
+
+BIKES = [
+    tool(
+        "rent_bike",
+        "rent bikes at a dock station",
+        {
+            "station": {"type": "string"},
+            "bike_kind": {"type": "string", "enum": ["city", "ebike"]},
+            "hours": {"type": "integer", "minimum": 1, "maximum": 12},
+        },
+        ["station", "bike_kind", "hours"],
+    ),
+    tool("stations_near", "dock stations near a place", {"place": {"type": "string"}}, ["place"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("said", "made"),
+    [
+        ("Rent an ebike at station Central Park for 3 hours.", True),
+        ("Can you rent me an ebike at station Central Park for 3 hours?", True),
+        ("How much would it cost to rent an ebike at station Central Park for 3 hours?", False),
+        ("If I rent an ebike at station Central Park for 3 hours, is a helmet included?", False),
+        ("Rent an ebike at station Central Park for 3 hours... actually, hold off.", False),
+        ("Don't rent an ebike at station Central Park for 3 hours yet.", False),
+    ],
+)
+def test_an_act_is_made_from_one_message_only_when_it_asks_for_it(said: str, made: bool) -> None:
+    """Every value of the rental said, in a question about it, a condition or a no: none."""
+    rental = ("rent_bike", {"station": "Central Park", "bike_kind": "ebike", "hours": 3})
+    assert calls([user(said)], BIKES) == ([rental] if made else [])

@@ -36,13 +36,14 @@ from weakref import WeakKeyDictionary
 from agent_lab.agents.decider import Decider
 from agent_lab.agents.decision import Routing
 from agent_lab.agents.learned_rules import with_rules
-from agent_lab.agents.tool_specs import plugins_from_tools, tool_name, tool_parameters
+from agent_lab.agents.tool_specs import acts, plugins_from_tools, tool_name, tool_parameters
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
 from agent_lab.answering.kept_readings import Reader
 from agent_lab.answering.reading import read_conversation
 from agent_lab.answering.replies import said_replies
+from agent_lab.answering.utterances import asks_to_act
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
 from agent_lab.kernel.models import Reason, Status
@@ -64,6 +65,9 @@ __all__ = ["Answerer"]
 EARLIER_WORDS_UNREAD = "earlier_words_unread"
 """Why a call complete from the last message is not made: the conversation's earlier words of
 the same task may hold a value plain code could not read (``read_conversation``)."""
+NOT_ASKED_TO_ACT = "not_asked_to_act"
+"""Why a call that acts, complete from the last message, is not made: the message asks about
+the act, sets a condition on it or holds it back (``utterances.asks_to_act``)."""
 
 _PLAIN = (Routing.ROUTER, Routing.LEXICAL, Routing.GIVEN)
 """Routes plain code took: the last message's own tool, which the conversation's reading keeps."""
@@ -172,6 +176,13 @@ class Answerer:
         decision = decider.decide(turn)
         if decision.llm_calls or decision.status is Status.DEFINITION_ERROR:
             return decision
+        acting = decision.event is not None and acts(decision.event)
+        if decision.local and acting and not asks_to_act(turn.text):
+            # "How much would it cost to rent an ebike at Central Park for 3 hours?" holds
+            # every value of the rental, and asks for none.
+            return dataclasses.replace(
+                decision, status=Status.MISSING_INFORMATION, reason=NOT_ASKED_TO_ACT
+            )
         earlier = _earlier_words(messages)
         if decision.local and not earlier:
             return decision

@@ -15,6 +15,7 @@ __all__ = [
     "about_results",
     "accepts",
     "asks",
+    "asks_to_act",
     "assents",
     "confirms",
     "declines",
@@ -200,3 +201,33 @@ def accepts(text: str) -> bool:
     no negation, correction or "but": those are a change, not an acceptance.
     """
     return len(text) <= 1_000 and _ASSENT.match(text) is not None and not _DOUBTS.search(text)
+
+
+# A no, or an act held back: "don't send it", "hold off", "never mind", "scratch that".
+_WITHHELD = re.compile(
+    r"\b(?:no|not|never|nope|nah|hold off|hold on|wait|cancel|never ?mind|scratch that|"
+    r"forget it|don't|do not)\b|n't\b",
+    re.IGNORECASE,
+)
+# A question about an act, or a condition on it: "How much would it cost to rent...?",
+# "If I send 40 EUR, when does it arrive?", "Is it possible to book...?".
+_ABOUT_AN_ACT = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?|hmm+|well)\W+)?(?:how|what|when|where|which|who|why|whether|"
+    r"if|is|are|was|were|does|do|did|would it|will it|could it|should i)\b"
+    r"|\b(?:if|whether) (?:i|we)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_act(text: str) -> bool:
+    """Whether ``text`` asks outright for an act: "Rent an ebike...", "Can you book...?".
+
+    Not a question about it ("How much would it cost to rent one?"), a condition
+    ("If I send 40 EUR..."), nor a no or a hold ("Don't send it yet", "...actually,
+    hold off"): a call that acts is made only when asked for.
+    """
+    if len(text) > 1_000 or _WITHHELD.search(text):
+        return False
+    return not any(
+        _ABOUT_AN_ACT.search(sentence) for sentence in _SENTENCES.split(text) if sentence.strip()
+    )
