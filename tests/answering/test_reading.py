@@ -953,9 +953,43 @@ BIKES = [
         ("If I rent an ebike at station Central Park for 3 hours, is a helmet included?", False),
         ("Rent an ebike at station Central Park for 3 hours... actually, hold off.", False),
         ("Don't rent an ebike at station Central Park for 3 hours yet.", False),
+        ("Any ebikes left at station Central Park for 3 hours?", False),
     ],
 )
 def test_an_act_is_made_from_one_message_only_when_it_asks_for_it(said: str, made: bool) -> None:
     """Every value of the rental said, in a question about it, a condition or a no: none."""
     rental = ("rent_bike", {"station": "Central Park", "bike_kind": "ebike", "hours": 3})
     assert calls([user(said)], BIKES) == ([rental] if made else [])
+
+
+ORDERS = [
+    tool(
+        "track_order",
+        "Where a parcel is.",
+        {"order_number": {"type": "string", "description": "As printed on the receipt"}},
+        ["order_number"],
+    ),
+    tool(
+        "cancel_order",
+        "Cancel an order.",
+        {"order_number": {"type": "string"}},
+        ["order_number"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("said", "made"),
+    [
+        ("Where's my parcel? Order number QX-20417.", [("track_order", "QX-20417")]),
+        ("track order 5531907 please", [("track_order", "5531907")]),
+        # Held back, whatever the tool: no call.
+        ("Don't track order QX-20417, it arrived.", []),
+        # A year, a time or two codes are no order number.
+        ("Track my order from 2025 please.", []),
+        ("Track orders QX-20417 and QX-20418.", []),
+    ],
+)
+def test_an_identifier_is_read_by_its_shape(said: str, made: list[tuple[str, str]]) -> None:
+    expected = [(name, {"order_number": code}) for name, code in made]
+    assert calls([user(said)], ORDERS) == expected

@@ -36,14 +36,20 @@ from weakref import WeakKeyDictionary
 from agent_lab.agents.decider import Decider
 from agent_lab.agents.decision import Routing
 from agent_lab.agents.learned_rules import with_rules
-from agent_lab.agents.tool_specs import acts, plugins_from_tools, tool_name, tool_parameters
+from agent_lab.agents.tool_specs import (
+    action_verb,
+    acts,
+    plugins_from_tools,
+    tool_name,
+    tool_parameters,
+)
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
 from agent_lab.answering.kept_readings import Reader
 from agent_lab.answering.reading import read_conversation
 from agent_lab.answering.replies import said_replies
-from agent_lab.answering.utterances import asks_to_act
+from agent_lab.answering.utterances import asks_to_act, withheld
 from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
 from agent_lab.kernel.models import Reason, Status
@@ -176,8 +182,15 @@ class Answerer:
         decision = decider.decide(turn)
         if decision.llm_calls or decision.status is Status.DEFINITION_ERROR:
             return decision
-        acting = decision.event is not None and acts(decision.event)
-        if decision.local and acting and not asks_to_act(turn.text):
+        event = decision.event
+        if (
+            decision.local
+            and event is not None
+            and (
+                withheld(turn.text)
+                or (acts(event) and not asks_to_act(turn.text, action_verb(event)))
+            )
+        ):
             # "How much would it cost to rent an ebike at Central Park for 3 hours?" holds
             # every value of the rental, and asks for none.
             return dataclasses.replace(

@@ -23,6 +23,7 @@ __all__ = [
     "offers",
     "requests",
     "untagged",
+    "withheld",
 ]
 
 # "Please confirm", not "Your booking is confirmed": a report of a call made asks nothing.
@@ -219,15 +220,39 @@ _ABOUT_AN_ACT = re.compile(
 )
 
 
-def asks_to_act(text: str) -> bool:
-    """Whether ``text`` asks outright for an act: "Rent an ebike...", "Can you book...?".
+# Verbs of acting: a question that holds one of these tools' calls asks about the act.
+_ACTING = frozenset(
+    ["book", "reserve", "buy", "purchase", "order", "send", "transfer", "pay", "wire",
+     "cancel", "delete", "remove", "change", "update", "move", "modify", "reschedule",
+     "renew", "extend", "refund", "rent", "hire", "add", "create", "schedule", "set",
+     "play", "cast", "sell", "request", "submit", "make", "place", "start"]
+)  # fmt: skip
 
-    Not a question about it ("How much would it cost to rent one?"), a condition
-    ("If I send 40 EUR..."), nor a no or a hold ("Don't send it yet", "...actually,
-    hold off"): a call that acts is made only when asked for.
+
+def asks_to_act(text: str, verb: str | None = None) -> bool:
+    """Whether ``text`` asks outright for the act ``verb`` names: "Rent an ebike...".
+
+    Not a no nor a hold ("Don't send it yet", "...actually, hold off"). For a verb of
+    acting (rent, book, send...), not a question about the act or a condition on it
+    ("How much would it cost to rent one?", "Is there space for a camper on S-1230?",
+    "If I send 40 EUR..."). A tool named by no such verb (``forecast``) is asked for by
+    a question.
     """
     if len(text) > 1_000 or _WITHHELD.search(text):
         return False
-    return not any(
-        _ABOUT_AN_ACT.search(sentence) for sentence in _SENTENCES.split(text) if sentence.strip()
-    )
+    if (verb or "") not in _ACTING:
+        return True
+    return not any(_ABOUT_AN_ACT.search(sentence) for sentence in _SENTENCES.split(text))
+
+
+def withheld(text: str) -> bool:
+    """Whether ``text`` opens by holding something back: "Don't refill RX-448291...".
+
+    No request, for whatever tool its words name.
+    """
+    return _HELD_BACK.match(text) is not None
+
+
+_HELD_BACK = re.compile(
+    r"^\W*(?:please\W+)?(?:don'?t|do not|never|no need to|stop)\b", re.IGNORECASE
+)

@@ -66,6 +66,7 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import mentions, read_enum
+from agent_lab.resolvers.identifiers import identifies, read_identifier
 from agent_lab.resolvers.learned import property_validator
 from agent_lab.resolvers.names import FreeForm, asked_for, read_name
 from agent_lab.resolvers.properties import (
@@ -186,6 +187,14 @@ class SchemaResolver:
         self._free_optional = tuple(
             p for p in self.properties if p.free is not None and p.name not in self.required
         )
+        # The one property that holds an identifier, read by its shape ("EV-3310"); with two,
+        # the shape cannot say whose it is.
+        identifying = [
+            p.name
+            for p in self.properties
+            if p.kind == "free-form" and identifies(p.name, p.schema)
+        ]
+        self._identifier = identifying[0] if len(identifying) == 1 else None
         # Every word the tool's properties say of themselves: no sign of a value left unread.
         self._vocabulary = frozenset[str]().union(
             *(p.own_words | p.value_words | p.named for p in self.properties)
@@ -220,6 +229,10 @@ class SchemaResolver:
                 found[prop.name] = value
                 if prop.free is not None and isinstance(value, str):
                     names[prop.name] = value
+        if self._identifier is not None and self._identifier not in found and read_names:
+            code = read_identifier(text, found.values())
+            if code is not None:
+                found[self._identifier] = code
         # One name is one property's: read for two (a city and a category), or the value
         # of another (the doctor's type read as the city), it is not this one's.
         others = Counter(str(value).lower() for name, value in found.items() if name not in names)

@@ -1,0 +1,76 @@
+"""Identifiers in the user's words: an order number, a booking reference, an event's id.
+
+A property that names a thing by its identifier (``rx_number``, ``eventId``,
+``bookingRef``, "the confirmation code") takes a value no name reading sees: it
+is no capitalised name, and often no word at all ("RX-99120", "EV-3310",
+"88213-B", "55321"). It is read only where the shape leaves no doubt: the one
+token of the message that mixes letters and at least three digits, or that is a
+run of at least four digits, and that no other value read accounts for. A year
+("2026"), a clock time, a sum of money or a telephone number is no identifier;
+two candidates, or a tool with two identifier properties, give none.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from agent_lab.resolvers.cues import name_words
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+__all__ = ["identifies", "read_identifier"]
+
+# The words of a property's name that say it holds an identifier, and those that say
+# it holds a number of another kind (a count, a phone).
+_IDENTIFYING = frozenset(
+    ["id", "ids", "identifier", "ref", "reference", "code", "number", "no", "num"]
+)
+_NOT_IDENTIFYING = frozenset(
+    ["phone", "telephone", "mobile", "fax", "zip", "postal", "postcode", "of", "count",
+     "amount", "price", "age", "year", "pin", "password", "email", "url", "seats", "size"]
+)  # fmt: skip
+# A token that may be an identifier: letters, digits and inner hyphens or slashes.
+_TOKEN = re.compile(r"(?<![\w$€£.,/-])[A-Za-z0-9][A-Za-z0-9/-]*[A-Za-z0-9](?![\w/-]|[.,]\d)")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_PHONE = re.compile(r"\d{3}[-.]\d{3}[-.]\d{4}")
+_MONEY_AFTER = re.compile(r"\s*(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp|%)", re.I)
+_CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b|o'?clock|h\b|hours?\b|hrs?\b)", re.I)
+
+
+def identifies(name: str, schema: Mapping[str, Any]) -> bool:
+    """Whether a property holds an identifier: a string named so, with no choices.
+
+    ``rx_number``, ``eventId``, ``booking_ref``; not ``number_of_seats``, ``phone_number``
+    nor a property with an enum or a format (a date is no identifier).
+    """
+    if schema.get("type") not in ("string", None) or "enum" in schema or "format" in schema:
+        return False
+    words = set(name_words(name))
+    return bool(words & _IDENTIFYING) and not words & _NOT_IDENTIFYING
+
+
+def read_identifier(text: str, read: Iterable[object] = ()) -> str | None:
+    """The one token of ``text`` shaped as an identifier, as written; else ``None``.
+
+    ``read`` are values read from the text for other properties (a count, a time): a
+    token one of them is is none.
+    """
+    taken = {str(value).lower() for value in read}
+    found: set[str] = set()
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        digits = sum(ch.isdigit() for ch in token)
+        letters = any(ch.isalpha() for ch in token)
+        if digits < 3 or (not letters and digits < 4):
+            continue
+        if token.lower() in taken or _YEAR.fullmatch(token) or _PHONE.fullmatch(token):
+            continue
+        if letters and re.fullmatch(r"\d+(?:st|nd|rd|th|am|pm)", token, re.IGNORECASE):
+            continue  # "123rd", "1230pm": a day or a time
+        after = text[match.end() :]
+        if _MONEY_AFTER.match(after) or _CLOCK_AFTER.match(after):
+            continue
+        found.add(token)
+    return found.pop() if len(found) == 1 else None
