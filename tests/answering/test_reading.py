@@ -993,3 +993,39 @@ ORDERS = [
 def test_an_identifier_is_read_by_its_shape(said: str, made: list[tuple[str, str]]) -> None:
     expected = [(name, {"order_number": code}) for name, code in made]
     assert calls([user(said)], ORDERS) == expected
+
+
+def test_the_same_search_again_or_less_of_it_is_a_question_for_words() -> None:
+    """ "What about the other songs?" after a search is answered from what it found."""
+    searched = [
+        user("Find me songs by Ben Platt."),
+        *call("search_songs", {"artist": "Ben Platt"}, "s1", FOUND),
+        assistant("How about Bad Habit by Ben Platt?"),
+    ]
+    for said in ("What about the other songs?", "Any other songs?"):
+        assert calls([*searched, user(said)], [SEARCH_SONGS, PLAY]) == []
+    # A value changed is a new search.
+    assert calls([*searched, user("Find songs by Adele instead.")], [SEARCH_SONGS, PLAY]) == [
+        ("search_songs", {"artist": "Adele"})
+    ]
+
+
+def test_a_question_for_words_names_no_new_task() -> None:
+    """ "Which hotel is the station near?" names hotels, and asks for words."""
+    trip = [
+        user("Find me a train from Leeds to Bristol tomorrow."),
+        *call(
+            "search_trains",
+            {"origin": "Leeds", "destination": "Bristol", "day": "2026-04-02"},
+            "t1",
+            [{"train": "Western Arrow", "departs": "11:45"}],
+        ),
+        assistant("The Western Arrow leaves at 11:45 am."),
+    ]
+    assert calls([*trip, user("Which hotels are near the station?")], [SEARCH, HOTELS]) == []
+
+
+def test_an_accepted_offer_of_another_task_refines_no_search() -> None:
+    """ "Shall I book you a train there?" "Yes, on Saturday": no forecast for Saturday."""
+    offer = assistant("Would you like me to book a train to Porto?")
+    assert calls([*FORECAST, offer, user("Yes, on Saturday.")]) == []

@@ -46,7 +46,9 @@ from agent_lab.agents.tool_specs import (
 from agent_lab.agents.turn import Turn
 from agent_lab.answering.answers import Forward, LocalAnswer, local_calls
 from agent_lab.answering.asked import Asked, well_formed
+from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader
+from agent_lab.answering.known_values import changes
 from agent_lab.answering.reading import read_conversation
 from agent_lab.answering.replies import said_replies
 from agent_lab.answering.utterances import asks_to_act, withheld
@@ -71,6 +73,9 @@ __all__ = ["Answerer"]
 EARLIER_WORDS_UNREAD = "earlier_words_unread"
 """Why a call complete from the last message is not made: the conversation's earlier words of
 the same task may hold a value plain code could not read (``read_conversation``)."""
+NO_CHANGE = "no_change"
+"""Why a call to the last call's tool, complete from the last message, is not made: it
+changes none of that call's values (``known_values.changes``)."""
 NOT_ASKED_TO_ACT = "not_asked_to_act"
 """Why a call that acts, complete from the last message, is not made: the message asks about
 the act, sets a condition on it or holds it back (``utterances.asks_to_act``)."""
@@ -195,6 +200,13 @@ class Answerer:
             # every value of the rental, and asks for none.
             return dataclasses.replace(
                 decision, status=Status.MISSING_INFORMATION, reason=NOT_ASKED_TO_ACT
+            )
+        last = Conversation.of(messages).last_call if decision.local else None
+        if last is not None and last.name == event and not changes(decision.arguments or {}, last):
+            # "What about the other movies?", "Who's in this movie?" after a film search: the
+            # same search again, or less of it, is a question for words about what it found.
+            return dataclasses.replace(
+                decision, status=Status.MISSING_INFORMATION, reason=NO_CHANGE
             )
         earlier = _earlier_words(messages)
         if decision.local and not earlier:

@@ -55,6 +55,7 @@ from agent_lab.answering.utterances import (
     about_results,
     accepts,
     asks,
+    asks_what,
     confirms,
     declines,
     item_offered,
@@ -175,13 +176,20 @@ class _Reading:
             return None  # the offer the user accepted speaks of another tool
         candidates = self.turn.candidates
         if event is None and last is not None and (candidates is None or last.name in candidates):
-            if any(self._leans(said, last.name) for said in self.conversation.since_call):
-                return None  # the user spoke of another tool's task since: not a refinement
+            offer = [self.conversation.offer or ""] if self.accepted else []
+            spoken = [*self.conversation.since_call, *offer]
+            if any(self._leans(said, last.name) for said in spoken):
+                return None  # another tool's task spoken of since, or offered: no refinement
             return self._call(last.name, refining=True)
         if event is not None:
             # A last message that names a new task asks for it, though the values may all
             # be known ("Can you find me hotels there too?" after a trip to Bristol).
-            new = event == routed and (last is None or last.name != event) and self._names(event)
+            new = (
+                event == routed
+                and (last is None or last.name != event)
+                and not asks_what(self.conversation.last_user)
+                and self._names(event)
+            )
             return self._call(event, refining=False, new=new)
         if not self.accepted:
             return None
@@ -419,20 +427,10 @@ class _Reading:
         return None
 
     def _names(self, tool: str) -> bool:
-        """Whether the last message speaks of ``tool`` by its name, and of no other candidate.
-
-        "Can you find me hotels there too?" names ``find_hotels``; "any other times?"
-        names neither a film search nor its show times.
-        """
-        lexical = self.decider.router.lexical
-        if lexical is None:
-            return False
-        text = self.conversation.last_user
-        names = self.turn.candidates or tuple(
-            n for t in self.tools if (n := tool_name(t)) is not None
-        )
-        spoken = [name for name in names if lexical.speaks_of(name, text)]
-        return spoken == [tool]
+        """Whether the last message names ``tool`` and no other candidate ("hotels too?")."""
+        lexical, text = self.decider.router.lexical, self.conversation.last_user
+        names = self.turn.candidates or tuple(n for t in self.tools if (n := tool_name(t)))
+        return lexical is not None and [n for n in names if lexical.speaks_of(n, text)] == [tool]
 
     def _leans(self, said: str, tool: str) -> bool:
         """Whether ``said`` leans to another tool: it leads ``tool`` by the router's margin.

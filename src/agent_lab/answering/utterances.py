@@ -16,6 +16,7 @@ __all__ = [
     "accepts",
     "asks",
     "asks_to_act",
+    "asks_what",
     "assents",
     "confirms",
     "declines",
@@ -256,3 +257,11 @@ def withheld(text: str) -> bool:
 _HELD_BACK = re.compile(
     r"^\W*(?:please\W+)?(?:don'?t|do not|never|no need to|stop)\b", re.IGNORECASE
 )
+
+
+def asks_what(text: str) -> bool:
+    """Whether a sentence of ``text`` asks which, who, what...: "Who's in this movie?".
+
+    A question for words about what was found, or for a value: no request for a call.
+    """
+    return any(_WH.match(sentence) for sentence in _SENTENCES.split(text) if sentence.strip())
