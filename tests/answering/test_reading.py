@@ -1029,3 +1029,10 @@ def test_an_accepted_offer_of_another_task_refines_no_search() -> None:
     """ "Shall I book you a train there?" "Yes, on Saturday": no forecast for Saturday."""
     offer = assistant("Would you like me to book a train to Porto?")
     assert calls([*FORECAST, offer, user("Yes, on Saturday.")]) == []
+
+
+def test_stopping_is_an_act_of_its_own_not_a_hold() -> None:
+    timers = [tool("stop_timer", "Stop a running timer.", {"timer_id": {"type": "string"}}, [])]
+    assert calls([user("Stop timer T-4410 please.")], timers) == [
+        ("stop_timer", {"timer_id": "T-4410"})
+    ]

@@ -77,8 +77,9 @@ NO_CHANGE = "no_change"
 """Why a call to the last call's tool, complete from the last message, is not made: it
 changes none of that call's values (``known_values.changes``)."""
 NOT_ASKED_TO_ACT = "not_asked_to_act"
-"""Why a call that acts, complete from the last message, is not made: the message asks about
-the act, sets a condition on it or holds it back (``utterances.asks_to_act``)."""
+"""Why a call complete from the last message is not made: the message opens by holding it
+back ("Don't refill..."), or, for a tool that acts, asks about the act, sets a condition on
+it or holds a no ("...actually, hold off"): ``utterances.withheld``, ``asks_to_act``."""
 
 _PLAIN = (Routing.ROUTER, Routing.LEXICAL, Routing.GIVEN)
 """Routes plain code took: the last message's own tool, which the conversation's reading keeps."""

@@ -254,9 +254,7 @@ def withheld(text: str) -> bool:
     return _HELD_BACK.match(text) is not None
 
 
-_HELD_BACK = re.compile(
-    r"^\W*(?:please\W+)?(?:don'?t|do not|never|no need to|stop)\b", re.IGNORECASE
-)
+_HELD_BACK = re.compile(r"^\W*(?:please\W+)?(?:don'?t|do not|never|no need to)\b", re.IGNORECASE)
 
 
 def asks_what(text: str) -> bool:
