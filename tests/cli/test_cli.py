@@ -306,11 +306,17 @@ def test_a_run_killed_at_several_points_resumes_to_every_trial_exactly_once(tmp_
 def test_ctrl_c_saves_and_says_how_to_resume(tmp_path: Path) -> None:
     """SIGINT stops the run, keeps what ended, and points at --resume (exit 130)."""
     db = tmp_path / "r.sqlite"
-    process = subprocess.Popen(
-        run_argv(db, "200,300", "--concurrency", "2"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    # A test run started in the background of a shell ignores SIGINT, and so would the run
+    # it starts: a handler here is reset to the default in the child, which then hears it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(
+            run_argv(db, "200,300", "--concurrency", "2"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         wait_for_trials(db, process, 0)
         process.send_signal(signal.SIGINT)
