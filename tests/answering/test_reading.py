@@ -127,20 +127,21 @@ def test_values_said_over_several_turns_make_one_search() -> None:
     ]
 
 
+BOOKED = (
+    "book_train",
+    {
+        "origin": "Leeds",
+        "destination": "Bristol",
+        "day": "2026-04-02",
+        "seats": 3,
+        "train": "Western Arrow",
+    },
+)
+
+
 def test_an_accepted_summary_books_with_the_confirmed_values() -> None:
     messages = [*SEARCHED, SUMMARY, user("Yes, go ahead.")]
-    assert calls(messages) == [
-        (
-            "book_train",
-            {
-                "origin": "Leeds",
-                "destination": "Bristol",
-                "day": "2026-04-02",
-                "seats": 3,
-                "train": "Western Arrow",
-            },
-        )
-    ]
+    assert calls(messages) == [BOOKED]
 
 
 @pytest.mark.parametrize(
@@ -166,35 +167,12 @@ def test_a_booking_is_never_made_without_an_accepted_summary() -> None:
 def test_an_offer_that_says_what_it_would_book_is_a_summary_when_assented_to() -> None:
     """ "Shall I book 3 seats on the Western Arrow?" "Yes please": the offer states the call."""
     offer = assistant("Shall I book 3 seats on the Western Arrow?")
-    assert calls([*SEARCHED, offer, user("Yes please")]) == [
-        (
-            "book_train",
-            {
-                "origin": "Leeds",
-                "destination": "Bristol",
-                "day": "2026-04-02",
-                "seats": 3,
-                "train": "Western Arrow",
-            },
-        )
-    ]
+    assert calls([*SEARCHED, offer, user("Yes please")]) == [BOOKED]
     # A value added to the yes is confirmed again: the model's.
     assert calls([*SEARCHED, offer, user("Yes, for 4 seats.")]) == []
     # A question that asks which is no offer a yes accepts.
     which = assistant("Which of the two, the Western Arrow with 3 seats?")
     assert calls([*SEARCHED, which, user("Yes.")]) == []
-
-
-BOOKED = (
-    "book_train",
-    {
-        "origin": "Leeds",
-        "destination": "Bristol",
-        "day": "2026-04-02",
-        "seats": 3,
-        "train": "Western Arrow",
-    },
-)
 
 
 @pytest.mark.parametrize(
