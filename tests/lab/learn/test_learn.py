@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +67,13 @@ def is_held(made: dict[str, Any]) -> bool:
     return held_out(conversation_of(request), share=SETTINGS.holdout, seed=SETTINGS.seed)
 
 
-def read_logs_text(text: str, tmp: Path | None = None) -> list[Any]:
-    folder = tmp or Path(__import__("tempfile").mkdtemp())
-    path = folder / "one.jsonl"
-    path.write_text(text)
-    return list(read_logs([path]))
+def read_logs_text(text: str) -> list[Any]:
+    # A folder of its own, removed after reading: this runs once per example, and
+    # a folder left behind each time filled the machine's temporary directory.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "one.jsonl"
+        path.write_text(text)
+        return list(read_logs([path]))
 
 
 Said = tuple[str, dict[str, Any]]
