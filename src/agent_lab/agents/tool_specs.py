@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "ACTING_VERBS",
     "ToolSpecError",
     "acts",
     "plugins_from_tools",
+    "tool_acts",
     "tool_name",
     "tool_parameters",
     "tool_properties",
@@ -56,15 +58,77 @@ _LOOKUPS = frozenset(
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
-def acts(name: str) -> bool:
-    """Whether a tool's name says it acts (books, buys, sends, adds) rather than looks up.
+# Verbs that name an act, as a description's first word says it ("Reserve places on a
+# sailing", "Sends money"); with the look-ups above, what a name with no verb is told by.
+ACTING_VERBS = frozenset(
+    ["book", "reserve", "buy", "purchase", "order", "send", "transfer", "pay", "wire",
+     "cancel", "delete", "remove", "change", "update", "move", "modify", "reschedule",
+     "renew", "extend", "refund", "rent", "hire", "add", "create", "schedule", "set",
+     "play", "cast", "sell", "request", "submit", "make", "place", "start", "turn", "switch",
+     "open", "close", "lock", "unlock", "enable", "disable", "stop", "pause", "resume",
+     "post", "publish", "share", "upload", "invite", "assign", "approve", "register", "join",
+     "subscribe", "unsubscribe", "save", "write", "edit", "rename", "archive", "mark",
+     "toggle", "activate", "deactivate", "trigger", "run", "execute", "deploy", "restart",
+     "withdraw", "deposit", "donate", "message", "email", "text", "call", "notify", "remind",
+     "record", "print", "ship", "deliver", "return", "apply", "sign", "confirm", "accept",
+     "decline", "reject", "charge", "top", "issue", "grant", "revoke", "reset", "install"]
+)  # fmt: skip
+# A description's first word that says the tool answers: "Returns the forecast...".
+_ANSWERS = frozenset(["returns", "gives", "provides", "tells", "gets", "lists", "shows"])
+# Acts a description may speak of anywhere ("Timetable of sailings" does not; "Daily
+# forecast" does not; "a service to buy tickets" does): verbs seldom used as nouns.
+_STRONG_ACTS = frozenset(
+    ["reserve", "buy", "purchase", "send", "transfer", "pay", "cancel", "delete", "remove",
+     "modify", "reschedule", "renew", "refund", "rent", "hire", "create", "submit", "sell",
+     "withdraw", "deposit", "donate", "unlock", "enable", "disable", "activate",
+     "deactivate", "toggle", "execute", "deploy", "restart", "revoke", "install"]
+)  # fmt: skip
 
-    Its first verb decides: ``Reserve_restaurant``, ``buyTickets``, ``Music_1__PlaySong``
-    act; ``get_weather``, ``FindRestaurants`` look up. A name with no verb of either kind
-    (``weather``) acts: not being sure, it is treated as the costlier kind.
+
+def acts(name: str, description: str = "") -> bool:
+    """Whether a tool acts (books, buys, sends, adds) rather than looks up.
+
+    Its name's first verb decides: ``Reserve_restaurant``, ``buyTickets``,
+    ``Music_1__PlaySong`` act; ``get_weather``, ``FindRestaurants`` look up. A
+    name with no verb of either kind (``forecast``, ``ferry_times``) is told by
+    its ``description``: one that opens with a verb of either kind says which
+    ("Reserve places on a sailing" acts, "Search the catalog" looks up); one that
+    opens with what it gives ("Daily forecast.", "Timetable of sailings between
+    two ports") looks up, unless it speaks of an act anywhere ("Service to buy
+    tickets"). With no description, such a tool acts: not being sure, it is
+    treated as the costlier kind.
     """
-    words = [w.lower() for w in _NAME_WORDS.findall(name)]
-    return not any(word in _LOOKUPS for word in words[:3]) if words else True
+    words = [w.lower() for w in _NAME_WORDS.findall(name)][:3]
+    if not words:
+        return True
+    if any(word in _LOOKUPS for word in words):
+        return False
+    said = [w.lower() for w in re.findall(r"[A-Za-z]+", description)]
+    if any(word in ACTING_VERBS for word in words) or not said:
+        return True
+    first = said[0]
+    if first in _LOOKUPS or first in _ANSWERS or _third_person(first) in _LOOKUPS:
+        return False
+    if first in ACTING_VERBS or _third_person(first) in ACTING_VERBS:
+        return True
+    return any(word in _STRONG_ACTS or _third_person(word) in _STRONG_ACTS for word in said)
+
+
+def _third_person(word: str) -> str:
+    """``sends``: ``send``; ``searches``: ``search``; other words unchanged."""
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def tool_acts(tools: Sequence[Mapping[str, object]], name: str) -> bool:
+    """``acts`` for the offered tool ``name``, told by its description too."""
+    for tool in tools:
+        function = tool.get("function")
+        if tool_name(tool) == name and isinstance(function, Mapping):
+            description = cast("Mapping[str, object]", function).get("description")
+            return acts(name, description if isinstance(description, str) else "")
+    return acts(name)
 
 
 def action_verb(name: str) -> str | None:

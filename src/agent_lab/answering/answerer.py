@@ -38,8 +38,8 @@ from agent_lab.agents.decision import Routing
 from agent_lab.agents.learned_rules import with_rules
 from agent_lab.agents.tool_specs import (
     action_verb,
-    acts,
     plugins_from_tools,
+    tool_acts,
     tool_name,
     tool_parameters,
 )
@@ -194,7 +194,7 @@ class Answerer:
             and event is not None
             and (
                 withheld(turn.text)
-                or (acts(event) and not asks_to_act(turn.text, action_verb(event)))
+                or (tool_acts(tools, event) and not asks_to_act(turn.text, action_verb(event)))
             )
         ):
             # "How much would it cost to rent an ebike at Central Park for 3 hours?" holds

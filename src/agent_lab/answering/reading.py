@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import (
-    acts,
+    action_verb,
+    tool_acts,
     tool_name,
     tool_parameters,
     tool_properties,
@@ -48,23 +49,29 @@ from agent_lab.agents.tool_specs import (
 from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
 from agent_lab.answering.known_values import kept_by_pick, named_values, said_now, stands
-from agent_lab.answering.restatements import may_change, unnumbered
-from agent_lab.answering.said_before import asks_about_results, earlier_calls, said_before
+from agent_lab.answering.said_before import (
+    asks_about_results,
+    earlier_calls,
+    said_before,
+    still_held,
+)
 from agent_lab.answering.summaries import confirmed_over, name_left, stated, sums_up
+from agent_lab.answering.task_in_view import TaskInView
 from agent_lab.answering.utterances import (
-    about_results,
     accepts,
     asks,
+    asks_to_act,
     asks_what,
     confirms,
     declines,
     item_offered,
     offers,
+    proposes,
     requests,
-    untagged,
+    withheld,
 )
 from agent_lab.kernel.ledger import ValueSource, first_sources
-from agent_lab.resolvers.schema import ASKED, SchemaResolver, kind_of
+from agent_lab.resolvers.schema import ASKED, SchemaResolver
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -111,9 +118,11 @@ def read_conversation(
         # What the user confirms is an action (a booking, a purchase): an assistant does not
         # ask to confirm a look-up, so only the offered tools that act are in view.
         names = turn.candidates or tuple(n for t in tools if (n := tool_name(t)) is not None)
-        turn = dataclasses.replace(turn, candidates=tuple(n for n in names if acts(n)))
-        routed = routed if routed is not None and acts(routed) else None
-    if not accepted and (declines(conversation.last_user) or about_results(conversation.last_user)):
+        turn = dataclasses.replace(turn, candidates=tuple(n for n in names if tool_acts(tools, n)))
+        routed = routed if routed is not None and tool_acts(tools, routed) else None
+    if not accepted and (
+        declines(conversation.last_user) or asks_about_results(conversation, conversation.last_user)
+    ):
         # "No, not today", "thanks, that's all", "is there live music?": no request for a
         # call, or a question about what was found, for words.
         return None
@@ -148,6 +157,11 @@ class _Reading:
     """What the user accepted was a yes/no question, not a summary to confirm: it may offer
     to act ("Would you like to buy 2 tickets for ... ?")."""
 
+    @property
+    def task(self) -> TaskInView:
+        """Which tool the conversation's words are on (``answering.task_in_view``)."""
+        return TaskInView(self.decider, self.conversation, self.turn, self.tools)
+
     def decision(self, routed: str | None) -> Decision | None:
         """The tool (the routed one, the task in view, or the last call's), and its call."""
         if self.offered and routed is None:
@@ -160,60 +174,100 @@ class _Reading:
             if len(acting) == 1:
                 return acting[0]  # the one action the offer says, complete
         last = self.conversation.last_call
-        event = routed or self._tracked()
+        event = routed or self.task.tracked()
         if (
             routed is None
             and event is not None
             and not self.accepted
-            and self._leans(self.conversation.last_user, event)
+            and self.task.leans(self.conversation.last_user, event)
         ):
             return None  # the last message leans to another tool than the task in view
         if (
             event is not None
             and self.accepted
-            and self._leans(self.conversation.offer or "", event)
+            and self.task.leans(self.conversation.offer or "", event)
         ):
             return None  # the offer the user accepted speaks of another tool
         candidates = self.turn.candidates
         if event is None and last is not None and (candidates is None or last.name in candidates):
             offer = [self.conversation.offer or ""] if self.accepted else []
             spoken = [*self.conversation.since_call, *offer]
-            if any(self._leans(said, last.name) for said in spoken):
+            if any(self.task.leans(said, last.name) for said in spoken):
                 return None  # another tool's task spoken of since, or offered: no refinement
             return self._call(last.name, refining=True)
         if event is not None:
-            # A last message that names a new task asks for it, though the values may all
-            # be known ("Can you find me hotels there too?" after a trip to Bristol).
+            # A last message that names a new task, or proposes the one it routes to, asks
+            # for it, though the values may all be known ("Can you find me hotels there
+            # too?" after a trip to Bristol, "What about the pollen there?").
+            text = self.conversation.last_user
             new = (
                 event == routed
                 and (last is None or last.name != event)
-                and not asks_what(self.conversation.last_user)
-                and self._names(event)
+                and not asks_what(text)
+                and (self.task.names(event) or proposes(text))
             )
             return self._call(event, refining=False, new=new)
         if not self.accepted:
-            return None
+            return self._fits_alone() if last is None else None
         # An accepted summary that names no tool: the one tool it completes (a search
         # already made with the same values is not asked again).
         offer = self.conversation.offer or ""
         fitting = [
             decision
             for candidate in candidates or ()
-            if not self._leans(offer, candidate)
+            if not self.task.leans(offer, candidate)
             and (decision := self._call(candidate, refining=False, fitting=True)) is not None
         ]
         return fitting[0] if len(fitting) == 1 else None
 
-    def _call(
-        self, event: str, *, refining: bool, fitting: bool = False, new: bool = False
-    ) -> Decision | None:
-        """The decision for ``event``, complete with no model, or ``None``.
+    def _fits_alone(self) -> Decision | None:
+        """The one tool that takes every value the last message gives, when none is named.
 
-        ``new``: the last message itself asks for this task. See the module docstring for
-        the layers of values and the checks.
+        "Will it be sunny in Kyoto next Wednesday?" among a forecast and an air quality
+        index: only the forecast takes both the place and the day. A value another tool
+        reads and the call leaves ("large" for a grooming's size, beside a search for
+        open slots) leaves it to the model, as do two tools that fit.
+
+        Values tell tools apart only where there are tools to tell apart and values
+        enough: among two tools or more, two values or more. A lone tool that takes one
+        place is no answer to "When is sunset in Beijing?" (its words must name it:
+        ``LexicalRouter.speaks_of``).
+        """
+        text, context = self.conversation.last_user, self.turn.context
+        names = self.task.names_offered
+        if len(names) < 2 or any(role == "user" for role, _ in self.conversation.said[:-1]):
+            return None  # a task stated before, in words no tool's name holds: unknown
+        if self.task.any_spoken_of(text):
+            return None  # the words speak of a tool, too weakly to route: the model's
+        given: list[JSONValue] = []
+        for name in names:
+            given.extend(v for v in self.reader_of(name).read(name, text, context).values())
+        if len({repr(value) for value in given}) < 2:
+            return None
+        fitting = [
+            decision
+            for name in names
+            if (decision := self._call(name, refining=False, alone=True)) is not None
+            and all(value in (decision.arguments or {}).values() for value in given)
+        ]
+        return fitting[0] if len(fitting) == 1 else None
+
+    def _call(
+        self,
+        event: str,
+        *,
+        refining: bool,
+        fitting: bool = False,
+        new: bool = False,
+        alone: bool = False,
+    ) -> Decision | None:
+        """The decision for ``event``, complete with no model, or ``None`` (module docstring).
+
+        ``new``: the last message asks for this task; ``alone``: see ``_fits_alone``.
         """
         conversation, turn = self.conversation, self.turn
-        properties = tool_properties(self.tools, event) if self._may_call(event) else None
+        allowed = self._may_call(event, alone=alone)
+        properties = tool_properties(self.tools, event) if allowed else None
         if not properties:
             return None
         reader = self.reader_of(event)
@@ -225,40 +279,33 @@ class _Reading:
         grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
         if self.accepted:
             earlier = {**kept_by_pick(conversation, grounded, properties), **earlier}
-        prefill = self._carried(event, properties, reader, said, earlier=earlier, grounded=grounded)
-        before = (
-            said_before(self.conversation, event, properties, reader, self.turn.context)
-            if not refining
-            else {}
+        prefill = still_held(
+            event,
+            properties,
+            reader,
+            said,
+            offer=offer,
+            context=turn.context,
+            earlier=earlier,
+            grounded=grounded,
         )
+        before: JSONObject = {}
+        if not refining:
+            before = said_before(conversation, event, properties, reader, turn.context)
         prefill.update(before)
-        summary: JSONObject = {}
-        if offer is not None:
-            found = self._summarised(
-                event, properties, reader, offer, prefill=prefill, grounded=grounded
-            )
-            if found is None:
-                return None
-            summary = found
+        found = self._summarised(
+            event, properties, reader, offer, prefill=prefill, grounded=grounded
+        )
+        if found is None:
+            return None
+        summary = found
         for name in grounded:
             prefill.pop(name, None)
         if offer is not None and not fitting and self.confirmed:
-            summary.update(self._name_left(offer, properties, reader, {**prefill, **grounded}))
+            known = {**prefill, **grounded}
+            summary.update(name_left(offer, properties, reader, known, conversation.held_as))
             prefill.update(summary)
-        context = dict(turn.context)
-        if not self.accepted and conversation.offer:
-            context[ASKED] = conversation.offer
-        text = requests(conversation.last_user) if self.accepted else conversation.last_user
-        decision = self.decider.decide(
-            dataclasses.replace(
-                turn,
-                text=text,
-                event=event,
-                context=context,
-                payload={**turn.payload, **grounded},
-                prefill={**turn.prefill, **prefill},
-            )
-        )
+        decision, text, context = self._decide(event, grounded, prefill)
         if not decision.local:
             return None
         arguments = dict(decision.arguments or {})
@@ -285,16 +332,48 @@ class _Reading:
         ]
         return dataclasses.replace(decision, read_from=first_sources(arguments, layers))
 
-    def _may_call(self, event: str) -> bool:
+    def _decide(
+        self, event: str, grounded: JSONObject, prefill: JSONObject
+    ) -> tuple[Decision, str, dict[str, object]]:
+        """The decider's decision for ``event`` over ``prefill``; the text and context read.
+
+        After an assent, only the words that request something are read ("Yes. Is it
+        far?"); otherwise the whole message, the assistant's question before it in view.
+        """
+        conversation, turn = self.conversation, self.turn
+        context = dict(turn.context)
+        if not self.accepted and conversation.offer:
+            context[ASKED] = conversation.offer
+        text = requests(conversation.last_user) if self.accepted else conversation.last_user
+        decision = self.decider.decide(
+            dataclasses.replace(
+                turn,
+                text=text,
+                event=event,
+                context=context,
+                payload={**turn.payload, **grounded},
+                prefill={**turn.prefill, **prefill},
+            )
+        )
+        return decision, text, context
+
+    def _may_call(self, event: str, *, alone: bool = False) -> bool:
         """Whether ``event`` is offered, and, if it acts, the user accepted its summary.
 
         A call that acts (books, buys, sends) assembled from earlier turns is made only
         once the user accepted the assistant's summary of it: a wrong booking costs more
-        than a question, and an assistant confirms before acting.
+        than a question, and an assistant confirms before acting. ``alone``: the last
+        message is read alone, and asks for the act as a message read alone must
+        (``utterances.asks_to_act``).
         """
         if self.turn.candidates is not None and event not in self.turn.candidates:
             return False
-        return not acts(event) or self.confirmed or self._offers_to(event)
+        if alone:
+            text = self.conversation.last_user
+            return not withheld(text) and (
+                not tool_acts(self.tools, event) or asks_to_act(text, action_verb(event))
+            )
+        return not tool_acts(self.tools, event) or self.confirmed or self._offers_to(event)
 
     def _said(self, offer: str | None) -> list[str]:
         """The words since the last call, the accepted offer's last.
@@ -308,33 +387,26 @@ class _Reading:
             *([offer] if offer else []),
         ]
 
-    def _name_left(
-        self, offer: str, properties: Mapping[str, Any], reader: Reader, known: JSONObject
-    ) -> JSONObject:
-        """``summaries.name_left``, unless earlier calls held the name as something else.
-
-        A restaurant's name is no event's name.
-        """
-        last_name = name_left(offer, properties, reader, known)
-        held = all(self.conversation.held_as(str(v)) <= {n} for n, v in last_name.items())
-        return last_name if held else {}
-
     def _summarised(
         self,
         event: str,
         properties: Mapping[str, Any],
         reader: Reader,
-        offer: str,
+        offer: str | None,
         *,
         prefill: JSONObject,
         grounded: JSONObject,
     ) -> JSONObject | None:
         """The accepted summary's values, laid over ``prefill``; ``None``: it may not stand.
 
+        No summary accepted (no ``offer``): no values.
+
         An offer to act that is no summary to confirm stands only where it states what it
         would do (``summaries.sums_up``) and the user adds nothing to it: "Yes, for four"
         is confirmed again; a question aside is no change ("Yes. What does it cost?").
         """
+        if offer is None:
+            return {}
         found = stated(
             reader,
             event,
@@ -347,7 +419,7 @@ class _Reading:
         if found is None:
             return None
         if (
-            acts(event)
+            tool_acts(self.tools, event)
             and not self.confirmed
             and (
                 not sums_up(event, properties, offer, found, grounded)
@@ -361,87 +433,14 @@ class _Reading:
             return None
         return found
 
-    def _carried(
-        self,
-        event: str,
-        properties: Mapping[str, Any],
-        reader: Reader,
-        said: Sequence[str],
-        *,
-        earlier: JSONObject,
-        grounded: JSONObject,
-    ) -> JSONObject:
-        """Earlier calls' values, less those the words since may change.
-
-        The user's words may restate a value in lower case or in part: any sign counts.
-        The assistant's accepted summary (``said``'s last, when accepted) names things as
-        they are: only a name it holds that is none of the values known counts.
-        """
-        offer = self.conversation.offer if self.accepted else None
-        theirs = [
-            (unnumbered(text), reader.read(event, text, self.turn.context))
-            for text in (said[:-1] if offer else said)
-        ]
-        summary_read = (
-            {**reader.read(event, untagged(offer), self.turn.context), **grounded} if offer else {}
-        )
-        return {
-            name: value
-            for name, value in earlier.items()
-            if name not in grounded
-            # A name read as another value ("anything by Pitbull?" for the artist), or held
-            # by a result, is no sign of this one; read as this one, it changes it.
-            and not any(
-                read.get(name, value) != value
-                or reader.may_state(name, text, [*read.values(), *grounded.values()])
-                for text, read in theirs
-            )
-            and not (
-                offer
-                and may_change(
-                    kind_of(properties[name]), name, reader, offer, {**summary_read, name: value}
-                )
-            )
-        }
-
     def _offers_to(self, event: str) -> bool:
         """Whether the accepted offer may propose ``event``'s action: not an item found.
 
         "Do you like Jolene by Dolly Parton?" offers an item to pick before anything is
         done with it; what is enough of a summary is ``summaries.sums_up``'s to say.
         """
-        return self.offered and acts(event) and not item_offered(self.conversation.offer or "")
-
-    def _tracked(self) -> str | None:
-        """The task in view since the last call: the tool the user's latest words route to.
-
-        The assistant's words name what it found or asks for ("what time?" routes to a
-        calendar), not the user's task; an offer the user accepts is read apart.
-        """
-        said = self.conversation.said
-        for role, text in reversed(said[:-1]):
-            if role == "user":
-                found = self.decider.routes_to(text, self.turn.candidates)
-                if found is not None:
-                    return found
-        return None
-
-    def _names(self, tool: str) -> bool:
-        """Whether the last message names ``tool`` and no other candidate ("hotels too?")."""
-        lexical, text = self.decider.router.lexical, self.conversation.last_user
-        names = self.turn.candidates or tuple(n for t in self.tools if (n := tool_name(t)))
-        return lexical is not None and [n for n in names if lexical.speaks_of(n, text)] == [tool]
-
-    def _leans(self, said: str, tool: str) -> bool:
-        """Whether ``said`` leans to another tool: it leads ``tool`` by the router's margin.
-
-        Too few words to route it, enough to doubt that ``tool`` is the task; a lead the
-        router would call a tie ("booking 2 seats" for a table or for a show) is none.
-        """
-        router = self.decider.router
-        ranking = router.route(said, self.turn.candidates).ranking
-        if ranking is None or not ranking.ranked or router.lexical is None:
-            return False
-        best, score = ranking.ranked[0]
-        own = dict(ranking.ranked).get(tool, 0.0)
-        return score > 0 and best != tool and (score - own) / score >= router.lexical.margin
+        return (
+            self.offered
+            and tool_acts(self.tools, event)
+            and not item_offered(self.conversation.offer or "")
+        )

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import acts
 from agent_lab.answering.known_values import fits
-from agent_lab.answering.restatements import may_change
-from agent_lab.answering.utterances import about_results
+from agent_lab.answering.restatements import may_change, unnumbered
+from agent_lab.answering.utterances import about_results, untagged
 from agent_lab.resolvers.names import name_role
 from agent_lab.resolvers.schema import ASKED, kind_of
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["asks_about_results", "earlier_calls", "said_before"]
+__all__ = ["asks_about_results", "earlier_calls", "said_before", "still_held"]
 
 
 def asks_about_results(conversation: Conversation, text: str) -> bool:
@@ -60,6 +60,49 @@ def earlier_calls(
     if last is not None and last.name != event:
         earlier.update(_gone_to(last, properties, required, earlier))
     return earlier
+
+
+def still_held(
+    event: str,
+    properties: Mapping[str, Any],
+    reader: Reader,
+    said: Sequence[str],
+    *,
+    offer: str | None,
+    context: Mapping[str, object],
+    earlier: JSONObject,
+    grounded: JSONObject,
+) -> JSONObject:
+    """Earlier calls' values (``earlier``), less those the words since may change.
+
+    ``said`` are the words since the last call, the accepted ``offer`` last when there
+    is one. The user's words may restate a value in lower case or in part: any sign
+    counts. The assistant's accepted summary names things as they are: only a name it
+    holds that is none of the values known counts.
+    """
+    theirs = [
+        (unnumbered(text), reader.read(event, text, context))
+        for text in (said[:-1] if offer else said)
+    ]
+    summary_read = {**reader.read(event, untagged(offer), context), **grounded} if offer else {}
+    return {
+        name: value
+        for name, value in earlier.items()
+        if name not in grounded
+        # A name read as another value ("anything by Pitbull?" for the artist), or held
+        # by a result, is no sign of this one; read as this one, it changes it.
+        and not any(
+            read.get(name, value) != value
+            or reader.may_state(name, text, [*read.values(), *grounded.values()])
+            for text, read in theirs
+        )
+        and not (
+            offer
+            and may_change(
+                kind_of(properties[name]), name, reader, offer, {**summary_read, name: value}
+            )
+        )
+    }
 
 
 def _gone_to(

@@ -20,7 +20,7 @@ from agent_lab.resolvers.name_runs import names_left, unread_doubt
 from agent_lab.resolvers.schema import NAMES, kind_of
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
@@ -82,13 +82,19 @@ def confirmed_over(
 
 
 def name_left(
-    offer: str, properties: Mapping[str, Any], reader: Reader, known: JSONObject
+    offer: str,
+    properties: Mapping[str, Any],
+    reader: Reader,
+    known: JSONObject,
+    held_as: Callable[[str], set[str]] | None = None,
 ) -> JSONObject:
     """The accepted summary's one name left, for the one required name left unfilled.
 
     "3 tickets for Mandy Harvey on March 14th in Napa", the date, the count and the
     city known: the one name no value is, for the one free-form parameter the call
-    still needs. Two names left, or two parameters: nothing.
+    still needs. Two names left, or two parameters: nothing. ``held_as`` gives the
+    parameters earlier calls held a name under (``Conversation.held_as``): a name held
+    as another is not this one (a restaurant's name is no event's name).
     """
     open_names = [
         name
@@ -98,7 +104,9 @@ def name_left(
     if len(open_names) != 1 or unread_doubt(offer, known.values()):
         return {}
     left = names_left(offer, known.values())
-    return {open_names[0]: left[0]} if len(left) == 1 else {}
+    if len(left) != 1 or (held_as is not None and not held_as(left[0]) <= {open_names[0]}):
+        return {}
+    return {open_names[0]: left[0]}
 
 
 def sums_up(

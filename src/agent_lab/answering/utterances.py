@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from agent_lab.agents.tool_specs import ACTING_VERBS
+
 __all__ = [
     "about_results",
     "accepts",
@@ -22,6 +24,7 @@ __all__ = [
     "declines",
     "item_offered",
     "offers",
+    "proposes",
     "requests",
     "untagged",
     "withheld",
@@ -221,15 +224,6 @@ _ABOUT_AN_ACT = re.compile(
 )
 
 
-# Verbs of acting: a question that holds one of these tools' calls asks about the act.
-_ACTING = frozenset(
-    ["book", "reserve", "buy", "purchase", "order", "send", "transfer", "pay", "wire",
-     "cancel", "delete", "remove", "change", "update", "move", "modify", "reschedule",
-     "renew", "extend", "refund", "rent", "hire", "add", "create", "schedule", "set",
-     "play", "cast", "sell", "request", "submit", "make", "place", "start"]
-)  # fmt: skip
-
-
 def asks_to_act(text: str, verb: str | None = None) -> bool:
     """Whether ``text`` asks outright for the act ``verb`` names: "Rent an ebike...".
 
@@ -241,7 +235,7 @@ def asks_to_act(text: str, verb: str | None = None) -> bool:
     """
     if len(text) > 1_000 or _WITHHELD.search(text):
         return False
-    if (verb or "") not in _ACTING:
+    if (verb or "") not in ACTING_VERBS:
         return True
     return not any(_ABOUT_AN_ACT.search(sentence) for sentence in _SENTENCES.split(text))
 
@@ -262,4 +256,19 @@ def asks_what(text: str) -> bool:
 
     A question for words about what was found, or for a value: no request for a call.
     """
-    return any(_WH.match(sentence) for sentence in _SENTENCES.split(text) if sentence.strip())
+    return any(
+        _WH.match(sentence) and not _WHAT_ABOUT.match(sentence)
+        for sentence in _SENTENCES.split(text)
+        if sentence.strip()
+    )
+
+
+def proposes(text: str) -> bool:
+    """Whether ``text`` opens by proposing a task or a value: "What about the pollen there?"."""
+    return _WHAT_ABOUT.match(text) is not None
+
+
+# "What about the air quality there?", "How about Friday?": a task or a value proposed.
+_WHAT_ABOUT = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?|great|alright|sure)\W+)?(?:what|how) about\b", re.IGNORECASE
+)

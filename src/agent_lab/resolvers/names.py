@@ -38,17 +38,19 @@ if TYPE_CHECKING:
 __all__ = ["FreeForm", "NameRole", "asked_for", "name_role", "named_after", "read_name"]
 
 NameRole = str
-"""``origin``, ``destination``, ``location``, ``creator``, ``name`` or ``other``."""
+"""``origin``, ``destination``, ``location``, ``creator``, ``recipient``, ``name`` or ``other``."""
 
 _ROLE_WORDS: dict[str, frozenset[str]] = {
     "origin": frozenset(["origin", "from", "source", "departure", "depart", "departing", "start"]),
     "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest"]),
     "location": frozenset(
         ["location", "city", "area", "town", "place", "where", "region", "locality", "venue",
-         "district", "neighborhood", "neighbourhood", "suburb", "borough", "village"]
+         "district", "neighborhood", "neighbourhood", "suburb", "borough", "village", "locale",
+         "near", "station", "branch", "port", "airport", "terminal"]
     ),
     "creator": frozenset(["artist", "author", "director", "directed", "composer", "singer",
                           "band", "performer", "writer", "creator", "musician"]),
+    "recipient": frozenset(["recipient", "payee", "beneficiary", "receiver", "addressee"]),
     "name": frozenset(["name", "title", "called", "named"]),
 }  # fmt: skip
 _CUES: dict[str, tuple[str, ...]] = {
@@ -57,6 +59,7 @@ _CUES: dict[str, tuple[str, ...]] = {
                     "into"),
     "location": ("in", "at", "near", "around", "within"),
     "creator": ("by",),
+    "recipient": ("to",),
     "name": ("called", "named", "titled"),
 }  # fmt: skip
 # Words of a property's name or description that say its value is not a name: an email, a
@@ -73,7 +76,7 @@ _FILLER = re.compile(r"(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
 def name_role(name: str, description: str) -> NameRole:
     """What a free-form property names, from its name's words first, then its description's."""
     named = set(name_words(name))
-    for role in ("origin", "destination", "location", "creator", "name"):
+    for role in ("origin", "destination", "location", "creator", "recipient", "name"):
         if named & _ROLE_WORDS[role]:
             return role
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", description)}

@@ -1,0 +1,187 @@
+"""Tools the user's words do not name: a name with no verb ("outlook"), a tool told only by
+the values it takes, a place for a "locale", a payment's recipient.
+
+Tools and phrasings are this file's own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_lab.agents.tool_specs import acts
+from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
+from agent_lab.answering.utterances import asks_what
+
+NOW = "2026-04-01T09:00:00"  # a Wednesday
+
+
+def tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> Any:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+PLACE = {"type": "string", "description": "Place name"}
+OUTLOOK = tool(
+    "outlook",
+    "Daily outlook.",
+    {"locale": PLACE, "day": {"type": "string", "format": "date"}},
+    ["locale", "day"],
+)
+POLLEN = tool("pollen_level", "Pollen level for a place, now.", {"locale": PLACE}, ["locale"])
+SKIES = [OUTLOOK, POLLEN]
+WIRE = tool(
+    "wire",
+    "Wire funds to a saved payee.",
+    {
+        "payee": {"type": "string", "description": "Saved payee's nickname"},
+        "amount": {"type": "number"},
+    },
+    ["payee", "amount"],
+)
+BALANCE = tool("balance", "Current balance of the wallet.", {}, [])
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def called(name: str, arguments: dict[str, Any], ident: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": ident,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": ident, "content": json.dumps({"ok": True})},
+    ]
+
+
+def answer(messages: list[dict[str, Any]], tools: list[Any]) -> LocalAnswer | Forward:
+    return Answerer().answer(Asked(messages=messages, tools=tools), now=NOW)
+
+
+def calls(answered: LocalAnswer | Forward) -> list[tuple[str, dict[str, Any]]]:
+    assert isinstance(answered, LocalAnswer), answered
+    return [(c.name, dict(c.arguments)) for c in answered.calls]
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "acting"),
+    [
+        ("outlook", "Daily outlook.", False),
+        ("ferry_timetable", "Timetable of crossings between two harbours.", False),
+        ("pollen_level", "Pollen level for a place, now.", False),
+        ("catalog", "Searches the catalog by title.", False),
+        ("tides", "Returns the tides of a harbour.", False),
+        ("crossing", "Reserve places on a crossing.", True),
+        ("wire", "Wire funds to a saved payee.", True),
+        ("gift_cards", "A service to buy gift cards.", True),
+        ("lamps", "Turns the lamps on or off.", True),
+        ("outlook", "", True),
+    ],
+)
+def test_a_name_with_no_verb_is_told_by_its_description(
+    name: str, description: str, acting: bool
+) -> None:
+    assert acts(name, description) is acting
+
+
+def test_names_with_a_verb_are_told_by_the_name_alone() -> None:
+    assert acts("find_crossings", "Reserve places.") is False
+    assert acts("book_crossing", "Timetable of crossings.") is True
+
+
+def test_the_one_tool_that_takes_every_value_said_is_called() -> None:
+    answered = answer([user("Is it going to rain in Ghent on Friday?")], SKIES)
+    assert calls(answered) == [("outlook", {"locale": "Ghent", "day": "2026-04-03"})]
+
+
+def test_a_value_the_fitting_tool_leaves_unread_leaves_it_to_the_model() -> None:
+    tools = [*SKIES, tool("ski_report", "Snow on the slopes.", {"resort": PLACE}, ["resort"])]
+    # Both the outlook and the report take Ghent; neither takes both it and a day alone.
+    assert isinstance(answer([user("anything for Ghent on Friday or Davos?")], tools), Forward)
+
+
+def test_words_said_before_the_message_leave_an_unnamed_tool_to_the_model() -> None:
+    messages = [
+        user("I'm planning a picnic"),
+        assistant("Nice! Where and when?"),
+        user("in Ghent on Friday"),
+    ]
+    assert isinstance(answer(messages, SKIES), Forward)
+
+
+def test_an_unnamed_tool_that_acts_is_not_chosen_by_its_values() -> None:
+    assert isinstance(answer([user("Tomas, 25")], [WIRE, BALANCE]), Forward)
+
+
+def test_a_refinement_of_a_tool_with_no_verb_is_read() -> None:
+    messages = [
+        user("Is it going to rain in Ghent on Friday?"),
+        *called("outlook", {"locale": "Ghent", "day": "2026-04-03"}, "c1"),
+        assistant("Showers on Friday in Ghent."),
+        user("and on Sunday?"),
+    ]
+    assert calls(answer(messages, SKIES)) == [("outlook", {"locale": "Ghent", "day": "2026-04-05"})]
+
+
+def test_what_about_another_task_there_carries_the_place() -> None:
+    messages = [
+        user("Is it going to rain in Ghent on Friday?"),
+        *called("outlook", {"locale": "Ghent", "day": "2026-04-03"}, "c1"),
+        assistant("Showers on Friday in Ghent."),
+        user("What about the pollen there?"),
+    ]
+    assert calls(answer(messages, SKIES)) == [("pollen_level", {"locale": "Ghent"})]
+
+
+def test_what_about_proposes_and_which_asks() -> None:
+    assert not asks_what("What about the pollen there?")
+    assert not asks_what("ok, how about Sunday?")
+    assert asks_what("What is the pollen level?")
+    assert asks_what("How high is it?")
+
+
+def test_a_payee_is_whom_the_money_goes_to() -> None:
+    answered = answer([user("Wire $25 to Tomas please")], [WIRE, BALANCE])
+    assert calls(answered) == [("wire", {"payee": "Tomas", "amount": 25})]
+
+
+def test_a_locale_is_a_place() -> None:
+    answered = answer([user("pollen level in Utrecht right now?")], SKIES)
+    assert calls(answered) == [("pollen_level", {"locale": "Utrecht"})]
+
+
+def test_a_lone_tool_is_not_chosen_by_the_values_it_takes() -> None:
+    sunrise = tool(
+        "dawn_time",
+        "Time of dawn for a place on a day.",
+        {"locale": PLACE, "day": {"type": "string", "format": "date"}},
+        ["locale"],
+    )
+    assert isinstance(
+        answer([user("When does the sun set in Lagos tomorrow?")], [sunrise]), Forward
+    )
+
+
+def test_one_value_does_not_tell_tools_apart() -> None:
+    assert isinstance(answer([user("Is it nice in Ghent?")], SKIES), Forward)
