@@ -11,6 +11,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
+from agent_lab.resolvers.currencies import money_codes, money_signs, money_units
 from agent_lab.resolvers.doubts import Sentences
 from agent_lab.resolvers.english import NUMBER, WORD, stems, words_to_number
 
@@ -135,17 +136,23 @@ _MONEY_STEMS = frozenset(
     stems(["amount", "money", "price", "cost", "fee", "sum", "payment", "balance", "fare",
            "budget", "charge", "deposit"])
 )  # fmt: skip
+_SIGNS = "|".join(re.escape(sign) for sign in money_signs())
+_UNITS = "|".join(sorted({*money_units(), "bucks"}, key=len, reverse=True))
 _MONEY = re.compile(
-    rf"[$€£]\s?({_SIGNED})|(?<![\w.,-])({_SIGNED})\s*(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp)\b",
-    re.IGNORECASE,
+    rf"(?:{_SIGNS})\s?({_SIGNED})|(?<![\w.,-])({_SIGNED})\s*(?:{_UNITS})\b", re.IGNORECASE
 )
+# "2,500 NOK": a code after a number, in capitals as codes are written ("2 all" is no sum).
+_MONEY_CODE = re.compile(rf"(?<![\w.,-])()({_SIGNED})\s*(?:{'|'.join(money_codes())})\b")
 
 
 def _money(text: str) -> list[tuple[float, int, int]] | None:
     """The sums of money in ``text``, each with its place; ``None`` for a scaled one."""
     found: list[tuple[float, int, int]] = []
-    for match in _MONEY.finditer(text):
-        group = 1 if match.group(1) is not None else 2
+    matches = sorted(
+        [*_MONEY.finditer(text), *_MONEY_CODE.finditer(text)], key=lambda match: match.start()
+    )
+    for match in matches:
+        group = 1 if match.group(1) else 2
         token = match.group(group)
         if token.lower() in ("a", "an"):
             continue

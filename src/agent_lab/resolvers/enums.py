@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent_lab.resolvers.currencies import currency_spellings, is_symbol
 from agent_lab.resolvers.doubts import WINDOW, Sentences
 from agent_lab.resolvers.english import WORD, stems, words_to_number
 
@@ -94,9 +95,11 @@ def _spellings_typed(value: str | int, _: type) -> tuple[str, ...]:
     raw = str(value)
     text = raw.lower().replace("_", " ")
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", raw).lower()
-    return tuple(
-        sorted({v for v in (text, spaced, text.replace(" ", "")) if v}, key=len, reverse=True)
-    )
+    own = sorted({v for v in (text, spaced, text.replace(" ", "")) if v}, key=len, reverse=True)
+    # A currency's code is also said by its unit or its sign ("euros", "€" for EUR); they
+    # come after the value's own spellings, the first of which stands for the value.
+    said = currency_spellings(raw) if isinstance(value, str) else ()
+    return (*own, *(spelling for spelling in said if spelling not in own))
 
 
 def _spellings(value: str | int) -> tuple[str, ...]:
@@ -105,6 +108,8 @@ def _spellings(value: str | int) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=4096)
 def _pattern(variant: str) -> re.Pattern[str]:
+    if is_symbol(variant):  # "€40", "40€"; "C$40" is not "$40"
+        return re.compile(rf"(?<![a-z]){re.escape(variant)}")
     return re.compile(rf"(?<!\w){re.escape(variant)}(?!\w)")
 
 
