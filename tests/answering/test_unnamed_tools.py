@@ -185,3 +185,26 @@ def test_a_lone_tool_is_not_chosen_by_the_values_it_takes() -> None:
 
 def test_one_value_does_not_tell_tools_apart() -> None:
     assert isinstance(answer([user("Is it nice in Ghent?")], SKIES), Forward)
+
+
+TIDES = tool(
+    "tide_table",
+    "Tides at a port on a day.",
+    {"port": PLACE, "day": {"type": "string", "format": "date"}},
+    ["port", "day"],
+)
+BERTH = tool(
+    "berth",
+    "Reserve a berth at a port.",
+    {"port": PLACE, "nights": {"type": "integer", "minimum": 1}},
+    ["port", "nights"],
+)
+
+
+def test_words_of_the_fitting_tool_bear_it_out() -> None:
+    answered = answer([user("tides at Brest on Sunday?")], [TIDES, BERTH])
+    assert calls(answered) == [("tide_table", {"port": "Brest", "day": "2026-04-05"})]
+
+
+def test_words_of_another_tool_leave_the_fitting_one_to_the_model() -> None:
+    assert isinstance(answer([user("any berths at Brest on Sunday?")], [TIDES, BERTH]), Forward)

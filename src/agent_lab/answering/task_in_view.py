@@ -38,10 +38,10 @@ class TaskInView:
         """The candidates, or every offered tool's name."""
         return self.turn.candidates or tuple(n for t in self.tools if (n := tool_name(t)))
 
-    def any_spoken_of(self, text: str) -> bool:
-        """Whether a word of ``text`` is one of any candidate's own (a score above none)."""
+    def spoken_of(self, text: str) -> set[str]:
+        """The candidates a word of ``text`` is one of (the lexical router scores above none)."""
         ranking = self.decider.router.route(text, self.names_offered).ranking
-        return ranking is not None and any(score > 0 for _, score in ranking.ranked)
+        return set() if ranking is None else {name for name, score in ranking.ranked if score > 0}
 
     def tracked(self) -> str | None:
         """The task in view since the last call: the tool the user's latest words route to.
