@@ -252,3 +252,34 @@ def test_by_names_who_made_a_work() -> None:
         },
     }
     assert read("a piece by Clara Schumann", schema=both) == {}
+
+
+def _resolved(properties: dict[str, Any], text: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties}
+    resolution = SchemaResolver(schema)(Event("e", text=text, context={}))
+    return dict(resolution.arguments)
+
+
+@pytest.mark.parametrize(
+    ("text", "memo"),
+    [
+        ("pay the invoice with the memo 'March hosting'", "March hosting"),
+        ("the memo \u201cdeposit for the flat\u201d please", "deposit for the flat"),
+    ],
+)
+def test_a_quoted_value_after_the_property_s_noun_is_its_value(text: str, memo: str) -> None:
+    properties = {"memo": {"type": "string", "description": "Shown to the payee"}}
+    assert _resolved(properties, text) == {"memo": memo}
+
+
+def test_an_apostrophe_is_no_quote() -> None:
+    properties = {"memo": {"type": "string", "description": "Shown to the payee"}}
+    assert _resolved(properties, "the memo's text is Lena's rent, don't change it") == {}
+
+
+def test_a_count_is_cued_by_what_the_description_says_it_counts() -> None:
+    properties = {
+        "party": {"type": "integer", "description": "Number of kayaks, default 1"},
+        "hours": {"type": "integer"},
+    }
+    assert _resolved(properties, "two tandem kayaks for 3 hours") == {"party": 2, "hours": 3}

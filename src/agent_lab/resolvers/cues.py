@@ -18,7 +18,15 @@ from agent_lab.resolvers.english import NUMBER, WORD, stems, words_to_number
 if TYPE_CHECKING:
     from collections.abc import Set
 
-__all__ = ["boolean_phrase", "cued_number", "head", "name_words", "nouns", "own_words"]
+__all__ = [
+    "boolean_phrase",
+    "counted_in",
+    "cued_number",
+    "head",
+    "name_words",
+    "nouns",
+    "own_words",
+]
 
 # Words after a number that leave it free to count this property: no noun ("make it
 # two please") or people, whom most counts count.
@@ -58,6 +66,17 @@ def head(name: str) -> str | None:
                 return before[-1]
     found = [w for w in words if w not in _COUNT_WORDS]
     return found[-1] if found else None
+
+
+_COUNTED = re.compile(r"\b(?:number|count|how many) of ([a-z]+)\b", re.IGNORECASE)
+
+
+def counted_in(description: object) -> str | None:
+    """What a description says a number counts: "Number of bikes, default 1": bikes."""
+    if not isinstance(description, str):
+        return None
+    found = {match.lower() for match in _COUNTED.findall(description[:500])}
+    return found.pop() if len(found) == 1 else None
 
 
 def own_words(name: str, description: str) -> set[str]:

@@ -86,10 +86,21 @@ def name_role(name: str, description: str) -> NameRole:
     return "other"
 
 
+# Words in quotes, as a value is quoted: "the note 'rent'", 'titled "Blue Hour"'. Not an
+# apostrophe within a word ("Priya's", "don't"): a quote opens and closes beside no letter.
+_QUOTED = re.compile(
+    "(?<!\\w)(['\"\u201c\u2018])([^'\"\u201c\u201d\u2018\u2019\\n]{1,80}?)['\"\u201d\u2019](?!\\w)"
+)
+
+
 def named_after(text: str, cues: Iterable[str]) -> set[str]:
-    """The names that follow one of ``cues`` in ``text`` (``in San Jose``: San Jose)."""
+    """The names that follow one of ``cues`` in ``text`` (``in San Jose``: San Jose).
+
+    A name is capitalised, or quoted (``the note 'rent'``: rent).
+    """
     found: set[str] = set()
     names = {start: name for name, start, _ in names_in(text)}
+    names.update({match.start(): match.group(2).strip() for match in _QUOTED.finditer(text)})
     for cue in cues:
         for match in re.finditer(rf"\b{re.escape(cue)}\s+", text, re.IGNORECASE):
             filler = _FILLER.match(text, match.end())

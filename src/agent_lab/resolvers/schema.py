@@ -51,6 +51,7 @@ from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import Tokens
 from agent_lab.resolvers.cues import (
     boolean_phrase,
+    counted_in,
     cued_number,
     head,
     name_words,
@@ -391,6 +392,10 @@ class SchemaResolver:
                 head_alone=self._heads[head(prop.name)] == 1,
                 own=prop.own_words,
             )
+            counted = counted_in(prop.schema.get("description"))
+            if cued is None and counted is not None and not self._heads[head(counted)]:
+                # "riders: number of bikes" is cued by bikes ("3 city bikes").
+                cued = cued_number(counted, text, own=prop.own_words)
             if cued is not None:
                 value = cued
             elif not nouns(prop.name) and same_kind_left == 1 and len(numbers) == 1:
