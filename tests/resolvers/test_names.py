@@ -283,3 +283,22 @@ def test_a_count_is_cued_by_what_the_description_says_it_counts() -> None:
         "hours": {"type": "integer"},
     }
     assert _resolved(properties, "two tandem kayaks for 3 hours") == {"party": 2, "hours": 3}
+
+
+def test_for_names_the_being_a_name_is_of() -> None:
+    properties = {
+        "patientName": {"type": "string"},
+        "clinic": {"type": "string", "description": "Clinic location"},
+    }
+    assert _resolved(properties, "a check-up for Ilse at the Oostkamp clinic") == {
+        "patientName": "Ilse"
+    }
+    # A show's title is no being's name: "for" says nothing of it.
+    assert _resolved({"show_title": {"type": "string"}}, "two seats for Medea") == {}
+
+
+def test_a_string_the_description_writes_as_hh_mm_is_a_time() -> None:
+    properties = {"slot": {"type": "string", "description": "Start, HH:MM (24h)"}}
+    assert _resolved(properties, "around half past four in the afternoon") == {"slot": "16:30"}
+    seconds = {"slot": {"type": "string", "description": "Start, HH:MM:SS"}}
+    assert _resolved(seconds, "at 4:30 pm") == {}

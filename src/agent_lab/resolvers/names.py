@@ -70,6 +70,13 @@ _NOT_A_NAME = re.compile(
     r"e\.g\.|eg|i\.e\.|for example|such as|for instance)",
     re.IGNORECASE,
 )
+# What a name of a being is the name of: "Book a groom for Biscuit" names the pet, "a
+# table for Anna" the guest. A title ("tickets for Hamlet") or a place is named otherwise.
+_BEINGS = frozenset(
+    ["pet", "dog", "cat", "guest", "patient", "passenger", "child", "kid", "customer",
+     "attendee", "person", "owner", "student", "member", "traveler", "traveller", "player",
+     "client", "visitor", "holder", "recipient", "contact", "friend"]
+)  # fmt: skip
 _FILLER = re.compile(r"(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
 
 
@@ -158,6 +165,8 @@ def read_name(
         cues = [cue for cue in cues if cue != "at"]
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
+    if prop.role == "name" and alone and _BEINGS & set(prop.nouns):
+        cues.append("for")
     if cues:
         found |= named_after(text, cues)
     theirs = {noun for other in others for noun in other.nouns}

@@ -42,6 +42,7 @@ source's truth is typed that way (BFCL's ``float``).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
@@ -119,7 +120,13 @@ def kind_of(schema: Mapping[str, Any]) -> str:
         return "date"
     if fmt == "time":
         return "time"
+    described = schema.get("description")
+    if kind in ("string", None) and isinstance(described, str) and _HH_MM.search(described):
+        return "time"  # "24h clock, HH:MM": a time written as ``stated_time`` writes it
     return "free-form"
+
+
+_HH_MM = re.compile(r"\bHH:MM\b(?!:)")
 
 
 class SchemaResolver:
