@@ -208,3 +208,30 @@ def test_words_of_the_fitting_tool_bear_it_out() -> None:
 
 def test_words_of_another_tool_leave_the_fitting_one_to_the_model() -> None:
     assert isinstance(answer([user("any berths at Brest on Sunday?")], [TIDES, BERTH]), Forward)
+
+
+LESSONS = [
+    tool(
+        "cancel_lesson",
+        "Cancel a lesson by its reference.",
+        {"lesson_ref": {"type": "string"}},
+        ["lesson_ref"],
+    ),
+    tool("lesson_list", "Lessons on a day.", {"day": {"type": "string", "format": "date"}}, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("said", "made"),
+    [
+        ("cancel lesson LS-4410, I can't make it after all", True),
+        ("Please cancel LS-4410, we won't be in town", True),
+        ("I don't want to cancel LS-4410", False),
+        ("do not cancel LS-4410 yet", False),
+        ("No. LS-4410 stays", False),
+    ],
+)
+def test_a_negation_holds_back_the_act_only_when_it_governs_it(said: str, made: bool) -> None:
+    answered = answer([user(said)], LESSONS)
+    expected = [("cancel_lesson", {"lesson_ref": "LS-4410"})] if made else []
+    assert (calls(answered) if isinstance(answered, LocalAnswer) else []) == expected

@@ -208,12 +208,14 @@ def accepts(text: str) -> bool:
     return len(text) <= 1_000 and _ASSENT.match(text) is not None and not _DOUBTS.search(text)
 
 
-# A no, or an act held back: "don't send it", "hold off", "never mind", "scratch that".
+# A no, or an act held back: "No.", "hold off", "never mind", "scratch that", "not yet".
 _WITHHELD = re.compile(
-    r"\b(?:no|not|never|nope|nah|hold off|hold on|wait|cancel|never ?mind|scratch that|"
-    r"forget it|don't|do not)\b|n't\b",
+    r"^\W*(?:no|nope|nah)\b|\b(?:hold off|hold on|wait|never ?mind|scratch that|forget it|"
+    r"not yet|not now)\b",
     re.IGNORECASE,
 )
+# A negation up to two words before a verb: "don't send it", "I do not want to book".
+_NEGATION = r"(?:\b(?:not|never|no)|n't|\bdont)\W+(?:[\w']+\W+){0,2}?"
 # A question about an act, or a condition on it: "How much would it cost to rent...?",
 # "If I send 40 EUR, when does it arrive?", "Is it possible to book...?".
 _ABOUT_AN_ACT = re.compile(
@@ -227,13 +229,21 @@ _ABOUT_AN_ACT = re.compile(
 def asks_to_act(text: str, verb: str | None = None) -> bool:
     """Whether ``text`` asks outright for the act ``verb`` names: "Rent an ebike...".
 
-    Not a no nor a hold ("Don't send it yet", "...actually, hold off"). For a verb of
+    Not a no nor a hold ("Don't send it yet", "...actually, hold off"), nor the act
+    negated ("I do not want to send it"); a negation of something else is no hold
+    ("cancel my class, I can't make it"). For a verb of
     acting (rent, book, send...), not a question about the act or a condition on it
     ("How much would it cost to rent one?", "Is there space for a camper on S-1230?",
     "If I send 40 EUR..."). A tool named by no such verb (``forecast``) is asked for by
     a question.
     """
     if len(text) > 1_000 or _WITHHELD.search(text):
+        return False
+    # "cancel" holds another act back ("book it... no, cancel that"), and is the act of a
+    # tool that cancels; "can't make it" is a reason to cancel, no hold of it.
+    if verb != "cancel" and re.search(r"\bcancel\b", text, re.IGNORECASE):
+        return False
+    if verb and re.search(rf"{_NEGATION}{re.escape(verb)}\b", text, re.IGNORECASE):
         return False
     if (verb or "") not in ACTING_VERBS:
         return True
