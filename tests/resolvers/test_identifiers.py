@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_lab.resolvers.identifiers import identifies, read_identifier
+from agent_lab.kernel.models import Event
+from agent_lab.resolvers.identifiers import identifies, read_identifier, read_labelled
+from agent_lab.resolvers.schema import SchemaResolver
 
 
 @pytest.mark.parametrize(
@@ -56,3 +58,35 @@ def test_a_token_read_as_another_value_is_none() -> None:
 def test_no_text_breaks_the_reading(text: str) -> None:
     found = read_identifier(text)
     assert found is None or found in text
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("sign me up: lesson TR-07, pupil no 44817", {"lesson_id": "TR-07", "pupil_no": "44817"}),
+        ("pupil number is 44817", {"pupil_no": "44817"}),
+        # The identifying word alone labels only where no other property has it.
+        ("no 44817", {}),
+        # Two values for one label: none.
+        ("lesson TR-07 or lesson TR-09", {}),
+        # A year or a plain word is no identifier.
+        ("lesson 2026", {}),
+        ("lesson tomorrow", {}),
+    ],
+)
+def test_a_label_says_whose_an_identifier_is(text: str, found: dict[str, str]) -> None:
+    assert read_labelled(text, ["lesson_id", "pupil_no"]) == found
+
+
+def test_labelled_identifiers_and_the_one_left_by_its_shape_fill_a_call() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "lesson_id": {"type": "string"},
+            "pupil_no": {"type": "string"},
+            "bookingRef": {"type": "string"},
+        },
+    }
+    text = "pupil no 44817 and booking ref QX7TPL for TR-0712"
+    resolved = SchemaResolver(schema)(Event("e", text=text, context={})).arguments
+    assert resolved == {"pupil_no": "44817", "bookingRef": "QX7TPL", "lesson_id": "TR-0712"}

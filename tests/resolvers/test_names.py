@@ -302,3 +302,26 @@ def test_a_string_the_description_writes_as_hh_mm_is_a_time() -> None:
     assert _resolved(properties, "around half past four in the afternoon") == {"slot": "16:30"}
     seconds = {"slot": {"type": "string", "description": "Start, HH:MM:SS"}}
     assert _resolved(seconds, "at 4:30 pm") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("swap to the aisle - surname Achterberg", {"travellerLastName": "Achterberg"}),
+        ("last name is Achterberg, first name Wim", {"travellerLastName": "Achterberg",
+                                                     "travellerFirstName": "Wim"}),
+        # "name" alone could be either: neither.
+        ("name's Wim", {}),
+    ],
+)  # fmt: skip
+def test_a_label_that_ends_the_property_s_name_labels_its_value(
+    text: str, expected: dict[str, str]
+) -> None:
+    properties = {"travellerLastName": {"type": "string"}, "travellerFirstName": {"type": "string"}}
+    assert _resolved(properties, text) == expected
+
+
+def test_name_alone_labels_the_one_property_that_is_a_name() -> None:
+    properties = {"guestName": {"type": "string"}, "party": {"type": "integer"}}
+    assert _resolved(properties, "party of 3, name's Wim") == {"guestName": "Wim", "party": 3}
+    assert _resolved(properties, "a table under Wim") == {"guestName": "Wim"}

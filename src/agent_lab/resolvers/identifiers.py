@@ -8,6 +8,12 @@ token of the message that mixes letters and at least three digits, or that is a
 run of at least four digits, and that no other value read accounts for. A year
 ("2026"), a clock time, a sum of money or a telephone number is no identifier;
 two candidates, or a tool with two identifier properties, give none.
+
+A label says whose an identifier is, where the shape alone cannot: "member no
+558201", "class SPN-0412", "booking ref is QX7TPL", "ref: ZK4M9R". The label is
+the property's name's words ("member" of ``member_id``), or its identifying word
+alone ("ref") when no other identifier property of the tool has it; the value is
+the token just after, with a digit, or five capitals or more.
 """
 
 from __future__ import annotations
@@ -20,13 +26,14 @@ from agent_lab.resolvers.cues import name_words
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-__all__ = ["identifies", "read_identifier"]
+__all__ = ["identifies", "read_identifier", "read_labelled"]
 
 # The words of a property's name that say it holds an identifier, and those that say
 # it holds a number of another kind (a count, a phone).
 _IDENTIFYING = frozenset(
-    ["id", "ids", "identifier", "ref", "reference", "code", "number", "no", "num"]
-)
+    ["id", "ids", "identifier", "ref", "reference", "code", "number", "no", "num", "plate",
+     "registration", "serial", "sku", "isbn", "pnr", "vin", "imei", "iban"]
+)  # fmt: skip
 _NOT_IDENTIFYING = frozenset(
     ["phone", "telephone", "mobile", "fax", "zip", "postal", "postcode", "of", "count",
      "amount", "price", "age", "year", "pin", "password", "email", "url", "seats", "size"]
@@ -74,3 +81,58 @@ def read_identifier(text: str, read: Iterable[object] = ()) -> str | None:
             continue
         found.add(token)
     return found.pop() if len(found) == 1 else None
+
+
+_LABELLED_VALUE = r"([A-Za-z0-9][A-Za-z0-9/-]*[A-Za-z0-9])(?![\w/-]|[.,]\d)"
+_ID_WORDS = r"(?:id|ids|identifier|ref|reference|code|number|no\.?|num|#)"
+
+
+def _label_pattern(name: str, shared: frozenset[str]) -> re.Pattern[str] | None:
+    """What may label ``name``'s value: its own words, or an identifying word no other has."""
+    words = name_words(name)
+    own = [w for w in words if w not in _IDENTIFYING]
+    # "no" and "num" are words of their own ("no, 44817 is wrong"): they label only after
+    # the property's own words.
+    alone = [w for w in words if w in _IDENTIFYING and w not in shared | {"no", "num"}]
+    labels: list[str] = []
+    if own:
+        labels.append(r"\s+".join(re.escape(w) for w in own) + rf"(?:\s+{_ID_WORDS})?")
+    labels.extend(re.escape(w) for w in alone)
+    if not labels:
+        return None
+    return re.compile(
+        rf"\b(?:{'|'.join(labels)})\s*(?:\bis\b|:|=|#)?\s*{_LABELLED_VALUE}", re.IGNORECASE
+    )
+
+
+def read_labelled(text: str, names: Iterable[str]) -> dict[str, str]:
+    """The identifiers ``text`` labels as each property's (``member no 558201``).
+
+    ``names`` are the tool's identifier properties. A property labelled with two
+    values, or a value labelled as two properties', gives none.
+    """
+    names = list(names)
+    counts: dict[str, int] = {}
+    for name in names:
+        for word in set(name_words(name)) & _IDENTIFYING:
+            counts[word] = counts.get(word, 0) + 1
+    shared = frozenset(word for word, count in counts.items() if count > 1)
+    found: dict[str, str] = {}
+    for name in names:
+        pattern = _label_pattern(name, shared)
+        if pattern is None:
+            continue
+        tokens = {m.group(1) for m in pattern.finditer(text) if _labelled_shape(m.group(1))}
+        if len(tokens) == 1:
+            found[name] = tokens.pop()
+    values = list(found.values())
+    return {name: value for name, value in found.items() if values.count(value) == 1}
+
+
+def _labelled_shape(token: str) -> bool:
+    """With a digit and three characters or more, or five capitals or more; no year."""
+    if _YEAR.fullmatch(token):
+        return False
+    if any(ch.isdigit() for ch in token):
+        return len(token) >= 3
+    return len(token) >= 5 and token.isupper()

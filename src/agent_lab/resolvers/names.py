@@ -109,7 +109,7 @@ def named_after(text: str, cues: Iterable[str]) -> set[str]:
     names = {start: name for name, start, _ in names_in(text)}
     names.update({match.start(): match.group(2).strip() for match in _QUOTED.finditer(text)})
     for cue in cues:
-        for match in re.finditer(rf"\b{re.escape(cue)}\s+", text, re.IGNORECASE):
+        for match in re.finditer(rf"\b{re.escape(cue)}(?:\s+is|'s|\s*[:=])?\s+", text, re.I):
             filler = _FILLER.match(text, match.end())
             at = filler.end() if filler else match.end()
             if at in names:
@@ -127,6 +127,9 @@ class FreeForm:
     """Its name's words that say what it is (``city``, ``restaurant``), not its role's."""
     own: frozenset[str]
     """Stems of its name's and description's words (``resolvers.cues.own_words``)."""
+    labels: tuple[str, ...] = ()
+    """Phrases of two words or more its name ends with, that may label its value ("last
+    name Okafor", "surname Okafor"); and "name" for the one property that is a name."""
 
     @classmethod
     def of(cls, name: str, description: str, own: frozenset[str]) -> FreeForm | None:
@@ -142,7 +145,22 @@ class FreeForm:
         skip = {"of", "the", "a", "an", "new", "number", *_ROLE_WORDS["name"]}
         skip |= _ROLE_WORDS["origin"] | _ROLE_WORDS["destination"]
         nouns = tuple(w for w in name_words(name) if len(w) > 2 and w not in skip)
-        return cls(name, role, nouns, own)
+        return cls(name, role, nouns, own, _labels(name_words(name)))
+
+
+# Labels people say for the same thing: "surname" for a last name.
+_SAME_LABELS = {"last name": ("surname", "family name"), "first name": ("given name",)}
+
+
+def _labels(words: Sequence[str]) -> tuple[str, ...]:
+    """``passenger_last_name``: "passenger last name", "last name", "surname", "family name"."""
+    found = [" ".join(words[start:]) for start in range(len(words) - 1)]
+    for label, same in _SAME_LABELS.items():
+        if label in found:
+            found.extend(same)
+    if words and words[-1] == "name":
+        found.append("name")  # kept only where no other property of the tool says it
+    return tuple(found)
 
 
 def read_name(
@@ -166,13 +184,14 @@ def read_name(
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
     if prop.role == "name" and alone and _BEINGS & set(prop.nouns):
-        cues.append("for")
+        cues.extend(("for", "under"))  # "a groom for Biscuit", "a table under Marcus"
     if cues:
         found |= named_after(text, cues)
     theirs = {noun for other in others for noun in other.nouns}
     nouns = [noun for noun in prop.nouns if noun not in theirs]
-    if nouns:
-        found |= named_after(text, nouns)
+    labels = [label for label in prop.labels if all(label not in o.labels for o in others)]
+    if nouns or labels:
+        found |= named_after(text, [*nouns, *labels])
     if not found and asked:
         names = names_in(text)
         if len(names) == 1 and not doubtful_names(text):

@@ -68,7 +68,7 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import mentions, read_enum
-from agent_lab.resolvers.identifiers import identifies, read_identifier
+from agent_lab.resolvers.identifiers import identifies, read_identifier, read_labelled
 from agent_lab.resolvers.learned import property_validator
 from agent_lab.resolvers.names import FreeForm, asked_for, read_name
 from agent_lab.resolvers.properties import (
@@ -195,14 +195,14 @@ class SchemaResolver:
         self._free_optional = tuple(
             p for p in self.properties if p.free is not None and p.name not in self.required
         )
-        # The one property that holds an identifier, read by its shape ("EV-3310"); with two,
-        # the shape cannot say whose it is.
-        identifying = [
+        # The properties that hold an identifier: each read by a label ("member no 558201"),
+        # and the one left by its shape alone ("EV-3310"); with two left, the shape cannot
+        # say whose it is.
+        self._identifying = tuple(
             p.name
             for p in self.properties
             if p.kind == "free-form" and identifies(p.name, p.schema)
-        ]
-        self._identifier = identifying[0] if len(identifying) == 1 else None
+        )
         # Every word the tool's properties say of themselves: no sign of a value left unread.
         self._vocabulary = frozenset[str]().union(
             *(p.own_words | p.value_words | p.named for p in self.properties)
@@ -237,10 +237,8 @@ class SchemaResolver:
                 found[prop.name] = value
                 if prop.free is not None and isinstance(value, str):
                     names[prop.name] = value
-        if self._identifier is not None and self._identifier not in found and read_names:
-            code = read_identifier(text, found.values())
-            if code is not None:
-                found[self._identifier] = code
+        if self._identifying and read_names:
+            self._fill_identifiers(found, text)
         # One name is one property's: read for two (a city and a category), or the value
         # of another (the doctor's type read as the city), it is not this one's.
         others = Counter(str(value).lower() for name, value in found.items() if name not in names)
@@ -327,6 +325,17 @@ class SchemaResolver:
                     continue
             if prop.constant and not evidence(prop, text):
                 found[prop.name] = prop.constant[0]
+
+    def _fill_identifiers(self, found: JSONObject, text: str) -> None:
+        """Identifiers by their labels, then the one left by its shape (``identifiers``)."""
+        open_ids = [name for name in self._identifying if name not in found]
+        labelled = read_labelled(text, self._identifying)
+        found.update({name: value for name, value in labelled.items() if name in open_ids})
+        left = [name for name in open_ids if name not in labelled]
+        if len(left) == 1 and len(self._identifying) - len(labelled) == 1:
+            code = read_identifier(text, [*found.values(), *labelled.values()])
+            if code is not None:
+                found[left[0]] = code
 
     @staticmethod
     def _render(prop: Property, value: JSONValue) -> JSONValue:
