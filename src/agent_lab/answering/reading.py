@@ -237,15 +237,18 @@ class _Reading:
         names = self.task.names_offered
         if len(names) < 2 or any(role == "user" for role, _ in self.conversation.said[:-1]):
             return None  # a task stated before, in words no tool's name holds: unknown
-        given: list[JSONValue] = []
-        for name in names:
-            given.extend(v for v in self.reader_of(name).read(name, text, context).values())
+        read = {
+            name: list(self.reader_of(name).read(name, text, context).values()) for name in names
+        }
+        given = [value for values in read.values() for value in values]
         if len({repr(value) for value in given}) < 2:
             return None
         fitting = [
             decision
             for name in names
-            if (decision := self._call(name, refining=False, alone=True)) is not None
+            # What the words alone give this tool must take them all, before its call is made.
+            if all(value in read[name] for value in given)
+            and (decision := self._call(name, refining=False, alone=True)) is not None
             and all(value in (decision.arguments or {}).values() for value in given)
         ]
         if len(fitting) != 1:
