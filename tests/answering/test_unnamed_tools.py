@@ -235,3 +235,59 @@ def test_a_negation_holds_back_the_act_only_when_it_governs_it(said: str, made: 
     answered = answer([user(said)], LESSONS)
     expected = [("cancel_lesson", {"lesson_ref": "LS-4410"})] if made else []
     assert (calls(answered) if isinstance(answered, LocalAnswer) else []) == expected
+
+
+SPA = [
+    tool(
+        "treatment_list",
+        "Returns the spa treatment list.",
+        {"category": {"type": "string", "enum": ["massage", "facial", "sauna"]}},
+        [],
+    ),
+    tool(
+        "spa_booking",
+        "Book a treatment.",
+        {
+            "cabin": {"type": "string", "description": "Cabin number"},
+            "treatment": {"type": "string", "enum": ["hot_stone", "deep_tissue", "facial"]},
+        },
+        ["cabin", "treatment"],
+    ),
+]
+
+
+def test_a_value_another_tool_reads_puts_the_router_s_choice_in_doubt() -> None:
+    """Routed to the list by its words, the message gives the booking a treatment."""
+    answered = answer([user("cabin 7 here, is a hot stone on the treatment list")], SPA)
+    assert isinstance(answered, Forward)
+    assert answered.decision is not None
+    assert answered.decision.reason == "another_tools_values"
+
+
+def test_the_routed_tool_that_takes_every_value_is_called() -> None:
+    assert calls(answer([user("the treatment list, massage ones")], SPA)) == [
+        ("treatment_list", {"category": "massage"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        # Back from next Wednesday: the Thursday after it, or tomorrow? The model's.
+        ("what about thursday instead", None),
+        # Said with its date, it is read as said.
+        ("what about april 9 instead", "2026-04-09"),
+        # On from it, the reading is one.
+        ("or friday? no wait, how about saturday", None),
+    ],
+)
+def test_a_weekday_alone_that_moves_a_date_back_is_the_model_s(said: str, day: str | None) -> None:
+    messages = [
+        user("Is it going to rain in Ghent next Wednesday?"),
+        *called("outlook", {"locale": "Ghent", "day": "2026-04-08"}, "c1"),
+        assistant("Showers on Wednesday the 8th in Ghent."),
+        user(said),
+    ]
+    answered = answer(messages, SKIES)
+    expected = [("outlook", {"locale": "Ghent", "day": day})] if day else []
+    assert (calls(answered) if isinstance(answered, LocalAnswer) else []) == expected

@@ -81,6 +81,11 @@ NOT_ASKED_TO_ACT = "not_asked_to_act"
 back ("Don't refill..."), or, for a tool that acts, asks about the act, sets a condition on
 it or holds a no ("...actually, hold off"): ``utterances.withheld``, ``asks_to_act``."""
 
+ANOTHER_TOOLS_VALUES = "another_tools_values"
+"""Why a call complete from the last message is not made: the words give another offered
+tool a value this call leaves ("room 412, could we get some extra towels" routed to a menu
+look-up by "get"): the router's choice is in doubt."""
+
 _PLAIN = (Routing.ROUTER, Routing.LEXICAL, Routing.GIVEN)
 """Routes plain code took: the last message's own tool, which the conversation's reading keeps."""
 
@@ -202,6 +207,12 @@ class Answerer:
             return dataclasses.replace(
                 decision, status=Status.MISSING_INFORMATION, reason=NOT_ASKED_TO_ACT
             )
+        if decision.local and decision.routed_by is Routing.LEXICAL and event is not None:
+            reader_of = self._reader_of(decider, tools)
+            if _leaves_values(reader_of, offered, event, turn, decision.arguments or {}):
+                return dataclasses.replace(
+                    decision, status=Status.MISSING_INFORMATION, reason=ANOTHER_TOOLS_VALUES
+                )
         last = Conversation.of(messages).last_call if decision.local else None
         if last is not None and last.name == event and not changes(decision.arguments or {}, last):
             # "What about the other movies?", "Who's in this movie?" after a film search: the
@@ -303,6 +314,23 @@ class Answerer:
             if text is not None:
                 return LocalAnswer(calls=(), text=text, decision=decision, reason="refused")
         return None
+
+
+def _leaves_values(
+    reader_of: Callable[[str], Reader],
+    offered: Sequence[str],
+    event: str,
+    turn: Turn,
+    arguments: Mapping[str, JSONValue],
+) -> bool:
+    """Whether another offered tool reads a value in the words that the call leaves."""
+    taken = list(arguments.values())
+    return any(
+        value not in taken
+        for name in offered
+        if name != event
+        for value in reader_of(name).read(name, turn.text, turn.context).values()
+    )
 
 
 def _earlier_words(messages: Sequence[Mapping[str, object]]) -> bool:

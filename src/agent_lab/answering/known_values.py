@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.answering.restatements import weekday_back
 from agent_lab.resolvers.schema import kind_of
 
 if TYPE_CHECKING:
@@ -78,6 +79,16 @@ def stands(
         return False  # one name given to two parameters (the hotel as its city)
     if last is not None and event == last.name and dict(arguments) == dict(last.arguments):
         return False  # the same call again: the model's to answer in words
+    if (
+        refining
+        and last is not None
+        and any(
+            weekday_back(conversation.last_user, value, last.arguments.get(name))
+            for name, value in arguments.items()
+            if kind_of(properties[name]) == "date"
+        )
+    ):
+        return False  # "what about Thursday?" after next Wednesday: which Thursday
     # A message that names no task of its own refines the last call only by changing one
     # of its values ("what about March 6th?"); one that only adds a value may be a
     # question about the results ("what's today's date?").

@@ -402,13 +402,11 @@ class _Reading:
         prefill: JSONObject,
         grounded: JSONObject,
     ) -> JSONObject | None:
-        """The accepted summary's values, laid over ``prefill``; ``None``: it may not stand.
+        """The accepted summary's values over ``prefill``; ``None``: it may not stand.
 
-        No summary accepted (no ``offer``): no values.
-
-        An offer to act that is no summary to confirm stands only where it states what it
-        would do (``summaries.sums_up``) and the user adds nothing to it: "Yes, for four"
-        is confirmed again; a question aside is no change ("Yes. What does it cost?").
+        None with no ``offer``. An offer to act that is no summary to confirm stands only
+        where it states what it would do (``summaries.sums_up``) and the user adds nothing
+        to it: "Yes, for four" is confirmed again; a question aside is no change.
         """
         if offer is None:
             return {}

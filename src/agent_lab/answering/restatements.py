@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent_lab.resolvers.english import MONTHS, TIME_WORDS, numbers_in
+from agent_lab.resolvers.english import MONTHS, TIME_WORDS, WEEKDAYS, numbers_in
 from agent_lab.resolvers.name_runs import names_unread
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["may_change", "restated", "unnumbered"]
+__all__ = ["may_change", "restated", "unnumbered", "weekday_back"]
 
 # A number in a clock time or a day of the month counts nothing ("at half past 6", "the 4th").
 _CLOCKS_AND_DAYS = re.compile(
@@ -86,3 +86,19 @@ def _number(value: JSONValue) -> float | None:
     if isinstance(value, str) and value.replace(".", "", 1).isdigit():
         return float(value)
     return None
+
+
+_WEEKDAY = re.compile(rf"\b(?:{'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
+_DAY_SAID = re.compile(rf"\d|\b(?:{'|'.join(MONTHS)}|next|this|coming|following)\b", re.I)
+
+
+def weekday_back(text: str, value: JSONValue, before: JSONValue) -> bool:
+    """Whether a weekday alone moves a date back from the one in view: two readings.
+
+    "What about Thursday instead?" after a search for next Wednesday: the Thursday
+    after it, or the one before, which the reading from today gives. A weekday with a
+    date or a "next" ("next Thursday", "Thursday the 9th") is read as said.
+    """
+    if not (isinstance(value, str) and isinstance(before, str) and value < before):
+        return False
+    return _WEEKDAY.search(text) is not None and _DAY_SAID.search(text) is None
