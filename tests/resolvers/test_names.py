@@ -325,3 +325,31 @@ def test_name_alone_labels_the_one_property_that_is_a_name() -> None:
     properties = {"guestName": {"type": "string"}, "party": {"type": "integer"}}
     assert _resolved(properties, "party of 3, name's Wim") == {"guestName": "Wim", "party": 3}
     assert _resolved(properties, "a table under Wim") == {"guestName": "Wim"}
+
+
+WHERE = {"location": {"type": "string", "description": "The city and state, e.g. Tucson, AZ"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("is it windy in Duluth, MN right now?", {"location": "Duluth, MN"}),
+        ("any rain near Salem, Oregon?", {"location": "Salem, Oregon"}),
+        # A code that is also a word is a state where one is expected.
+        ("weather in Toledo, OH", {"location": "Toledo, OH"}),
+        # The form asks for the region: a place without one is the model's to complete.
+        ("weather in Duluth", {}),
+        # Two places, or a list: none.
+        ("in Duluth, MN or Fargo, ND?", {}),
+        ("in Lyon, Nice and Paris", {}),
+    ],
+)
+def test_a_place_is_read_in_the_form_the_description_s_example_shows(
+    text: str, expected: dict[str, str]
+) -> None:
+    assert _resolved(WHERE, text) == expected
+
+
+def test_an_example_of_another_form_still_leaves_the_name_to_the_model() -> None:
+    properties = {"team": {"type": "string", "description": "Team name, e.g. Boston Celtics"}}
+    assert _resolved(properties, "scores for the Boston Celtics") == {}

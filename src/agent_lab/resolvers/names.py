@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from agent_lab.resolvers.cues import name_words
 from agent_lab.resolvers.english import stems
 from agent_lab.resolvers.name_runs import doubtful_names, names_in
+from agent_lab.resolvers.regions import is_region
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -151,6 +152,9 @@ class FreeForm:
     labels: tuple[str, ...] = ()
     """Phrases of two words or more its name ends with, that may label its value ("last
     name Okafor", "surname Okafor"); and "name" for the one property that is a name."""
+    qualified: bool = False
+    """Its description's example is a place and its region ("e.g. San Francisco, CA"): a
+    place is read with the region the words give it ("Boston, MA"), or not at all."""
 
     @classmethod
     def of(cls, name: str, description: str, own: frozenset[str]) -> FreeForm | None:
@@ -160,13 +164,19 @@ class FreeForm:
         an id) or prescribe its form by example ("The city, e.g. Boston, MA"): a name
         read as written may not be in that form.
         """
-        if _NOT_A_NAME.search(" ".join(name_words(name))) or _NOT_A_NAME.search(description):
+        # "The city and state, e.g. San Francisco, CA": the form is a place and its region,
+        # and only a place said with one is read (whole: "Boston, MA").
+        qualified = _PLACE_EXAMPLE.search(description) is not None and is_region(
+            _PLACE_EXAMPLE.search(description).group(1)  # type: ignore[union-attr]
+        )
+        said = _PLACE_EXAMPLE.sub(" ", description) if qualified else description
+        if _NOT_A_NAME.search(" ".join(name_words(name))) or _NOT_A_NAME.search(said):
             return None
         role = name_role(name, description)
         skip = {"of", "the", "a", "an", "new", "number", *_ROLE_WORDS["name"]}
         skip |= _ROLE_WORDS["origin"] | _ROLE_WORDS["destination"]
         nouns = tuple(w for w in name_words(name) if len(w) > 2 and w not in skip)
-        return cls(name, role, nouns, own, _labels(name_words(name)))
+        return cls(name, role, nouns, own, _labels(name_words(name)), qualified=qualified)
 
 
 # Labels people say for the same thing: "surname" for a last name.
@@ -217,7 +227,34 @@ def read_name(
         names = names_in(text)
         if len(names) == 1 and not doubtful_names(text):
             found.add(names[0][0])
+    if prop.qualified:
+        found = _places_with_regions(text, [*cues, *nouns])
     return found.pop() if len(found) == 1 else None
+
+
+# An example of a place and its region in a description: "e.g. San Francisco, CA".
+_PLACE_EXAMPLE = re.compile(
+    r"(?:e\.g\.|for example|such as)[,:]?\s+['\"]?[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*,\s*"
+    r"([A-Z][A-Za-z]*(?:\s[A-Z][a-z]+)*)"
+)
+# A place and its region after a cue: "in Boston, MA", "near Austin, Texas".
+_PLACE_AND_REGION = re.compile(
+    r"([A-Z][\w'.-]*(?:\s(?:[A-Z][\w'.-]*|of|de|del|la|le))*),\s*"
+    r"([A-Z][A-Za-z]*(?:\s[A-Z][a-z]+)*)\b(?!\s*(?:,|and\b|or\b))"
+)
+
+
+def _places_with_regions(text: str, cues: Sequence[str]) -> set[str]:
+    """Each place said with its region after one of ``cues``, as written ("Boston, MA")."""
+    found: set[str] = set()
+    for cue in cues:
+        for match in _cue_pattern(cue).finditer(text):
+            filler = _FILLER.match(text, match.end())
+            at = filler.end() if filler else match.end()
+            place = _PLACE_AND_REGION.match(text, at)
+            if place is not None and is_region(place.group(2), expected=True):
+                found.add(f"{place.group(1)}, {place.group(2)}")
+    return found
 
 
 def asked_for(

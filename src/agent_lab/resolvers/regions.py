@@ -20,8 +20,11 @@ __all__ = ["is_region"]
 
 
 @cache
-def _regions() -> tuple[frozenset[str], frozenset[str]]:
-    """Region names (lower case), and codes (as written: upper case)."""
+def _regions() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Region names (lower case), codes (as written: upper case), and codes as words.
+
+    The last are codes that are words or titles as often ("MA", "OK").
+    """
     names: set[str] = set()
     codes: set[str] = set()
     for country in pycountry.countries:
@@ -37,13 +40,19 @@ def _regions() -> tuple[frozenset[str], frozenset[str]]:
         codes.add(str(getattr(subdivision, "code", "-")).split("-", 1)[1])
     codes.update(("UK", "USA", "UAE"))  # as people write them, beside ISO's GB, US, AE
     # Codes that are words or titles as often: "Alchemy John, MD", "Sino, OK?".
-    codes -= {"OK", "MD", "DO", "ME", "HI", "ID", "OH", "NO", "SO", "TO", "AS", "IT", "AT",
-              "BE", "BY", "IS", "IN", "ON", "AM", "PM", "MA", "PA", "JR", "SR"}  # fmt: skip
-    return frozenset(names), frozenset(codes)
+    wordlike = {"OK", "MD", "DO", "ME", "HI", "ID", "OH", "NO", "SO", "TO", "AS", "IT", "AT",
+                "BE", "BY", "IS", "IN", "ON", "AM", "PM", "MA", "PA", "JR", "SR"}  # fmt: skip
+    return frozenset(names), frozenset(codes - wordlike), frozenset(codes & wordlike)
 
 
-def is_region(words: str) -> bool:
-    """Whether ``words`` name a country or a region of one ("WA", "Ontario", "France")."""
-    names, codes = _regions()
+def is_region(words: str, *, expected: bool = False) -> bool:
+    """Whether ``words`` name a country or a region of one ("WA", "Ontario", "France").
+
+    ``expected``: a region is what the words should hold there (a property whose example
+    is "San Francisco, CA"), so a code that is also a word or a title counts ("MA", "OH").
+    """
+    names, codes, wordlike = _regions()
     cleaned = words.strip().rstrip(".,!?;:")
+    if expected and cleaned in wordlike:
+        return True
     return cleaned in codes or (not cleaned.isupper() and cleaned.lower() in names)
