@@ -97,6 +97,8 @@ def calls(answered: LocalAnswer | Forward) -> list[tuple[str, dict[str, Any]]]:
         ("gift_cards", "A service to buy gift cards.", True),
         ("lamps", "Turns the lamps on or off.", True),
         ("outlook", "", True),
+        ("front_desk", "Check in a guest on arrival.", True),
+        ("check_in_guest", "", True),
     ],
 )
 def test_a_name_with_no_verb_is_told_by_its_description(
@@ -224,14 +226,21 @@ LESSONS = [
 @pytest.mark.parametrize(
     ("said", "made"),
     [
-        ("cancel lesson LS-4410, I can't make it after all", True),
-        ("Please cancel LS-4410, we won't be in town", True),
+        ("Please cancel LS-4410", True),
+        ("cancel lesson LS-4410 for me", True),
+        # A negation anywhere holds the act back, a reason given with it too.
+        ("cancel lesson LS-4410, I can't make it after all", False),
         ("I don't want to cancel LS-4410", False),
         ("do not cancel LS-4410 yet", False),
         ("No. LS-4410 stays", False),
+        ("Cancel LS-4410. Actually, no.", False),
+        ("cancel LS-4410, or maybe not", False),
+        ("I never asked you to cancel LS-4410", False),
     ],
 )
-def test_a_negation_holds_back_the_act_only_when_it_governs_it(said: str, made: bool) -> None:
+def test_cancel_is_the_act_of_a_tool_that_cancels_and_a_negation_holds_it(
+    said: str, made: bool
+) -> None:
     answered = answer([user(said)], LESSONS)
     expected = [("cancel_lesson", {"lesson_ref": "LS-4410"})] if made else []
     assert (calls(answered) if isinstance(answered, LocalAnswer) else []) == expected
@@ -291,3 +300,41 @@ def test_a_weekday_alone_that_moves_a_date_back_is_the_model_s(said: str, day: s
     answered = answer(messages, SKIES)
     expected = [("outlook", {"locale": "Ghent", "day": day})] if day else []
     assert (calls(answered) if isinstance(answered, LocalAnswer) else []) == expected
+
+
+CROSSINGS = [
+    tool(
+        "passage",
+        "Reserve places on a sailing.",
+        {"sailing_id": {"type": "string"}, "passengers": {"type": "integer", "minimum": 1}},
+        ["sailing_id", "passengers"],
+    ),
+    tool(
+        "sailings",
+        "Timetable of sailings on a day.",
+        {"day": {"type": "string", "format": "date"}},
+        ["day"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "How much is sailing DV-0930 for 2 passengers?",
+        "Is DV-0930 OK for 2 passengers?",
+    ],
+)
+def test_a_tool_that_acts_is_asked_for_outright_whatever_its_name(said: str) -> None:
+    """``passage`` acts by its description: a question about it asks for nothing."""
+    assert isinstance(answer([user(said)], CROSSINGS), Forward)
+
+
+def test_a_weekday_beside_a_clock_time_still_moves_the_date_back() -> None:
+    messages = [
+        user("Is it going to rain in Ghent next Wednesday?"),
+        *called("outlook", {"locale": "Ghent", "day": "2026-04-08"}, "c1"),
+        assistant("Showers on Wednesday the 8th in Ghent."),
+        user("what about thursday, around 3pm?"),
+    ]
+    assert isinstance(answer(messages, SKIES), Forward)

@@ -198,3 +198,11 @@ def test_a_number_hyphened_to_another_word_is_no_count_of_the_noun(
 def test_a_sum_of_money_is_an_amount(text: str, amount: int | None) -> None:
     own = frozenset(own_words("amount", "The amount of money to transfer"))
     assert cued_number("amount", text, own=own) == amount
+
+
+def test_what_a_description_counts_skips_its_article() -> None:
+    from agent_lab.resolvers.cues import counted_in
+
+    assert counted_in("The number of the guests, default 1") == "guests"
+    assert counted_in("Number of bikes") == "bikes"
+    assert counted_in("Number of adults, or number of children") is None

@@ -77,3 +77,25 @@ def test_a_sum_in_any_currency_is_an_amount(text: str, amount: int) -> None:
 def test_a_code_in_lower_case_or_a_word_in_capitals_is_no_sum() -> None:
     own = frozenset(own_words("amount", "How much to send"))
     assert cued_number("amount", "book 2 ALL inclusive rooms", own=own) is None
+
+
+@pytest.mark.parametrize(
+    ("codes", "text"),
+    [
+        (["USD", "EUR"], "40 Canadian dollars"),
+        (["GBP", "EUR"], "40 Egyptian pounds"),
+        (["NOK", "EUR"], "400 Danish kroner"),
+    ],
+)
+def test_a_unit_another_currency_s_name_ends_names_not_the_enum_s(
+    codes: list[str], text: str
+) -> None:
+    assert read_enum(codes, text) is None
+
+
+def test_a_sum_in_another_currency_than_the_property_s_is_no_amount_of_it() -> None:
+    own = frozenset(own_words("amount", "Amount in USD"))
+    assert cued_number("amount", "send 2,500 NOK", own=own) is None
+    assert cued_number("amount", "about ¥500", own=own) is None
+    assert cued_number("amount", "send $25", own=own) == 25
+    assert cued_number("amount", "25 bucks", own=own) == 25

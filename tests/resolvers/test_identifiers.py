@@ -90,3 +90,8 @@ def test_labelled_identifiers_and_the_one_left_by_its_shape_fill_a_call() -> Non
     text = "pupil no 44817 and booking ref QX7TPL for TR-0712"
     resolved = SchemaResolver(schema)(Event("e", text=text, context={})).arguments
     assert resolved == {"pupil_no": "44817", "bookingRef": "QX7TPL", "lesson_id": "TR-0712"}
+
+
+def test_a_labelled_date_is_no_identifier() -> None:
+    assert read_labelled("reorder order 2025-11-03 please", ["order_id"]) == {}
+    assert read_labelled("order 11/03 again", ["order_id"]) == {}

@@ -353,3 +353,42 @@ def test_a_place_is_read_in_the_form_the_description_s_example_shows(
 def test_an_example_of_another_form_still_leaves_the_name_to_the_model() -> None:
     properties = {"team": {"type": "string", "description": "Team name, e.g. Boston Celtics"}}
     assert _resolved(properties, "scores for the Boston Celtics") == {}
+
+
+@pytest.mark.parametrize(
+    ("properties", "text"),
+    [
+        # The speaker's name is no pet's, nor a recipient's.
+        ({"pet_name": {"type": "string"}}, "My name is Sarah. A groom please"),
+        ({"recipient_name": {"type": "string"}}, "a parcel to my sister, my name is Sarah"),
+        # An occasion is no being.
+        ({"pet_name": {"type": "string"}}, "a groom for Easter"),
+        ({"guest_name": {"type": "string"}}, "a table for Mother's Day"),
+        # A quote after a preposition is no name.
+        ({"city": {"type": "string"}}, 'the weather in "my hometown"'),
+    ],
+)
+def test_names_that_are_not_the_property_s(properties: dict[str, Any], text: str) -> None:
+    assert _resolved(properties, text) == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Tucson, AZ. Weather in Denver right now?",
+        "in Tucson, AZ - sorry, I mean Denver, CO",
+        "what's the weather in Paris, OK?",
+    ],
+)
+def test_a_place_with_its_region_is_read_only_as_the_one_place_said(text: str) -> None:
+    assert _resolved(WHERE, text) == {}
+
+
+def test_the_place_with_its_region_stays_linear_in_the_text() -> None:
+    # Each cue is matched once, over a bounded number of words: no square of the length.
+    assert _resolved(WHERE, ("In " * 4000)[:12000]) == {}
+
+
+def test_a_duration_written_hh_mm_is_no_clock_time() -> None:
+    properties = {"duration": {"type": "string", "description": "Duration as HH:MM"}}
+    assert _resolved(properties, "a timer until 5 pm") == {}

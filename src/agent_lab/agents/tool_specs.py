@@ -99,12 +99,12 @@ def acts(name: str, description: str = "") -> bool:
     treated as the costlier kind.
     """
     words = [w.lower() for w in _NAME_WORDS.findall(name)][:3]
-    if not words:
+    if not words or _phrasal_act(words):
         return True
     if any(word in _LOOKUPS for word in words):
         return False
     said = [w.lower() for w in re.findall(r"[A-Za-z]+", description)]
-    if any(word in ACTING_VERBS for word in words) or not said:
+    if any(word in ACTING_VERBS for word in words) or not said or _phrasal_act(said):
         return True
     first = said[0]
     if first in _LOOKUPS or first in _ANSWERS or _third_person(first) in _LOOKUPS:
@@ -112,6 +112,20 @@ def acts(name: str, description: str = "") -> bool:
     if first in ACTING_VERBS or _third_person(first) in ACTING_VERBS:
         return True
     return any(word in _STRONG_ACTS or _third_person(word) in _STRONG_ACTS for word in said)
+
+
+# A look-up verb with a particle that makes it an act: "check in a guest", "checkIn".
+_PHRASAL_ACTS = frozenset(
+    [("check", "in"), ("check", "out"), ("checks", "in"), ("checks", "out"), ("sign", "up")]
+)
+
+
+def _phrasal_act(words: Sequence[str]) -> bool:
+    """Whether ``words`` open with an act said with a particle, or written as one word."""
+    return tuple(words[:2]) in _PHRASAL_ACTS or (bool(words) and words[0] in _ONE_WORD_ACTS)
+
+
+_ONE_WORD_ACTS = frozenset(["checkin", "checkout", "signup"])
 
 
 def _third_person(word: str) -> str:

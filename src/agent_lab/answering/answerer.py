@@ -199,7 +199,10 @@ class Answerer:
             and event is not None
             and (
                 withheld(turn.text)
-                or (tool_acts(tools, event) and not asks_to_act(turn.text, action_verb(event)))
+                or (
+                    tool_acts(tools, event)
+                    and not asks_to_act(turn.text, action_verb(event), acting=True)
+                )
             )
         ):
             # "How much would it cost to rent an ebike at Central Park for 3 hours?" holds

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import (
-    action_verb,
     tool_acts,
     tool_name,
     tool_parameters,
@@ -68,7 +67,6 @@ from agent_lab.answering.utterances import (
     offers,
     proposes,
     requests,
-    withheld,
 )
 from agent_lab.kernel.ledger import ValueSource, first_sources
 from agent_lab.resolvers.schema import ASKED, SchemaResolver
@@ -246,8 +244,10 @@ class _Reading:
         fitting = [
             decision
             for name in names
-            # What the words alone give this tool must take them all, before its call is made.
-            if all(value in read[name] for value in given)
+            # A tool that acts is never chosen by its values; one that looks up must take
+            # every value the words alone give it before its call is made.
+            if not tool_acts(self.tools, name)
+            and all(value in read[name] for value in given)
             and (decision := self._call(name, refining=False, alone=True)) is not None
             and all(value in (decision.arguments or {}).values() for value in given)
         ]
@@ -367,17 +367,14 @@ class _Reading:
 
         A call that acts (books, buys, sends) assembled from earlier turns is made only
         once the user accepted the assistant's summary of it: a wrong booking costs more
-        than a question, and an assistant confirms before acting. ``alone``: the last
-        message is read alone, and asks for the act as a message read alone must
-        (``utterances.asks_to_act``).
+        than a question, and an assistant confirms before acting. ``alone``: a look-up
+        the last message asks for with no hold nor negation (``utterances.asks_to_act``).
         """
         if self.turn.candidates is not None and event not in self.turn.candidates:
             return False
         if alone:
             text = self.conversation.last_user
-            return not withheld(text) and (
-                not tool_acts(self.tools, event) or asks_to_act(text, action_verb(event))
-            )
+            return not tool_acts(self.tools, event) and asks_to_act(text, acting=False)
         return not tool_acts(self.tools, event) or self.confirmed or self._offers_to(event)
 
     def _said(self, offer: str | None) -> list[str]:
@@ -404,7 +401,7 @@ class _Reading:
     ) -> JSONObject | None:
         """The accepted summary's values over ``prefill``; ``None``: it may not stand.
 
-        None with no ``offer``. An offer to act that is no summary to confirm stands only
+        Empty with no ``offer``. An offer to act that is no summary to confirm stands only
         where it states what it would do (``summaries.sums_up``) and the user adds nothing
         to it: "Yes, for four" is confirmed again; a question aside is no change.
         """

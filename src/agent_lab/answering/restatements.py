@@ -89,7 +89,14 @@ def _number(value: JSONValue) -> float | None:
 
 
 _WEEKDAY = re.compile(rf"\b(?:{'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
-_DAY_SAID = re.compile(rf"\d|\b(?:{'|'.join(MONTHS)}|next|this|coming|following)\b", re.I)
+# A day said beside the weekday: "the 9th", "9/4", "April 9", "next", "this"; not a clock
+# time ("around 3pm").
+_DAY_SAID = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}[/.-]\d{{1,2}}\b|\b\d{{4}}-\d\d-\d\d\b"
+    rf"|\b(?:{'|'.join(MONTHS)})\b\W*\d|\d\W*\b(?:{'|'.join(MONTHS)})\b"
+    r"|\b(?:next|this|coming|following)\b",
+    re.IGNORECASE,
+)
 
 
 def weekday_back(text: str, value: JSONValue, before: JSONValue) -> bool:

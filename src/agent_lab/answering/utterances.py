@@ -209,13 +209,14 @@ def accepts(text: str) -> bool:
 
 
 # A no, or an act held back: "No.", "hold off", "never mind", "scratch that", "not yet".
+# A negation anywhere holds an act back, whatever it negates: "Send a $5 tip. Actually,
+# no.", "I never asked you to send it", "or maybe not". A reason given with a request
+# ("cancel my class, I can't make it") is held back too: the model's to weigh.
 _WITHHELD = re.compile(
-    r"^\W*(?:no|nope|nah)\b|\b(?:hold off|hold on|wait|never ?mind|scratch that|forget it|"
-    r"not yet|not now)\b",
+    r"\b(?:no|not|never|nope|nah|hold off|hold on|wait|never ?mind|scratch that|scrap that|"
+    r"forget it|abort|jk|don'?t|do not)\b|n't\b",
     re.IGNORECASE,
 )
-# A negation up to two words before a verb: "don't send it", "I do not want to book".
-_NEGATION = r"(?:\b(?:not|never|no)|n't|\bdont)\W+(?:[\w']+\W+){0,2}?"
 # A question about an act, or a condition on it: "How much would it cost to rent...?",
 # "If I send 40 EUR, when does it arrive?", "Is it possible to book...?".
 _ABOUT_AN_ACT = re.compile(
@@ -226,26 +227,21 @@ _ABOUT_AN_ACT = re.compile(
 )
 
 
-def asks_to_act(text: str, verb: str | None = None) -> bool:
+def asks_to_act(text: str, verb: str | None = None, *, acting: bool | None = None) -> bool:
     """Whether ``text`` asks outright for the act ``verb`` names: "Rent an ebike...".
 
-    Not a no nor a hold ("Don't send it yet", "...actually, hold off"), nor the act
-    negated ("I do not want to send it"); a negation of something else is no hold
-    ("cancel my class, I can't make it"). For a verb of
-    acting (rent, book, send...), not a question about the act or a condition on it
-    ("How much would it cost to rent one?", "Is there space for a camper on S-1230?",
-    "If I send 40 EUR..."). A tool named by no such verb (``forecast``) is asked for by
-    a question.
+    Not a no, a negation or a hold anywhere ("Don't send it yet", "...actually, hold
+    off", "or maybe not"); "cancel" holds back any act but a cancellation. For a tool
+    that acts (``acting``; by default, ``verb`` is one of ``ACTING_VERBS``), not a
+    question about the act or a condition on it ("How much would it cost to rent
+    one?", "Is there space for a camper on S-1230?", "If I send 40 EUR..."). A tool
+    that looks up (``forecast``) is asked for by a question.
     """
     if len(text) > 1_000 or _WITHHELD.search(text):
         return False
-    # "cancel" holds another act back ("book it... no, cancel that"), and is the act of a
-    # tool that cancels; "can't make it" is a reason to cancel, no hold of it.
     if verb != "cancel" and re.search(r"\bcancel\b", text, re.IGNORECASE):
         return False
-    if verb and re.search(rf"{_NEGATION}{re.escape(verb)}\b", text, re.IGNORECASE):
-        return False
-    if (verb or "") not in ACTING_VERBS:
+    if not (acting if acting is not None else (verb or "") in ACTING_VERBS):
         return True
     return not any(_ABOUT_AN_ACT.search(sentence) for sentence in _SENTENCES.split(text))
 

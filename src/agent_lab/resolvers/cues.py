@@ -11,7 +11,13 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
-from agent_lab.resolvers.currencies import money_codes, money_signs, money_units
+from agent_lab.resolvers.currencies import (
+    codes_in_words,
+    codes_named,
+    money_codes,
+    money_signs,
+    money_units,
+)
 from agent_lab.resolvers.doubts import Sentences
 from agent_lab.resolvers.english import NUMBER, WORD, stems, words_to_number
 
@@ -68,7 +74,9 @@ def head(name: str) -> str | None:
     return found[-1] if found else None
 
 
-_COUNTED = re.compile(r"\b(?:number|count|how many) of ([a-z]+)\b", re.IGNORECASE)
+_COUNTED = re.compile(
+    r"\b(?:number|count|how many) of (?:the |a |an |your |their )?([a-z]+)\b", re.IGNORECASE
+)
 
 
 def counted_in(description: object) -> str | None:
@@ -143,7 +151,7 @@ def cued_number(
     if own & _MONEY_STEMS:
         # A sum of money for a property that is one ("amount", "price"): "$800", "1,450
         # bucks", "twenty euros".
-        found = _money(text)
+        found = _money(text, codes_in_words(own))
         if found is None:
             return None
         if found:
@@ -156,22 +164,32 @@ _MONEY_STEMS = frozenset(
            "budget", "charge", "deposit"])
 )  # fmt: skip
 _SIGNS = "|".join(re.escape(sign) for sign in money_signs())
-_UNITS = "|".join(sorted({*money_units(), "bucks"}, key=len, reverse=True))
+_UNITS = "|".join(
+    re.escape(unit) for unit in sorted({*money_units(), "bucks"}, key=len, reverse=True)
+)
 _MONEY = re.compile(
-    rf"(?:{_SIGNS})\s?({_SIGNED})|(?<![\w.,-])({_SIGNED})\s*(?:{_UNITS})\b", re.IGNORECASE
+    rf"({_SIGNS})\s?({_SIGNED})|(?<![\w.,-])()({_SIGNED})\s*({_UNITS})\b", re.IGNORECASE
 )
 # "2,500 NOK": a code after a number, in capitals as codes are written ("2 all" is no sum).
-_MONEY_CODE = re.compile(rf"(?<![\w.,-])()({_SIGNED})\s*(?:{'|'.join(money_codes())})\b")
+# The groups as _MONEY's: sign, number after it, (none), number before a word, the word.
+_MONEY_CODE = re.compile(rf"(?<![\w.,-])()()()({_SIGNED})\s*({'|'.join(money_codes())})\b")
 
 
-def _money(text: str) -> list[tuple[float, int, int]] | None:
-    """The sums of money in ``text``, each with its place; ``None`` for a scaled one."""
+def _money(text: str, wanted: frozenset[str] = frozenset()) -> list[tuple[float, int, int]] | None:
+    """The sums of money in ``text``, each with its place; ``None`` for a scaled one.
+
+    ``wanted``: the currencies the property is in ("Amount in USD"); a sum in another
+    ("2,500 NOK") is none of its.
+    """
     found: list[tuple[float, int, int]] = []
     matches = sorted(
         [*_MONEY.finditer(text), *_MONEY_CODE.finditer(text)], key=lambda match: match.start()
     )
     for match in matches:
-        group = 1 if match.group(1) else 2
+        group = 2 if match.group(2) else 4
+        said = match.group(1) if match.group(1) else match.group(5)
+        if wanted and said and said.lower() != "bucks" and not codes_named(said) & wanted:
+            continue
         token = match.group(group)
         if token.lower() in ("a", "an"):
             continue

@@ -13,11 +13,22 @@ are this module's, chosen so that none is an ordinary English word ("real",
 from __future__ import annotations
 
 import functools
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pycountry
 
-__all__ = ["currency_spellings", "is_symbol", "money_codes", "money_signs", "money_units"]
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "codes_named",
+    "currency_spellings",
+    "is_symbol",
+    "money_codes",
+    "money_signs",
+    "money_units",
+    "named_otherwise",
+]
 
 # Units as people say them, singular: plural. Each names the currencies whose ISO name
 # holds it ("krone": Danish Krone, Norwegian Krone).
@@ -104,3 +115,42 @@ def money_units() -> tuple[str, ...]:
 def money_codes() -> tuple[str, ...]:
     """ISO 4217 codes, upper case, less those that are words in capitals ("ALL")."""
     return tuple(sorted(set(_names()) - _WORDLIKE))
+
+
+@functools.cache
+def _codes_by_spelling() -> dict[str, frozenset[str]]:
+    """Every spelling (lower case) to the codes it names: "dollars": USD, CAD..."""
+    found: dict[str, set[str]] = {}
+    for code in _names():
+        for spelling in (code.lower(), *currency_spellings(code)):
+            found.setdefault(spelling, set()).add(code)
+    found.setdefault("bucks", set()).update(_SYMBOLS["$"])
+    return {spelling: frozenset(codes) for spelling, codes in found.items()}
+
+
+def codes_named(said: str) -> frozenset[str]:
+    """The codes a sign, a unit, a name or a code names ("kr": NOK, SEK, DKK, ISK)."""
+    return _codes_by_spelling().get(said.strip().lower(), frozenset())
+
+
+def codes_in_words(words: Iterable[str]) -> frozenset[str]:
+    """The currencies words name, each word alone ("usd", "dollar", "euro")."""
+    found: set[str] = set()
+    for word in words:
+        found |= codes_named(word)
+        found |= codes_named(word + "s")  # a stem: "dollar" of "dollars"
+    return frozenset(found)
+
+
+def named_otherwise(lowered: str, start: int, end: int, code: str) -> bool:
+    """Whether the unit at ``lowered[start:end]`` is the end of another currency's name.
+
+    "40 Canadian dollars" does not name the US dollar, "400 Danish kroner" not the
+    Norwegian krone: the word before the unit makes a name of another code.
+    """
+    before = lowered[:start].rstrip()
+    word = before[before.rfind(" ") + 1 :] if before else ""
+    if not word.isalpha():
+        return False
+    codes = codes_named(f"{word} {lowered[start:end]}")
+    return bool(codes) and code not in codes

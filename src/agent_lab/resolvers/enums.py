@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_lab.resolvers.currencies import currency_spellings, is_symbol
+from agent_lab.resolvers.currencies import currency_spellings, is_symbol, named_otherwise
 from agent_lab.resolvers.doubts import WINDOW, Sentences
 from agent_lab.resolvers.english import WORD, stems, words_to_number
 
@@ -127,6 +127,11 @@ def mentions(values: Iterable[str | int], text: str) -> list[Mention]:
             for variant in _spellings(value)
             if variant in lowered  # a substring test first: most values are not named
             for match in _pattern(variant).finditer(lowered)
+            # "40 Canadian dollars" names no US dollar.
+            if not (
+                isinstance(value, str)
+                and named_otherwise(lowered, match.start(), match.end(), value)
+            )
         },
         key=lambda span: (span[0], -span[1]),
     )

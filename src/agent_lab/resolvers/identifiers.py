@@ -41,6 +41,7 @@ _NOT_IDENTIFYING = frozenset(
 # A token that may be an identifier: letters, digits and inner hyphens or slashes.
 _TOKEN = re.compile(r"(?<![\w$€£.,/-])[A-Za-z0-9][A-Za-z0-9/-]*[A-Za-z0-9](?![\w/-]|[.,]\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/-]\d{1,2}(?:[/-]\d{2,4})?")
 _PHONE = re.compile(r"\d{3}[-.]\d{3}[-.]\d{4}")
 _MONEY_AFTER = re.compile(r"\s*(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp|%)", re.I)
 _CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b|o'?clock|h\b|hours?\b|hrs?\b)", re.I)
@@ -130,8 +131,8 @@ def read_labelled(text: str, names: Iterable[str]) -> dict[str, str]:
 
 
 def _labelled_shape(token: str) -> bool:
-    """With a digit and three characters or more, or five capitals or more; no year."""
-    if _YEAR.fullmatch(token):
+    """With a digit and three characters or more, or five capitals or more; no year, date."""
+    if _YEAR.fullmatch(token) or _DATE.fullmatch(token):
         return False
     if any(ch.isdigit() for ch in token):
         return len(token) >= 3

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.cues import name_words
@@ -102,13 +103,15 @@ _QUOTED = re.compile(
 )
 
 
-def named_after(text: str, cues: Iterable[str]) -> set[str]:
+def named_after(text: str, cues: Iterable[str], *, quoted: bool = False) -> set[str]:
     """The names that follow one of ``cues`` in ``text`` (``in San Jose``: San Jose).
 
-    A name is capitalised, or quoted (``the note 'rent'``: rent).
+    A name is capitalised; with ``quoted``, words in quotes count too, as a value is
+    quoted after the property's own noun (``the note 'rent'``: rent), not after a
+    preposition (``in "my hometown"``).
     """
     found: set[str] = set()
-    names = _names_by_start(text)
+    names = _quoted_by_start(text) if quoted else _names_by_start(text)
     if not names:
         return found
     lowered = text.lower()
@@ -126,11 +129,20 @@ def named_after(text: str, cues: Iterable[str]) -> set[str]:
 # Every resolver reads the same texts for each of its properties: the names of a text
 # and the pattern of a cue are made once (the reader's hot path, by cProfile on SGD dev).
 @lru_cache(maxsize=2048)
-def _names_by_start(text: str) -> dict[int, str]:
-    """Where each name of ``text`` starts: its capitalised runs, and its quoted words."""
-    names = {start: name for name, start, _ in names_in(text)}
-    names.update({match.start(): match.group(2).strip() for match in _QUOTED.finditer(text)})
-    return names
+def _names_by_start(text: str) -> Mapping[int, str]:
+    """Where each name of ``text`` starts: its capitalised runs."""
+    return MappingProxyType({start: name for name, start, _ in names_in(text)})
+
+
+@lru_cache(maxsize=2048)
+def _quoted_by_start(text: str) -> Mapping[int, str]:
+    """Where each name of ``text`` starts, its quoted words with a letter among them."""
+    names = dict(_names_by_start(text))
+    for match in _QUOTED.finditer(text):
+        quoted = match.group(2).strip()
+        if any(char.isalpha() for char in quoted):
+            names[match.start()] = quoted
+    return MappingProxyType(names)
 
 
 @lru_cache(maxsize=1024)
@@ -189,9 +201,19 @@ def _labels(words: Sequence[str]) -> tuple[str, ...]:
     for label, same in _SAME_LABELS.items():
         if label in found:
             found.extend(same)
-    if words and words[-1] == "name":
-        found.append("name")  # kept only where no other property of the tool says it
+    # "My name is Sarah" is the speaker's: "name" alone labels only a name the speaker
+    # may give as theirs (a guest's, a customer's), not a pet's nor a recipient's; it is
+    # kept where no other property of the tool says it.
+    if words and words[-1] == "name" and set(words[:-1]) <= _SPEAKERS:
+        found.append("name")
     return tuple(found)
+
+
+_SPEAKERS = frozenset(
+    ["guest", "customer", "client", "user", "contact", "patient", "passenger", "traveler",
+     "traveller", "member", "holder", "lead", "booker", "booking", "reservation", "party",
+     "full", "your", "my"]
+)  # fmt: skip
 
 
 def read_name(
@@ -214,22 +236,33 @@ def read_name(
         cues = [cue for cue in cues if cue != "at"]
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
-    if prop.role == "name" and alone and _BEINGS & set(prop.nouns):
-        cues.extend(("for", "under"))  # "a groom for Biscuit", "a table under Marcus"
     if cues:
         found |= named_after(text, cues)
+    if prop.role == "name" and alone and _BEINGS & set(prop.nouns):
+        # "a groom for Biscuit", "a table under Marcus"; not "for Mother's Day".
+        found |= {n for n in named_after(text, ("for", "under")) if not _OCCASION.search(n)}
     theirs = {noun for other in others for noun in other.nouns}
     nouns = [noun for noun in prop.nouns if noun not in theirs]
     labels = [label for label in prop.labels if all(label not in o.labels for o in others)]
     if nouns or labels:
-        found |= named_after(text, [*nouns, *labels])
+        found |= named_after(text, [*nouns, *labels], quoted=True)
     if not found and asked:
         names = names_in(text)
         if len(names) == 1 and not doubtful_names(text):
             found.add(names[0][0])
     if prop.qualified:
-        found = _places_with_regions(text, [*cues, *nouns])
+        # The form asks for a place and its region: one said so, and no other place.
+        places = _places_with_regions(text, [*cues, *nouns])
+        found = places if {p.split(",")[0] for p in places} >= found else set()
     return found.pop() if len(found) == 1 else None
+
+
+# Days and seasons "for" may name: "flowers for Mother's Day", "a groom for Easter".
+_OCCASION = re.compile(
+    r"\b(?:day|eve|night|weekend|week|morning|afternoon|evening|easter|christmas|xmas|"
+    r"thanksgiving|halloween|hanukkah|diwali|ramadan|eid|passover|new year)\b",
+    re.IGNORECASE,
+)
 
 
 # An example of a place and its region in a description: "e.g. San Francisco, CA".
@@ -238,9 +271,10 @@ _PLACE_EXAMPLE = re.compile(
     r"([A-Z][A-Za-z]*(?:\s[A-Z][a-z]+)*)"
 )
 # A place and its region after a cue: "in Boston, MA", "near Austin, Texas".
+# Bounded: five words of a place, three of a region, matched at each cue only.
 _PLACE_AND_REGION = re.compile(
-    r"([A-Z][\w'.-]*(?:\s(?:[A-Z][\w'.-]*|of|de|del|la|le))*),\s*"
-    r"([A-Z][A-Za-z]*(?:\s[A-Z][a-z]+)*)\b(?!\s*(?:,|and\b|or\b))"
+    r"([A-Z][\w'.-]{0,40}(?:\s(?:[A-Z][\w'.-]{0,40}|of|de|del|la|le)){0,4}),\s*"
+    r"([A-Z][A-Za-z]{0,40}(?:\s[A-Z][a-z]{0,40}){0,2})\b(?!\s*(?:,|and\b|or\b))"
 )
 
 
@@ -252,9 +286,25 @@ def _places_with_regions(text: str, cues: Sequence[str]) -> set[str]:
             filler = _FILLER.match(text, match.end())
             at = filler.end() if filler else match.end()
             place = _PLACE_AND_REGION.match(text, at)
-            if place is not None and is_region(place.group(2), expected=True):
-                found.add(f"{place.group(1)}, {place.group(2)}")
-    return found
+            if place is None or not is_region(place.group(2), expected=True):
+                continue
+            # "in Paris, OK?": a code that is a word, asked, is the word.
+            asked = text[place.end() : place.end() + 1] == "?"
+            if asked and place.group(2).lower() in _TAGS:
+                continue
+            found.add(f"{place.group(1)}, {place.group(2)}")
+    # "in Boston, MA - sorry, I mean Denver, CO": another place with a region, cued or
+    # not, leaves it to the model.
+    said = {
+        f"{m.group(1)}, {m.group(2)}"
+        for m in _PLACE_AND_REGION.finditer(text)
+        if is_region(m.group(2), expected=True)
+    }
+    return found if len(said) <= 1 else set()
+
+
+_TAGS = frozenset(["ok", "no", "so", "do", "is", "it", "me", "hi", "am", "on", "at", "by", "to",
+                   "as", "be", "in", "oh"])  # fmt: skip
 
 
 def asked_for(

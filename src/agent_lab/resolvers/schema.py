@@ -121,12 +121,18 @@ def kind_of(schema: Mapping[str, Any]) -> str:
     if fmt == "time":
         return "time"
     described = schema.get("description")
-    if kind in ("string", None) and isinstance(described, str) and _HH_MM.search(described):
+    if (
+        kind in ("string", None)
+        and isinstance(described, str)
+        and _HH_MM.search(described)
+        and not _LASTING.search(described)
+    ):
         return "time"  # "24h clock, HH:MM": a time written as ``stated_time`` writes it
     return "free-form"
 
 
 _HH_MM = re.compile(r"\bHH:MM\b(?!:)")
+_LASTING = re.compile(r"\b(?:duration|length|long|elapsed|lasts?|timer)\b", re.IGNORECASE)
 
 
 class SchemaResolver:
