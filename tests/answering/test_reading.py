@@ -15,19 +15,9 @@ from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
 from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.utterances import accepts, assents, confirms, item_offered, offers
 from agent_lab.kernel.ledger import ValueSource
+from tests.answering.messages import assistant, call, tool, user
 
 NOW = "2026-04-01T09:00:00"
-
-
-def tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> Any:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
 
 
 CITY = {"type": "string", "description": "The city"}
@@ -61,31 +51,6 @@ WEATHER = tool(
     ["city"],
 )
 TOOLS = [SEARCH, BOOK, WEATHER]
-
-
-def call(name: str, arguments: dict[str, Any], ident: str, result: Any) -> list[dict[str, Any]]:
-    return [
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": ident,
-                    "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(arguments)},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": ident, "content": json.dumps(result)},
-    ]
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def assistant(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
 
 
 def answer(messages: list[dict[str, Any]], tools: list[Any] = TOOLS) -> LocalAnswer | Forward:

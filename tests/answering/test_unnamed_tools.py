@@ -6,7 +6,6 @@ Tools and phrasings are this file's own.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -14,19 +13,9 @@ import pytest
 from agent_lab.agents.tool_specs import acts
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
 from agent_lab.answering.utterances import asks_what
+from tests.answering.messages import assistant, call, tool, user
 
 NOW = "2026-04-01T09:00:00"  # a Wednesday
-
-
-def tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> Any:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
 
 
 PLACE = {"type": "string", "description": "Place name"}
@@ -48,31 +37,6 @@ WIRE = tool(
     ["payee", "amount"],
 )
 BALANCE = tool("balance", "Current balance of the wallet.", {}, [])
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def assistant(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
-
-
-def called(name: str, arguments: dict[str, Any], ident: str) -> list[dict[str, Any]]:
-    return [
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": ident,
-                    "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(arguments)},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": ident, "content": json.dumps({"ok": True})},
-    ]
 
 
 def answer(messages: list[dict[str, Any]], tools: list[Any]) -> LocalAnswer | Forward:
@@ -112,7 +76,7 @@ def test_names_with_a_verb_are_told_by_the_name_alone() -> None:
     assert acts("book_crossing", "Timetable of crossings.") is True
 
 
-def test_the_one_tool_that_takes_every_value_said_is_called() -> None:
+def test_the_one_tool_that_takes_every_value_said_is_call() -> None:
     answered = answer([user("Is it going to rain in Ghent on Friday?")], SKIES)
     assert calls(answered) == [("outlook", {"locale": "Ghent", "day": "2026-04-03"})]
 
@@ -139,7 +103,7 @@ def test_an_unnamed_tool_that_acts_is_not_chosen_by_its_values() -> None:
 def test_a_refinement_of_a_tool_with_no_verb_is_read() -> None:
     messages = [
         user("Is it going to rain in Ghent on Friday?"),
-        *called("outlook", {"locale": "Ghent", "day": "2026-04-03"}, "c1"),
+        *call("outlook", {"locale": "Ghent", "day": "2026-04-03"}, "c1", {"ok": True}),
         assistant("Showers on Friday in Ghent."),
         user("and on Sunday?"),
     ]
@@ -149,7 +113,7 @@ def test_a_refinement_of_a_tool_with_no_verb_is_read() -> None:
 def test_what_about_another_task_there_carries_the_place() -> None:
     messages = [
         user("Is it going to rain in Ghent on Friday?"),
-        *called("outlook", {"locale": "Ghent", "day": "2026-04-03"}, "c1"),
+        *call("outlook", {"locale": "Ghent", "day": "2026-04-03"}, "c1", {"ok": True}),
         assistant("Showers on Friday in Ghent."),
         user("What about the pollen there?"),
     ]
@@ -273,7 +237,7 @@ def test_a_value_another_tool_reads_puts_the_router_s_choice_in_doubt() -> None:
     assert answered.decision.reason == "another_tools_values"
 
 
-def test_the_routed_tool_that_takes_every_value_is_called() -> None:
+def test_the_routed_tool_that_takes_every_value_is_call() -> None:
     assert calls(answer([user("the treatment list, massage ones")], SPA)) == [
         ("treatment_list", {"category": "massage"})
     ]
@@ -293,7 +257,7 @@ def test_the_routed_tool_that_takes_every_value_is_called() -> None:
 def test_a_weekday_alone_that_moves_a_date_back_is_the_model_s(said: str, day: str | None) -> None:
     messages = [
         user("Is it going to rain in Ghent next Wednesday?"),
-        *called("outlook", {"locale": "Ghent", "day": "2026-04-08"}, "c1"),
+        *call("outlook", {"locale": "Ghent", "day": "2026-04-08"}, "c1", {"ok": True}),
         assistant("Showers on Wednesday the 8th in Ghent."),
         user(said),
     ]
@@ -333,7 +297,7 @@ def test_a_tool_that_acts_is_asked_for_outright_whatever_its_name(said: str) -> 
 def test_a_weekday_beside_a_clock_time_still_moves_the_date_back() -> None:
     messages = [
         user("Is it going to rain in Ghent next Wednesday?"),
-        *called("outlook", {"locale": "Ghent", "day": "2026-04-08"}, "c1"),
+        *call("outlook", {"locale": "Ghent", "day": "2026-04-08"}, "c1", {"ok": True}),
         assistant("Showers on Wednesday the 8th in Ghent."),
         user("what about thursday, around 3pm?"),
     ]
