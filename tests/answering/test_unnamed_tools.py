@@ -63,6 +63,8 @@ def calls(answered: LocalAnswer | Forward) -> list[tuple[str, dict[str, Any]]]:
         ("outlook", "", True),
         ("front_desk", "Check in a guest on arrival.", True),
         ("check_in_guest", "", True),
+        ("venmo", "Venmo payment to a friend.", True),
+        ("payments", "Payments endpoint. Moves money between wallets.", True),
     ],
 )
 def test_a_name_with_no_verb_is_told_by_its_description(
@@ -76,9 +78,18 @@ def test_names_with_a_verb_are_told_by_the_name_alone() -> None:
     assert acts("book_crossing", "Timetable of crossings.") is True
 
 
-def test_the_one_tool_that_takes_every_value_said_is_call() -> None:
-    answered = answer([user("Is it going to rain in Ghent on Friday?")], SKIES)
+def test_the_one_tool_that_takes_every_value_said_is_called() -> None:
+    answered = answer([user("what's the outlook like in Ghent on Friday?")], SKIES)
     assert calls(answered) == [("outlook", {"locale": "Ghent", "day": "2026-04-03"})]
+
+
+def test_values_alone_name_no_tool() -> None:
+    """A city and a day fit the outlook; a hotel is no outlook."""
+    for said in (
+        "Is it going to rain in Ghent on Friday?",
+        "the cheapest hotel in Ghent on Friday?",
+    ):
+        assert isinstance(answer([user(said)], SKIES), Forward)
 
 
 def test_a_value_the_fitting_tool_leaves_unread_leaves_it_to_the_model() -> None:
@@ -237,7 +248,7 @@ def test_a_value_another_tool_reads_puts_the_router_s_choice_in_doubt() -> None:
     assert answered.decision.reason == "another_tools_values"
 
 
-def test_the_routed_tool_that_takes_every_value_is_call() -> None:
+def test_the_routed_tool_that_takes_every_value_is_called() -> None:
     assert calls(answer([user("the treatment list, massage ones")], SPA)) == [
         ("treatment_list", {"category": "massage"})
     ]
@@ -302,3 +313,16 @@ def test_a_weekday_beside_a_clock_time_still_moves_the_date_back() -> None:
         user("what about thursday, around 3pm?"),
     ]
     assert isinstance(answer(messages, SKIES), Forward)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remind me to wire $25 to Tomas on Friday",
+        "I wired $25 to Tomas by mistake",
+        "Have I wired $25 to Tomas this month?",
+        "wire $25 to Tomas, the amount I said is wrong",
+    ],
+)
+def test_an_act_put_off_said_done_or_doubted_is_not_made(said: str) -> None:
+    assert isinstance(answer([user(said)], [WIRE, BALANCE]), Forward)

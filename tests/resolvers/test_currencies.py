@@ -99,3 +99,18 @@ def test_a_sum_in_another_currency_than_the_property_s_is_no_amount_of_it() -> N
     assert cued_number("amount", "about ¥500", own=own) is None
     assert cued_number("amount", "send $25", own=own) == 25
     assert cued_number("amount", "25 bucks", own=own) == 25
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["send €1 000 to Ana", "send 10 000 yen", "send €2.500,00", "send 40 euro cents"],
+)
+def test_a_sum_with_two_readings_is_no_amount(text: str) -> None:
+    own = frozenset(own_words("amount", "How much to send"))
+    assert cued_number("amount", text, own=own) is None
+
+
+@pytest.mark.parametrize("text", ["send $40 CAD to Ana", "$40 (Canadian)", "40 dollars Canadian"])
+def test_a_currency_said_after_the_sum_says_whose_it_is(text: str) -> None:
+    own = frozenset(own_words("amount", "Amount in USD"))
+    assert cued_number("amount", text, own=own) is None

@@ -95,3 +95,17 @@ def test_labelled_identifiers_and_the_one_left_by_its_shape_fill_a_call() -> Non
 def test_a_labelled_date_is_no_identifier() -> None:
     assert read_labelled("reorder order 2025-11-03 please", ["order_id"]) == {}
     assert read_labelled("order 11/03 again", ["order_id"]) == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "where is order 55123, wait, no, it's 55124",
+        "order 55123 or 55124, not sure which",
+        "my zip 94107, where's my stuff",
+        "member id 558201 here, status please",
+    ],
+)
+def test_an_identifier_corrected_or_labelled_as_another_thing_s_is_none(text: str) -> None:
+    schema = {"type": "object", "properties": {"order_id": {"type": "string"}}}
+    assert SchemaResolver(schema)(Event("e", text=text, context={})).arguments == {}

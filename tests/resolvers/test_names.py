@@ -287,12 +287,16 @@ def test_a_count_is_cued_by_what_the_description_says_it_counts() -> None:
 
 def test_for_names_the_being_a_name_is_of() -> None:
     properties = {
-        "patientName": {"type": "string"},
+        "petName": {"type": "string"},
         "clinic": {"type": "string", "description": "Clinic location"},
     }
     assert _resolved(properties, "a check-up for Ilse at the Oostkamp clinic") == {
-        "patientName": "Ilse"
+        "petName": "Ilse"
     }
+    # A guest "for" something may be a date or a table: "under" names one.
+    guest = {"guestName": {"type": "string"}}
+    assert _resolved(guest, "a table for Valentine's") == {}
+    assert _resolved(guest, "a table under Ilse") == {"guestName": "Ilse"}
     # A show's title is no being's name: "for" says nothing of it.
     assert _resolved({"show_title": {"type": "string"}}, "two seats for Medea") == {}
 
@@ -378,6 +382,7 @@ def test_names_that_are_not_the_property_s(properties: dict[str, Any], text: str
         "I live in Tucson, AZ. Weather in Denver right now?",
         "in Tucson, AZ - sorry, I mean Denver, CO",
         "what's the weather in Paris, OK?",
+        "weather in Springfield, IL? my bad, Springfield Missouri",
     ],
 )
 def test_a_place_with_its_region_is_read_only_as_the_one_place_said(text: str) -> None:

@@ -85,6 +85,14 @@ _STRONG_ACTS = frozenset(
 )  # fmt: skip
 
 
+# Nouns of an act, in a description that opens with no verb: "Venmo payment to a friend".
+_ACT_NOUNS = frozenset(
+    ["payment", "payments", "transfer", "transfers", "purchase", "purchases", "booking",
+     "bookings", "reservation", "reservations", "donation", "donations", "withdrawal",
+     "withdrawals", "refund", "refunds", "tip", "tips", "checkout", "moves", "sends"]
+)  # fmt: skip
+
+
 def acts(name: str, description: str = "") -> bool:
     """Whether a tool acts (books, buys, sends, adds) rather than looks up.
 
@@ -111,7 +119,10 @@ def acts(name: str, description: str = "") -> bool:
         return False
     if first in ACTING_VERBS or _third_person(first) in ACTING_VERBS:
         return True
-    return any(word in _STRONG_ACTS or _third_person(word) in _STRONG_ACTS for word in said)
+    return any(
+        word in _STRONG_ACTS or _third_person(word) in _STRONG_ACTS or word in _ACT_NOUNS
+        for word in said
+    )
 
 
 # A look-up verb with a particle that makes it an act: "check in a guest", "checkIn".

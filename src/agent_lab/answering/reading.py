@@ -81,6 +81,9 @@ if TYPE_CHECKING:
 
 __all__ = ["read_conversation"]
 
+_TERSE = 1_000
+"""The longest message read for a tool by the values it takes: each offered tool reads it."""
+
 
 def read_conversation(
     decider: Decider,
@@ -219,22 +222,23 @@ class _Reading:
         return fitting[0] if len(fitting) == 1 else None
 
     def _fits_alone(self) -> Decision | None:
-        """The one tool that takes every value the last message gives, when none is named.
+        """The one look-up the words speak of, too weakly to route, that takes them all.
 
-        "Will it be sunny in Kyoto next Wednesday?" among a forecast and an air quality
-        index: only the forecast takes both the place and the day. A value another tool
-        reads and the call leaves ("large" for a grooming's size, beside a search for
-        open slots) leaves it to the model, as do two tools that fit.
-
-        Values tell tools apart only where there are tools to tell apart and values
-        enough: among two tools or more, two values or more. A lone tool that takes one
-        place is no answer to "When is sunset in Beijing?" (its words must name it:
-        ``LexicalRouter.speaks_of``).
+        "ferries from Bergen to Stavanger next Monday?" speaks of ``ferry_times`` alone
+        and gives it both ports and the day. Values alone tell no tool: "the cheapest
+        hotel in Miami on Friday" fits a forecast's city and day, and is no forecast.
+        A value another tool reads and the call leaves ("large" for a grooming's size,
+        beside a search for open slots) leaves it to the model, as do two tools that
+        fit; so do a lone tool (its words must name it: ``LexicalRouter.speaks_of``),
+        fewer than two values, and a tool that acts.
         """
         text, context = self.conversation.last_user, self.turn.context
         names = self.task.names_offered
         if len(names) < 2 or any(role == "user" for role, _ in self.conversation.said[:-1]):
             return None  # a task stated before, in words no tool's name holds: unknown
+        spoken: set[str] = self.task.spoken_of(text) if len(text) <= _TERSE else set()
+        if len(spoken) != 1:
+            return None  # the words name no tool (a hotel is no weather), or several
         read = {
             name: list(self.reader_of(name).read(name, text, context).values()) for name in names
         }
@@ -251,11 +255,9 @@ class _Reading:
             and (decision := self._call(name, refining=False, alone=True)) is not None
             and all(value in (decision.arguments or {}).values() for value in given)
         ]
-        if len(fitting) != 1:
-            return None
-        # Words of another tool, too few to route, leave it to the model; words of this one
-        # ("ferries from Bergen to Stavanger next Monday?" for ``ferry_times``) bear it out.
-        return fitting[0] if self.task.spoken_of(text) <= {fitting[0].event} else None
+        # Words of this one, too few to route, bear it out ("ferries from Bergen to
+        # Stavanger next Monday?" for ``ferry_times``).
+        return fitting[0] if len(fitting) == 1 and {fitting[0].event} == spoken else None
 
     def _call(
         self,

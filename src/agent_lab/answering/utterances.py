@@ -211,17 +211,21 @@ def accepts(text: str) -> bool:
 # A no, or an act held back: "No.", "hold off", "never mind", "scratch that", "not yet".
 # A negation anywhere holds an act back, whatever it negates: "Send a $5 tip. Actually,
 # no.", "I never asked you to send it", "or maybe not". A reason given with a request
-# ("cancel my class, I can't make it") is held back too: the model's to weigh.
+# ("cancel my class, I can't make it") is held back too: the model's to weigh. So are an
+# act put off ("Remind me to send..."), one said done ("I sent $25 to Tomas by mistake")
+# and a value said wrong.
 _WITHHELD = re.compile(
     r"\b(?:no|not|never|nope|nah|hold off|hold on|wait|never ?mind|scratch that|scrap that|"
-    r"forget it|abort|jk|don'?t|do not)\b|n't\b",
+    r"forget it|abort|jk|don'?t|do not|wrong|mistake|remind me|remember to|already|"
+    r"sent|paid|booked|bought|ordered|transferred|reserved|cancell?ed|rented|purchased)\b"
+    r"|n't\b",
     re.IGNORECASE,
 )
 # A question about an act, or a condition on it: "How much would it cost to rent...?",
 # "If I send 40 EUR, when does it arrive?", "Is it possible to book...?".
 _ABOUT_AN_ACT = re.compile(
     r"^\W*(?:(?:and|so|ok(?:ay)?|hmm+|well)\W+)?(?:how|what|when|where|which|who|why|whether|"
-    r"if|is|are|was|were|does|do|did|would it|will it|could it|should i)\b"
+    r"if|is|are|was|were|does|do|did|have|has|had|would it|will it|could it|should i)\b"
     r"|\b(?:if|whether) (?:i|we)\b",
     re.IGNORECASE,
 )

@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.currencies import (
+    codes_after,
     codes_in_words,
     codes_named,
     money_codes,
@@ -171,6 +172,11 @@ _MONEY = re.compile(
     rf"({_SIGNS})\s?({_SIGNED})|(?<![\w.,-])()({_SIGNED})\s*({_UNITS})\b", re.IGNORECASE
 )
 # "2,500 NOK": a code after a number, in capitals as codes are written ("2 all" is no sum).
+# A number that goes on past a space or a decimal comma, or a sum in cents.
+_SPLIT_NUMBER = re.compile(
+    r"\s\d{3}\b|,\d|\s*(?:[a-z]+\s+)?(?:cents?|pence|penny|centimes?)\b", re.IGNORECASE
+)
+_SPLIT_BEFORE = re.compile(r"\d\s$")
 # The groups as _MONEY's: sign, number after it, (none), number before a word, the word.
 _MONEY_CODE = re.compile(rf"(?<![\w.,-])()()()({_SIGNED})\s*({'|'.join(money_codes())})\b")
 
@@ -188,8 +194,16 @@ def _money(text: str, wanted: frozenset[str] = frozenset()) -> list[tuple[float,
     for match in matches:
         group = 2 if match.group(2) else 4
         said = match.group(1) if match.group(1) else match.group(5)
-        if wanted and said and said.lower() != "bucks" and not codes_named(said) & wanted:
-            continue
+        if _SPLIT_NUMBER.match(text, match.end(group)) or _SPLIT_BEFORE.search(
+            text, 0, match.start(group)
+        ):
+            return None  # "€1 000", "2.500,00 €", "40 euro cents": two readings
+        # A currency said after the sum says which its sign or unit is ("$40 CAD").
+        named = codes_after(text[match.end() : match.end() + 30])
+        if not named and said and said.lower() != "bucks":
+            named = codes_named(said)
+        if wanted and named and not named & wanted:
+            continue  # "2,500 NOK", "$40 CAD" for an amount in US dollars
         token = match.group(group)
         if token.lower() in ("a", "an"):
             continue

@@ -13,6 +13,7 @@ are this module's, chosen so that none is an ordinary English word ("real",
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, cast
 
 import pycountry
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "codes_after",
     "codes_named",
     "currency_spellings",
     "is_symbol",
@@ -154,3 +156,24 @@ def named_otherwise(lowered: str, start: int, end: int, code: str) -> bool:
         return False
     codes = codes_named(f"{word} {lowered[start:end]}")
     return bool(codes) and code not in codes
+
+
+@functools.cache
+def _adjectives() -> dict[str, frozenset[str]]:
+    """The first word of a currency's name to its codes: "canadian": CAD."""
+    found: dict[str, set[str]] = {}
+    for code, name in _names().items():
+        words = name.split()
+        if len(words) > 1 and words[0] not in ("us", "new", "cfa"):
+            found.setdefault(words[0], set()).add(code)
+    return {word: frozenset(codes) for word, codes in found.items()}
+
+
+def codes_after(text: str) -> frozenset[str]:
+    """The currency the first word of ``text`` names: "CAD", "(Canadian)"."""
+    found: set[str] = set()
+    for word in re.findall(r"[A-Za-z]+", text)[:1]:
+        if word.isupper() and len(word) == 3:
+            found |= codes_named(word)
+        found |= _adjectives().get(word.lower(), frozenset())
+    return frozenset(found)

@@ -24,9 +24,15 @@ from typing import TYPE_CHECKING, Any
 from agent_lab.resolvers.cues import name_words
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = ["identifies", "read_identifier", "read_labelled"]
+__all__ = [
+    "identified",
+    "identifier_tokens",
+    "identifies",
+    "read_identifier",
+    "read_labelled",
+]
 
 # The words of a property's name that say it holds an identifier, and those that say
 # it holds a number of another kind (a count, a phone).
@@ -63,8 +69,30 @@ def read_identifier(text: str, read: Iterable[object] = ()) -> str | None:
     """The one token of ``text`` shaped as an identifier, as written; else ``None``.
 
     ``read`` are values read from the text for other properties (a count, a time): a
-    token one of them is is none.
+    token one of them is is none. One labelled as another thing's ("zip 94107",
+    "member id 558201") is none either, and leaves the reading to the model.
     """
+    found = identifier_tokens(text, read)
+    if any(_OTHERS_LABEL.search(text, 0, start) for start in _starts(text, found)):
+        return None
+    return found.pop() if len(found) == 1 else None
+
+
+# A label of another thing than the property's, just before a token: "zip 94107".
+_OTHERS_LABEL = re.compile(
+    r"\b(?:zip|postcode|postal code|phone|tel|mobile|pin|account|member|membership|card|"
+    r"loyalty|customer|employee|student|passport|licen[cs]e)\s*(?:id|no\.?|number|#)?\s*"
+    r"(?:is|:)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _starts(text: str, tokens: set[str]) -> list[int]:
+    return [m.start() for token in tokens for m in re.finditer(re.escape(token), text)]
+
+
+def identifier_tokens(text: str, read: Iterable[object] = ()) -> set[str]:
+    """Every token of ``text`` shaped as an identifier that no value ``read`` is."""
     taken = {str(value).lower() for value in read}
     found: set[str] = set()
     for match in _TOKEN.finditer(text):
@@ -81,7 +109,7 @@ def read_identifier(text: str, read: Iterable[object] = ()) -> str | None:
         if _MONEY_AFTER.match(after) or _CLOCK_AFTER.match(after):
             continue
         found.add(token)
-    return found.pop() if len(found) == 1 else None
+    return found
 
 
 _LABELLED_VALUE = r"([A-Za-z0-9][A-Za-z0-9/-]*[A-Za-z0-9])(?![\w/-]|[.,]\d)"
@@ -123,11 +151,31 @@ def read_labelled(text: str, names: Iterable[str]) -> dict[str, str]:
         pattern = _label_pattern(name, shared)
         if pattern is None:
             continue
-        tokens = {m.group(1) for m in pattern.finditer(text) if _labelled_shape(m.group(1))}
+        tokens = {
+            m.group(1)
+            for m in pattern.finditer(text)
+            if _labelled_shape(m.group(1)) and not _anothers(text, m)
+        }
         if len(tokens) == 1:
             found[name] = tokens.pop()
     values = list(found.values())
     return {name: value for name, value in found.items() if values.count(value) == 1}
+
+
+def _anothers(text: str, match: re.Match[str]) -> bool:
+    """Whether an identifying word alone labels another thing's: "member id 558201"."""
+    first = match.group(0).split()[0].lower().rstrip(":#.")
+    if first not in _IDENTIFYING:
+        return False
+    before = re.search(r"([A-Za-z]+)\W*$", text[: match.start()])
+    return before is not None and before.group(1).lower() not in _LEADING
+
+
+# Words that may come before an identifying word that labels the property's own value.
+_LEADING = frozenset(
+    ["my", "the", "your", "our", "its", "their", "his", "her", "a", "an", "is", "and", "with",
+     "for", "to", "on", "of", "please", "pls", "here", "booking", "reference"]
+)  # fmt: skip
 
 
 def _labelled_shape(token: str) -> bool:
@@ -137,3 +185,26 @@ def _labelled_shape(token: str) -> bool:
     if any(ch.isdigit() for ch in token):
         return len(token) >= 3
     return len(token) >= 5 and token.isupper()
+
+
+def identified(
+    text: str, identifying: Sequence[str], found: Mapping[str, object]
+) -> dict[str, str]:
+    """The tool's identifiers ``identifying`` the text gives, less those ``found`` holds.
+
+    Each by its label, then the one left unlabelled by its shape. An identifier-shaped
+    token no label accounts for and no property is left for ("order 55123, wait, it's
+    55124") leaves them all to the model.
+    """
+    open_ids = [name for name in identifying if name not in found]
+    labelled = read_labelled(text, identifying)
+    left = [name for name in open_ids if name not in labelled]
+    unexplained = identifier_tokens(text, found.values()) - set(labelled.values())
+    if labelled and len(unexplained) > (1 if len(left) == 1 else 0):
+        return {}
+    given = {name: value for name, value in labelled.items() if name in open_ids}
+    if len(left) == 1 and len(identifying) - len(labelled) == 1:
+        code = read_identifier(text, [*found.values(), *labelled.values()])
+        if code is not None:
+            given[left[0]] = code
+    return given

@@ -239,8 +239,10 @@ def read_name(
     if cues:
         found |= named_after(text, cues)
     if prop.role == "name" and alone and _BEINGS & set(prop.nouns):
-        # "a groom for Biscuit", "a table under Marcus"; not "for Mother's Day".
-        found |= {n for n in named_after(text, ("for", "under")) if not _OCCASION.search(n)}
+        # "a table under Marcus"; "a groom for Biscuit" for an animal, as a guest "for" a
+        # date is no guest ("for Valentine's", "for Table 12"); not "for Mother's Day".
+        cue = ("for", "under") if _ANIMALS & set(prop.nouns) else ("under",)
+        found |= {n for n in named_after(text, cue) if not _OCCASION.search(n)}
     theirs = {noun for other in others for noun in other.nouns}
     nouns = [noun for noun in prop.nouns if noun not in theirs]
     labels = [label for label in prop.labels if all(label not in o.labels for o in others)]
@@ -257,6 +259,7 @@ def read_name(
     return found.pop() if len(found) == 1 else None
 
 
+_ANIMALS = frozenset(["pet", "dog", "cat", "horse", "animal"])
 # Days and seasons "for" may name: "flowers for Mother's Day", "a groom for Easter".
 _OCCASION = re.compile(
     r"\b(?:day|eve|night|weekend|week|morning|afternoon|evening|easter|christmas|xmas|"
@@ -300,7 +303,14 @@ def _places_with_regions(text: str, cues: Sequence[str]) -> set[str]:
         for m in _PLACE_AND_REGION.finditer(text)
         if is_region(m.group(2), expected=True)
     }
-    return found if len(said) <= 1 else set()
+    if len(said) > 1 or _CORRECTION.search(text):
+        return set()  # "Springfield, IL? my bad, Springfield Missouri"
+    return found
+
+
+_CORRECTION = re.compile(
+    r"\b(?:sorry|my bad|i mean|i meant|actually|correction|scratch that|no,|not)\b", re.I
+)
 
 
 _TAGS = frozenset(["ok", "no", "so", "do", "is", "it", "me", "hi", "am", "on", "at", "by", "to",

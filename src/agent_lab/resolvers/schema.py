@@ -68,7 +68,7 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import mentions, read_enum
-from agent_lab.resolvers.identifiers import identifies, read_identifier, read_labelled
+from agent_lab.resolvers.identifiers import identified, identifies
 from agent_lab.resolvers.learned import property_validator
 from agent_lab.resolvers.names import FreeForm, asked_for, read_name
 from agent_lab.resolvers.properties import (
@@ -244,7 +244,7 @@ class SchemaResolver:
                 if prop.free is not None and isinstance(value, str):
                     names[prop.name] = value
         if self._identifying and read_names:
-            self._fill_identifiers(found, text)
+            found.update(identified(text, self._identifying, found))
         # One name is one property's: read for two (a city and a category), or the value
         # of another (the doctor's type read as the city), it is not this one's.
         others = Counter(str(value).lower() for name, value in found.items() if name not in names)
@@ -331,17 +331,6 @@ class SchemaResolver:
                     continue
             if prop.constant and not evidence(prop, text):
                 found[prop.name] = prop.constant[0]
-
-    def _fill_identifiers(self, found: JSONObject, text: str) -> None:
-        """Identifiers by their labels, then the one left by its shape (``identifiers``)."""
-        open_ids = [name for name in self._identifying if name not in found]
-        labelled = read_labelled(text, self._identifying)
-        found.update({name: value for name, value in labelled.items() if name in open_ids})
-        left = [name for name in open_ids if name not in labelled]
-        if len(left) == 1 and len(self._identifying) - len(labelled) == 1:
-            code = read_identifier(text, [*found.values(), *labelled.values()])
-            if code is not None:
-                found[left[0]] = code
 
     @staticmethod
     def _render(prop: Property, value: JSONValue) -> JSONValue:
