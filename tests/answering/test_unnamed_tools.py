@@ -12,7 +12,7 @@ import pytest
 
 from agent_lab.agents.tool_specs import acts
 from agent_lab.answering import Answerer, Asked, Forward, LocalAnswer
-from agent_lab.answering.utterances import asks_what
+from agent_lab.answering.utterances import asks_to_act, asks_what
 from tests.answering.messages import assistant, call, tool, user
 
 NOW = "2026-04-01T09:00:00"  # a Wednesday
@@ -326,3 +326,8 @@ def test_a_weekday_beside_a_clock_time_still_moves_the_date_back() -> None:
 )
 def test_an_act_put_off_said_done_or_doubted_is_not_made(said: str) -> None:
     assert isinstance(answer([user(said)], [WIRE, BALANCE]), Forward)
+
+
+def test_remind_me_asks_a_reminder_tool_for_its_own_act() -> None:
+    assert asks_to_act("remind me to ring Oma at 18:45", "set", acting=True)
+    assert not asks_to_act("Remind me to wire $25 to Tomas on Friday", "wire", acting=True)

@@ -212,11 +212,10 @@ def accepts(text: str) -> bool:
 # A negation anywhere holds an act back, whatever it negates: "Send a $5 tip. Actually,
 # no.", "I never asked you to send it", "or maybe not". A reason given with a request
 # ("cancel my class, I can't make it") is held back too: the model's to weigh. So are an
-# act put off ("Remind me to send..."), one said done ("I sent $25 to Tomas by mistake")
-# and a value said wrong.
+# act said done ("I sent $25 to Tomas by mistake") and a value said wrong.
 _WITHHELD = re.compile(
     r"\b(?:no|not|never|nope|nah|hold off|hold on|wait|never ?mind|scratch that|scrap that|"
-    r"forget it|abort|jk|don'?t|do not|wrong|mistake|remind me|remember to|already|"
+    r"forget it|abort|jk|don'?t|do not|wrong|mistake|already|"
     r"sent|paid|booked|bought|ordered|transferred|reserved|cancell?ed|rented|purchased)\b"
     r"|n't\b",
     re.IGNORECASE,
@@ -229,6 +228,9 @@ _ABOUT_AN_ACT = re.compile(
     r"|\b(?:if|whether) (?:i|we)\b",
     re.IGNORECASE,
 )
+
+
+_PUT_OFF = re.compile(r"\b(?:remind me|remember) to\b(.*)", re.IGNORECASE | re.DOTALL)
 
 
 def asks_to_act(text: str, verb: str | None = None, *, acting: bool | None = None) -> bool:
@@ -244,6 +246,11 @@ def asks_to_act(text: str, verb: str | None = None, *, acting: bool | None = Non
     if len(text) > 1_000 or _WITHHELD.search(text):
         return False
     if verb != "cancel" and re.search(r"\bcancel\b", text, re.IGNORECASE):
+        return False
+    # "Remind me to send $25 to Tomas": the act put off is a reminder's, not the sending;
+    # "remind me to call mom" asks a reminder tool for its own act.
+    put_off = _PUT_OFF.search(text)
+    if put_off and verb and re.search(rf"\b{re.escape(verb)}", put_off.group(1), re.I):
         return False
     if not (acting if acting is not None else (verb or "") in ACTING_VERBS):
         return True
