@@ -90,8 +90,11 @@ OPTIONAL_MODULES = frozenset(
         "langchain_core",
         "llama_cpp",  # local
         "opentelemetry",  # otel
+        "pandas",  # ray
         "prometheus_client",  # gateway
+        "pyarrow",  # ray
         "pydantic_ai",
+        "ray",
         "starlette",  # gateway
         "uvicorn",  # gateway
         "uvloop",  # gateway

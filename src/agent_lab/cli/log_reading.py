@@ -19,7 +19,9 @@ __all__ = ["add_log_options", "log_paths", "settings_of"]
 def add_log_options(command: argparse.ArgumentParser) -> None:
     """The options every command that reads logs shares."""
     command.add_argument(
-        "logs", nargs="+", help="log files: chat, pairs or otel JSON lines, plain or gzipped"
+        "logs",
+        nargs="+",
+        help="log files: chat, pairs or otel JSON lines, plain, gzipped or Parquet",
     )
     command.add_argument(
         "--format",

@@ -1,4 +1,4 @@
-"""Reading log files: line by line, plain or gzipped, each line a request, several, or a skip.
+"""Reading log files (plain, gzipped, Parquet): each line a request, several, or a skip.
 
 A gateway's SQLite store (``agent-lab serve --db``, told by its first bytes)
 is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``),
@@ -8,15 +8,18 @@ at a time, and a line over ``MAX_LINE_BYTES`` is passed over unread
 (``too_large``). Blank lines are found and counted in blocks, never one by
 one. A gzipped file is told by its magic bytes, not its name. Only regular
 files are opened (``_input_files``): a FIFO or a device is refused before a
-byte is read. The format is told per file by its first line that is JSON of
+byte is read. A Parquet file (``logs.parquet``) is told by its magic bytes too:
+its rows are lines. The format is told per file by its first line that is JSON of
 a known shape, unless the caller names it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import re
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -27,6 +30,8 @@ from agent_lab.logs.chat import chat_requests
 from agent_lab.logs.exchanges import MAGIC, store_rows
 from agent_lab.logs.otel import otel_requests
 from agent_lab.logs.pairs import pair_request
+from agent_lab.logs.parquet import MAGIC as PARQUET_MAGIC
+from agent_lab.logs.parquet import parquet_lines
 from agent_lab.logs.record import LogError, LogFormat, LoggedRequest, SkippedLine, SkipReason
 
 if TYPE_CHECKING:
@@ -35,7 +40,17 @@ if TYPE_CHECKING:
 
     from agent_lab.strict_json import JSONValue
 
-__all__ = ["COUNTED", "MAX_LINE_BYTES", "detect_format", "read_line", "read_logs"]
+__all__ = [
+    "COUNTED",
+    "MAX_LINE_BYTES",
+    "LogLine",
+    "detect_format",
+    "file_lines",
+    "line_requests",
+    "read_line",
+    "read_logs",
+    "stops_run",
+]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
@@ -172,22 +187,14 @@ def _line(name: str, number: int, line: bytes, size: int) -> tuple[str, bytes | 
     return (f"{name}:{number}", line) if line.strip() else None
 
 
-def _open(path: Path) -> tuple[io.BufferedReader, io.BufferedIOBase]:
-    """The file, and the stream of its lines: itself, or its gzip decompression."""
+def _open(path: Path) -> io.BufferedReader:
+    """The file, opened for reading (a regular file only)."""
     try:
-        handle = open_input(path, what="log")
+        return open_input(path, what="log")
     except FileNotFoundError as err:
         raise MissingInputError(f"{path}: no such log file") from err
     except OSError as err:
         raise InputFileError(str(path), err.strerror or str(err)) from err
-    try:
-        magic = handle.peek(2)[:2]
-    except OSError as err:
-        handle.close()
-        raise InputFileError(str(path), err.strerror or str(err)) from err
-    if magic == _GZIP_MAGIC:
-        return handle, gzip.GzipFile(fileobj=handle, mode="rb")
-    return handle, handle
 
 
 def _undetected(where: str) -> SkippedLine:
@@ -198,36 +205,99 @@ def _undetected(where: str) -> SkippedLine:
     )
 
 
-def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest | SkippedLine]:
-    name = str(path)
-    handle, stream = _open(path)
-    if stream is handle and handle.peek(len(MAGIC))[: len(MAGIC)] == MAGIC:
-        # The gateway's store: its rows are pairs lines, whatever format was named.
-        handle.close()
-        yield from (request for _, request in store_rows(path))
-        return
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One line of a log file, not yet read: where it is, its bytes, its file's format."""
+
+    where: str
+    text: bytes
+    format: LogFormat | None
+    """The format the file's first line of a known shape tells (or the one named);
+    ``None`` for a line before any such line."""
+
+
+def file_lines(
+    handle: io.BufferedReader, name: str, format: LogFormat | None
+) -> Iterator[LogLine | SkippedLine]:
+    """Each line of an open log file, plain, gzipped or Parquet, with the format it is read in.
+
+    The work of reading a file that needs no plugin, no tool and no model:
+    a caller may run it where the file is and send the lines elsewhere to be
+    read (``line_requests``), as ``--engine ray`` does.
+
+    Raises:
+        InputFileError: The file cannot be read at all (a Parquet file
+            without pyarrow, or one it does not read).
+    """
     try:
-        for where, line in _lines(stream, name):
-            if line is None:
-                message = f"the line is longer than {MAX_LINE_BYTES >> 20} MiB"
-                yield SkippedLine(where=where, reason=SkipReason.TOO_LARGE, message=message)
-                continue
-            try:
-                value = parse(line, where)
-            except LogError as err:
-                yield err.skipped
-                continue
-            format = format or detect_format(value)
-            if format is None:
-                yield _undetected(where)
-                continue
-            yield from _requests(value, where, format)
+        magic = handle.peek(len(PARQUET_MAGIC))[: len(PARQUET_MAGIC)]
+    except OSError as err:
+        raise InputFileError(name, err.strerror or str(err)) from err
+    if magic == PARQUET_MAGIC:
+        yield from _with_format(parquet_lines(handle, name), format)
+        return
+    stream: io.BufferedIOBase = handle
+    if magic[: len(_GZIP_MAGIC)] == _GZIP_MAGIC:
+        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+    try:
+        yield from _with_format(_lines(stream, name), format)
     except LogError as err:
         yield err.skipped
     finally:
-        # Closing a GzipFile leaves the file it reads open.
-        stream.close()
+        # Closing a GzipFile leaves the file it reads open: the caller closes that.
+        if stream is not handle:
+            stream.close()
+
+
+def _with_format(
+    lines: Iterable[tuple[str, bytes | None] | SkippedLine], format: LogFormat | None
+) -> Iterator[LogLine | SkippedLine]:
+    for item in lines:
+        if isinstance(item, SkippedLine):
+            yield item
+            continue
+        where, line = item
+        if line is None:
+            message = f"the line is longer than {MAX_LINE_BYTES >> 20} MiB"
+            yield SkippedLine(where=where, reason=SkipReason.TOO_LARGE, message=message)
+            continue
+        if format is None:
+            with contextlib.suppress(LogError):  # not JSON: told again, and skipped, when read
+                format = detect_format(parse(line, where))
+        yield LogLine(where, line, format)
+
+
+def line_requests(line: LogLine) -> list[LoggedRequest | SkippedLine]:
+    """The requests of a line ``file_lines`` gave, as ``read_line`` reads them."""
+    if line.format is not None:
+        return read_line(line.text, where=line.where, format=line.format)
+    try:
+        parse(line.text, line.where)
+    except LogError as err:
+        return [err.skipped]
+    return [_undetected(line.where)]
+
+
+def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest | SkippedLine]:
+    handle = _open(path)
+    try:
+        if handle.peek(len(MAGIC))[: len(MAGIC)] == MAGIC:
+            # The gateway's store: its rows are pairs lines, whatever format was named.
+            handle.close()
+            yield from (request for _, request in store_rows(path))
+            return
+        for item in file_lines(handle, str(path), format):
+            if isinstance(item, SkippedLine):
+                yield item
+            else:
+                yield from line_requests(item)
+    finally:
         handle.close()
+
+
+def stops_run(skipped: SkippedLine) -> bool:
+    """Whether a line left out stops a run that does not skip bad lines: a fault of the log."""
+    return skipped.reason not in COUNTED and not skipped.counted
 
 
 def read_logs(
@@ -263,11 +333,6 @@ def read_logs(
         raise ArgumentError(f"format must be one of {[f.value for f in LogFormat]}") from err
     for path in [paths] if isinstance(paths, str | Path) else paths:
         for found in _read_file(Path(path), forced):
-            if (
-                isinstance(found, SkippedLine)
-                and on_error == "fail"
-                and found.reason not in COUNTED
-                and not found.counted
-            ):
+            if isinstance(found, SkippedLine) and on_error == "fail" and stops_run(found):
                 raise LogError(found)
             yield found

@@ -48,7 +48,17 @@ def add_command(add_parser: AddParser) -> None:
         "first (default 0.99)",
     )
     shadow.add_argument(
-        "--workers", type=checks.positive_count, default=1, help="processes (default 1)"
+        "--workers",
+        type=checks.positive_count,
+        help="processes, or with --engine ray replay actors (default 1; with ray, as many as "
+        "the cluster's CPUs)",
+    )
+    shadow.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this machine's processes; ray: Ray Data, on RAY_ADDRESS's cluster or a "
+        "local Ray, reading files, folders, globs and object-store addresses (the ray extra)",
     )
     shadow.add_argument(
         "--redact",
@@ -73,18 +83,37 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
     from agent_lab.lab.shadow.run import shadow  # noqa: PLC0415
     from agent_lab.lab.shadow.tables import headline, tool_table  # noqa: PLC0415
 
-    paths = log_paths(options.logs)
+    if options.engine == "ray":
+        from agent_lab.lab.shadow.on_ray import log_sources  # noqa: PLC0415
+
+        sources = log_sources(options.logs)
+        paths = [Path(source) for source in sources if "://" not in source]
+    else:
+        paths = log_paths(options.logs)
+        sources = [str(path) for path in paths]
     html = Path(options.html) if options.html else None
     if html is not None:
         check_output_file(html, "--html")
         check_outputs_apart({"--html": html}, paths)
     plugins = _plugin_loader(options.plugins)
-    figures = shadow(
-        paths,
-        settings_of(options, workers=options.workers),
-        load_plugins=plugins if plugins is not None else _no_plugins,
-        load_prices=_price_loader(options.prices),
-    )
+    load_plugins = plugins if plugins is not None else _no_plugins
+    if options.engine == "ray":
+        from agent_lab.lab.shadow.on_ray import RayEngine, shadow_on_ray  # noqa: PLC0415
+
+        figures = shadow_on_ray(
+            sources,
+            settings_of(options),
+            RayEngine(workers=options.workers),
+            load_plugins=load_plugins,
+            load_prices=_price_loader(options.prices),
+        )
+    else:
+        figures = shadow(
+            paths,
+            settings_of(options, workers=options.workers or 1),
+            load_plugins=load_plugins,
+            load_prices=_price_loader(options.prices),
+        )
     document = figures.as_json(min_agreement=options.min_agreement, redact=options.redact)
     if html is not None:
         from agent_lab.lab.shadow.page import render_page  # noqa: PLC0415  (jinja2 on demand)
@@ -93,7 +122,7 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
         write_whole(
             html,
             "--html",
-            lambda target: render_page(target, document=document, headline=lines, logs=paths),
+            lambda target: render_page(target, document=document, headline=lines, logs=sources),
         )
     if options.json:
         print(json.dumps(document, indent=2), file=streams.out)

@@ -59,7 +59,7 @@ def _share(figure: JSONObject) -> str:
 
 
 def render_page(
-    target: Path, *, document: JSONObject, headline: Sequence[str], logs: Sequence[Path]
+    target: Path, *, document: JSONObject, headline: Sequence[str], logs: Sequence[Path | str]
 ) -> Path:
     """Write the page of ``document`` (``ShadowFigures.as_json``) to ``target``."""
     text = _TEMPLATES.get_template("shadow.html.j2").render(

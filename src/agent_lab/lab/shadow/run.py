@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from agent_lab.answering import Answerer
 from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.log_replay.replayed import replay
-from agent_lab.logs.reader import read_logs
+from agent_lab.logs.reader import LogLine, line_requests, read_logs, stops_run
 from agent_lab.logs.record import LogError, LoggedRequest, SkippedLine
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
 
-__all__ = ["CHUNK", "ShadowSettings", "shadow"]
+__all__ = ["CHUNK", "ShadowSettings", "replay_lines", "shadow"]
 
 CHUNK = 512
 """Requests per task sent to a worker process: large enough that pickling is a small share."""
@@ -72,6 +72,30 @@ def shadow(
         _replay_into(figures, items, load_plugins(), settings)
         return figures
     return _in_workers(items, settings, load_plugins, load_prices)
+
+
+def replay_lines(
+    figures: ShadowFigures,
+    lines: Iterable[LogLine | SkippedLine],
+    plugins: PluginSet | None,
+    settings: ShadowSettings,
+) -> None:
+    """Replay the requests of lines ``logs.reader.file_lines`` gave into ``figures``.
+
+    Raises:
+        LogError: A line that cannot be used, unless ``on_error`` is ``"skip"``.
+    """
+    _replay_into(figures, _requests(lines, settings), plugins, settings)
+
+
+def _requests(
+    lines: Iterable[LogLine | SkippedLine], settings: ShadowSettings
+) -> Iterator[LoggedRequest | SkippedLine]:
+    for line in lines:
+        for found in [line] if isinstance(line, SkippedLine) else line_requests(line):
+            if isinstance(found, SkippedLine) and settings.on_error == "fail" and stops_run(found):
+                raise LogError(found)
+            yield found
 
 
 def _replay_into(
