@@ -35,6 +35,7 @@ from agent_lab.gateway.enforce import Answering, local_response
 from agent_lab.gateway.exchange import Exchange
 from agent_lab.gateway.intake import REFUSALS, read_body_bytes
 from agent_lab.gateway.metrics import GatewayMetrics
+from agent_lab.gateway.overhead import AnsweredBy, RequestTime
 from agent_lab.gateway.relay import (
     JSON,
     Answered,
@@ -68,6 +69,11 @@ _LOG = logging.getLogger(__name__)
 _REQUESTS = logging.getLogger("agent_lab.gateway.requests")
 """One line per request, at INFO (``agent-lab serve -v``)."""
 _CLOCK = SystemClock()
+_ANSWERED: dict[str, AnsweredBy] = {
+    "local": "local",
+    "forwarded": "upstream",
+    "refused": "refused",
+}
 
 
 def no_plugins() -> PluginSet | None:
@@ -176,10 +182,12 @@ class Gateway:
             locked = self.admission.unauthorized(scope) if path == "/metrics" else None
             await (locked or self._app)(scope, receive, send)
             return
+        took = RequestTime(started=_CLOCK.monotonic_ns())
         self.metrics.requests.inc()
         refused = self.admission.refusal(scope)
         if refused is not None:
-            _logged(scope, refused.status_code, "refused", "admission", _CLOCK.monotonic_ns())
+            _logged(scope, refused.status_code, "refused", "admission", took.started)
+            took.say(refused, _CLOCK.monotonic_ns(), self.metrics)
             await refused(scope, receive, send)
             return
         self.admission.in_flight += 1
@@ -189,9 +197,11 @@ class Gateway:
             # never match a decoded line break, and would answer a 404 of its own.
             request = Request(scope, receive)
             try:
-                response = await self._v1(request)
+                response = await self._v1(request, took)
             except Exception as error:  # noqa: BLE001  (answered as the API's 500, logged)
                 response = await self._internal(request, error)
+                took.answered = "failed"
+            took.say(response, _CLOCK.monotonic_ns(), self.metrics)
             await response(scope, receive, send)
         finally:
             self.admission.in_flight -= 1
@@ -218,14 +228,14 @@ class Gateway:
             metrics=self.metrics,
         )
 
-    async def _v1(self, request: Request) -> Response:
-        started = _CLOCK.monotonic_ns()
+    async def _v1(self, request: Request, took: RequestTime) -> Response:
+        started = took.started
         routed = route(request.method, _raw_path(request.scope))
         match routed.outcome:
             case "chat":
-                response, answered, rule = await self._chat(request, started)
+                response, answered, rule = await self._chat(request, took)
             case "forward":
-                response, answered, rule = await self._passthrough(request, routed.path, started)
+                response, answered, rule = await self._passthrough(request, routed.path, took)
             case "bad_path":
                 self.metrics.refused.labels("bad_path").inc()
                 response = error_response(
@@ -243,9 +253,10 @@ class Gateway:
                 response = await self._not_allowed(request, None)
                 answered, rule = "refused", "not_allowed"
         _logged(request.scope, response.status_code, answered, rule, started)
+        took.answered = _ANSWERED[answered]
         return response
 
-    async def _chat(self, request: Request, started: int) -> tuple[Response, str, str]:
+    async def _chat(self, request: Request, took: RequestTime) -> tuple[Response, str, str]:
         at = _now()
         body = await self._body(request)
         if isinstance(body, Response):
@@ -281,8 +292,6 @@ class Gateway:
             )
             if not isinstance(local, str):
                 self.metrics.answered_locally.inc()
-                added = (_CLOCK.monotonic_ns() - started) / 1e9
-                self.metrics.added_latency.labels("local").observe(added)
                 return local[0], "local", local[1]
             rule = local
         elif read.value is not None and over_bounds(read.value):
@@ -290,17 +299,17 @@ class Gateway:
         if rule == "over_bounds":
             self.metrics.undecided.labels("over_bounds").inc()
         forwarded = await self._forward(
-            request, body, "chat/completions", at=at, started=started, reference_date=reference
+            request, body, "chat/completions", at=at, took=took, reference_date=reference
         )
         return forwarded, "forwarded", rule
 
     async def _passthrough(
-        self, request: Request, path: str, started: int
+        self, request: Request, path: str, took: RequestTime
     ) -> tuple[Response, str, str]:
         body = await self._body(request)
         if isinstance(body, Response):
             return body, "refused", REFUSALS.get(body.status_code, "body")
-        forwarded = await self._forward(request, body, path, at=None, started=started)
+        forwarded = await self._forward(request, body, path, at=None, took=took)
         return forwarded, "forwarded", "passthrough"
 
     async def _forward(
@@ -310,7 +319,7 @@ class Gateway:
         path: str,
         *,
         at: str | None,
-        started: int,
+        took: RequestTime,
         reference_date: str | None = None,
     ) -> Response:
         self.metrics.forwarded.inc()
@@ -320,6 +329,8 @@ class Gateway:
 
         def finished(answer: Answered) -> None:
             answered[0] = _CLOCK.monotonic_ns()
+            if not answer.streamed:  # a stream's end comes after the header is sent
+                took.upstream = answered[0] - sent
             if at is None or self.store is None:
                 return
             self.store.put(
@@ -350,7 +361,8 @@ class Gateway:
             self.metrics.upstream_failures.labels(failure.code).inc()
             finished(Answered(status=failure.status, body=b"", error=failure.code))
             return failure_response(failure)
-        response = await relay(
+        took.upstream = _CLOCK.monotonic_ns() - sent  # the headers came: a stream's share
+        return await relay(
             reply,
             check_json=at is not None,
             finished=finished,
@@ -358,10 +370,6 @@ class Gateway:
             hint=self.upstream.hint,
             redact=self._unechoed,
         )
-        if not reply.streamed:
-            added = (_CLOCK.monotonic_ns() - started) - (answered[0] - sent)
-            self.metrics.added_latency.labels("upstream").observe(added / 1e9)
-        return response
 
     async def _health(self, _: Request) -> Response:
         return Response(b'{"status": "ok"}', media_type=JSON)
