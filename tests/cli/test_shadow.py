@@ -407,3 +407,11 @@ def test_a_fuzzed_log_never_crashes_the_command(tmp_path: Path, junk: list[str])
     json.loads(out.getvalue())
     assert run(["shadow", str(log), "--json"], stdout=io.StringIO(), stderr=err) in (0, 2)
     assert "Traceback" not in err.getvalue()
+
+
+def test_import_logs_reads_in_one_process_unless_ray_is_named(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    _, err = cli("import", "logs", str(logs["pairs"]), "--out", str(tmp_path / "i"),
+                 "--workers", "2", code=2)  # fmt: skip
+    assert "--workers needs --engine ray here" in err

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_lab.cli import checks
 from agent_lab.errors import UsageError
 from agent_lab.logs.record import LogFormat
 
 if TYPE_CHECKING:
     import argparse
 
+    from agent_lab.lab.shadow.ray_blocks import RayEngine
     from agent_lab.lab.shadow.run import ShadowSettings
 
-__all__ = ["add_log_options", "log_paths", "settings_of"]
+__all__ = [
+    "LogSources",
+    "add_engine_options",
+    "add_log_options",
+    "log_paths",
+    "log_sources",
+    "settings_of",
+]
 
 
 def add_log_options(command: argparse.ArgumentParser) -> None:
@@ -45,6 +55,49 @@ def add_log_options(command: argparse.ArgumentParser) -> None:
         action="store_true",
         help="count a line that cannot be used, by reason, and go on (default: stop at it)",
     )
+
+
+def add_engine_options(command: argparse.ArgumentParser, *, local_workers: bool) -> None:
+    """``--engine`` and ``--workers``: where the logs are read (``local_workers``: in processes)."""
+    command.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this machine; ray: Ray Data, on RAY_ADDRESS's cluster or a local Ray, "
+        "reading files, folders, globs and object-store addresses (the ray extra)",
+    )
+    where = "processes, or with --engine ray" if local_workers else "with --engine ray,"
+    command.add_argument(
+        "--workers",
+        type=checks.positive_count,
+        help=f"{where} Ray workers (default 1; with ray, up to the cluster's CPUs)",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LogSources:
+    """The logs named, and where they are read."""
+
+    names: list[str]
+    """Each file, as the engine opens it (a local path or an object-store address)."""
+    local: list[Path]
+    """The local ones: outputs must be kept apart from them."""
+    engine: RayEngine | None
+    """``None``: this machine."""
+
+
+def log_sources(options: argparse.Namespace, *, local_workers: bool) -> LogSources:
+    """The logs the options name, checked, for the engine they name."""
+    if options.engine == "ray":
+        from agent_lab.lab.shadow.ray_blocks import RayEngine, log_sources  # noqa: PLC0415
+
+        names = log_sources(options.logs)
+        local = [Path(name) for name in names if "://" not in name]
+        return LogSources(names, local, RayEngine(workers=options.workers))
+    if options.workers is not None and options.workers > 1 and not local_workers:
+        raise UsageError("--workers needs --engine ray here: one process reads the logs")
+    paths = log_paths(options.logs)
+    return LogSources([str(path) for path in paths], paths, None)
 
 
 def log_paths(logs: list[str]) -> list[Path]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import importlib
 import io
 import json
 import os
@@ -32,16 +33,20 @@ if TYPE_CHECKING:
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.log_replay.figures import ShadowFigures
 
-ray = pytest.importorskip("ray", reason="the Ray engine needs the ray extra: uv sync --extra ray")
-pq = pytest.importorskip("pyarrow.parquet", reason="Parquet logs need pyarrow (the ray extra)")
-pa = pytest.importorskip("pyarrow")
+if os.environ.get("AGENT_LAB_REQUIRE_RAY"):
+    # CI installs every extra: there, a Ray that does not import is a failure, never a skip.
+    pa: Any = importlib.import_module("pyarrow")
+    pq: Any = importlib.import_module("pyarrow.parquet")
+    ray: Any = importlib.import_module("ray")
+else:
+    ray = pytest.importorskip(
+        "ray", reason="the Ray engine needs the ray extra: uv sync --extra ray"
+    )
+    pq = pytest.importorskip("pyarrow.parquet", reason="Parquet logs need pyarrow (the ray extra)")
+    pa = pytest.importorskip("pyarrow")
 
-from agent_lab.lab.shadow.on_ray import (  # noqa: E402
-    RayEngine,
-    log_sources,
-    shadow_on_ray,
-    start_local_ray,
-)
+from agent_lab.lab.shadow.on_ray import shadow_on_ray
+from agent_lab.lab.shadow.ray_blocks import RayEngine, log_sources, start_local_ray
 
 pytestmark = pytest.mark.slow
 
@@ -120,19 +125,6 @@ def test_the_figures_equal_the_one_process_run(
     assert _document(_on_ray(logs, engine)) == one_process
 
 
-def _nowhere(document: dict[str, Any]) -> dict[str, Any]:
-    """The figures, less the file and line of each example."""
-    for disagreement in document["disagreements"].values():
-        for example in disagreement["examples"]:
-            example.pop("where")
-    return document
-
-
-def test_parquet_in_either_shape_reads_as_the_json_lines_it_holds(logs: list[Path]) -> None:
-    parquet = _document(_in_one_process(logs[2:4]))
-    assert _nowhere(parquet) == _nowhere(_document(_in_one_process([logs[4]])))
-
-
 def test_folders_and_globs_name_every_file_in_them_in_order(logs: list[Path]) -> None:
     folder = logs[0].parent
     assert log_sources([str(folder)]) == [str(path) for path in logs]
@@ -207,3 +199,16 @@ def test_the_command_on_a_folder_prints_what_it_prints_on_the_files(
     folder = str(logs[0].parent)
     on_ray = _cli("shadow", folder, "--engine", "ray", "--workers", "2", "--json")
     assert json.loads(on_ray) == json.loads(_cli("shadow", *map(str, logs), "--json"))
+
+
+def test_import_logs_on_ray_writes_the_files_one_process_writes(
+    local_ray: None, logs: list[Path], tmp_path: Path
+) -> None:
+    folder = str(logs[0].parent)
+    _cli("import", "logs", *map(str, logs), "--out", str(tmp_path / "one"))
+    _cli("import", "logs", folder, "--engine", "ray", "--workers", "2", "--out",
+         str(tmp_path / "ray"))  # fmt: skip
+    for name in ("workload-logs.jsonl", "events.json", "import-report.json"):
+        one = (tmp_path / "one" / name).read_text()
+        assert one == (tmp_path / "ray" / name).read_text(), name
+    assert len((tmp_path / "one" / "workload-logs.jsonl").read_text().splitlines()) > 2_000

@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.cli.checks import check_output_folder
-from agent_lab.cli.log_reading import add_log_options, log_paths, settings_of
+from agent_lab.cli.log_reading import (
+    add_engine_options,
+    add_log_options,
+    log_sources,
+    settings_of,
+)
 from agent_lab.errors import DatasetImportError, UsageError
 from agent_lab.lab.importers.bfcl import import_bfcl
 from agent_lab.lab.importers.sgd import import_sgd
@@ -57,6 +62,7 @@ def add_command(add_parser: AddParser) -> None:
         help="your agent's logs: each logged call a case whose truth is what the model did",
     )
     add_log_options(logs)
+    add_engine_options(logs, local_workers=False)
     logs.add_argument("--out", required=True, help="write events.json and workload-logs.jsonl here")
     logs.set_defaults(handler=handle_logs)
 
@@ -83,10 +89,10 @@ def handle_logs(options: argparse.Namespace, streams: Streams) -> int:
     """``agent-lab import logs LOGS... --out DIR``: the logs as a workload and plugin folder."""
     from agent_lab.lab.shadow.importing import WORKLOAD, import_logs  # noqa: PLC0415
 
-    paths = log_paths(options.logs)
+    logs = log_sources(options, local_workers=False)
     target = Path(options.out)
     check_output_folder(target, "--out")
-    report = import_logs(paths, settings_of(options), target)
+    report = import_logs(logs.names, settings_of(options), target, engine=logs.engine)
     out = streams.out
     skipped = sum(report.skipped.values())
     print(

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 from agent_lab.cli import checks
 from agent_lab.cli.checks import check_output_file, check_outputs_apart
 from agent_lab.cli.loading import load_plugin_set, plugin_registry
-from agent_lab.cli.log_reading import add_log_options, log_paths, settings_of
+from agent_lab.cli.log_reading import (
+    add_engine_options,
+    add_log_options,
+    log_sources,
+    settings_of,
+)
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import PriceError, UsageError
 from agent_lab.lab.run.plugin_sets import load_plugins
@@ -47,19 +52,7 @@ def add_command(add_parser: AddParser) -> None:
         help="the agreement a tool must clear at its interval's lower bound to be switched "
         "first (default 0.99)",
     )
-    shadow.add_argument(
-        "--workers",
-        type=checks.positive_count,
-        help="processes, or with --engine ray replay actors (default 1; with ray, as many as "
-        "the cluster's CPUs)",
-    )
-    shadow.add_argument(
-        "--engine",
-        choices=("local", "ray"),
-        default="local",
-        help="local: this machine's processes; ray: Ray Data, on RAY_ADDRESS's cluster or a "
-        "local Ray, reading files, folders, globs and object-store addresses (the ray extra)",
-    )
+    add_engine_options(shadow, local_workers=True)
     shadow.add_argument(
         "--redact",
         action="store_true",
@@ -83,33 +76,26 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
     from agent_lab.lab.shadow.run import shadow  # noqa: PLC0415
     from agent_lab.lab.shadow.tables import headline, tool_table  # noqa: PLC0415
 
-    if options.engine == "ray":
-        from agent_lab.lab.shadow.on_ray import log_sources  # noqa: PLC0415
-
-        sources = log_sources(options.logs)
-        paths = [Path(source) for source in sources if "://" not in source]
-    else:
-        paths = log_paths(options.logs)
-        sources = [str(path) for path in paths]
+    logs = log_sources(options, local_workers=True)
     html = Path(options.html) if options.html else None
     if html is not None:
         check_output_file(html, "--html")
-        check_outputs_apart({"--html": html}, paths)
+        check_outputs_apart({"--html": html}, logs.local)
     plugins = _plugin_loader(options.plugins)
     load_plugins = plugins if plugins is not None else _no_plugins
-    if options.engine == "ray":
-        from agent_lab.lab.shadow.on_ray import RayEngine, shadow_on_ray  # noqa: PLC0415
+    if logs.engine is not None:
+        from agent_lab.lab.shadow.on_ray import shadow_on_ray  # noqa: PLC0415
 
         figures = shadow_on_ray(
-            sources,
+            logs.names,
             settings_of(options),
-            RayEngine(workers=options.workers),
+            logs.engine,
             load_plugins=load_plugins,
             load_prices=_price_loader(options.prices),
         )
     else:
         figures = shadow(
-            paths,
+            logs.local,
             settings_of(options, workers=options.workers or 1),
             load_plugins=load_plugins,
             load_prices=_price_loader(options.prices),
@@ -122,7 +108,7 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
         write_whole(
             html,
             "--html",
-            lambda target: render_page(target, document=document, headline=lines, logs=sources),
+            lambda target: render_page(target, document=document, headline=lines, logs=logs.names),
         )
     if options.json:
         print(json.dumps(document, indent=2), file=streams.out)

@@ -5,7 +5,9 @@ truth is what the logged model did, and each tool offered becomes an event
 of ``events.json`` with its JSON Schema and the schema-driven resolver: every
 command that takes a workload (``run`` against a real endpoint, ``precision``,
 ``routing``, ``sweep``, ``gate``) then runs on the user's own traffic. Cases
-are written as they are read: memory holds the tools, not the log.
+are written as they are read: memory holds the tools, not the log. With
+``--engine ray`` the cases are made on Ray, block by block, and written in
+the order the lines were read: the files are the same.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.tool_specs import tool_name
 from agent_lab.lab.importers.common import write_events
+from agent_lab.lab.shadow.ray_blocks import BlockWorker, map_blocks
+from agent_lab.lab.shadow.run import logged_requests
 from agent_lab.lab.workload import LOGGED_TRUTH
 from agent_lab.log_replay.logged_cases import case_of
 from agent_lab.logs.reader import read_logs
@@ -24,13 +28,15 @@ from agent_lab.logs.record import SkippedLine
 from agent_lab.strict_json import canonical_dumps
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
+    from agent_lab.lab.shadow.ray_blocks import RayEngine
     from agent_lab.lab.shadow.run import ShadowSettings
     from agent_lab.log_replay.case import Case
+    from agent_lab.logs.reader import LogLine
     from agent_lab.logs.record import LoggedRequest
-    from agent_lab.strict_json import JSONObject
+    from agent_lab.strict_json import JSONObject, JSONValue
 
 __all__ = ["WORKLOAD", "LogImport", "import_logs"]
 
@@ -60,7 +66,8 @@ class LogImport:
             "follow_ups": self.follow_ups,
             "events": self.events,
             "skipped": dict(sorted(self.skipped.items())),
-            "conflicting_tools": list(self.conflicting_tools),
+            # Sorted: the order they were found in depends on how the log was split.
+            "conflicting_tools": cast("list[JSONValue]", sorted(self.conflicting_tools)),
             "truth": LOGGED_TRUTH,
         }
 
@@ -92,9 +99,9 @@ def case_json(case: Case) -> dict[str, Any]:
 
 
 def _keep_tools(
-    request: LoggedRequest, tools: dict[str, Mapping[str, Any]], report: LogImport
+    offered: Iterable[Mapping[str, Any]], tools: dict[str, Mapping[str, Any]], report: LogImport
 ) -> None:
-    for tool in request.tools:
+    for tool in offered:
         name = tool_name(tool)
         if name is None:
             continue
@@ -117,8 +124,17 @@ def _event(tool: Mapping[str, Any]) -> JSONObject:
     }
 
 
-def import_logs(paths: Sequence[Path], settings: ShadowSettings, out: Path) -> LogImport:
+def import_logs(
+    paths: Sequence[Path | str],
+    settings: ShadowSettings,
+    out: Path,
+    *,
+    engine: RayEngine | None = None,
+) -> LogImport:
     """Write ``events.json``, ``workload-logs.jsonl`` and ``import-report.json`` into ``out``.
+
+    With ``engine``, the logs are read and their cases made on Ray
+    (``ray_blocks``): the files written are the same as in one process.
 
     Raises:
         LogError: A line that cannot be used, unless ``settings.on_error`` is ``"skip"``.
@@ -128,18 +144,13 @@ def import_logs(paths: Sequence[Path], settings: ShadowSettings, out: Path) -> L
     tools: dict[str, Mapping[str, Any]] = {}
     workload = out / f"workload-{WORKLOAD}.jsonl"
     with workload.open("w", encoding="utf-8") as cases:
-        for item in read_logs(paths, format=settings.format, on_error=settings.on_error):
-            if isinstance(item, SkippedLine):
-                report.skipped[str(item.reason)] += 1
-                continue
-            report.requests += 1
-            case = case_of(item, read=settings.read, matching="exact")
-            if case is None:
-                report.follow_ups += 1
-                continue
-            _keep_tools(item, tools, report)
-            cases.write(json.dumps(case_json(case), sort_keys=True) + "\n")
-            report.cases += 1
+        if engine is None:
+            items = read_logs(paths, format=settings.format, on_error=settings.on_error)
+            _take(items, settings, tools, report, cases.write)
+        else:
+            for part in _parts([str(path) for path in paths], settings, engine):
+                cases.writelines(part.cases)
+                _merge(report, tools, part)
     report.events = len(tools)
     write_events(
         out,
@@ -148,3 +159,68 @@ def import_logs(paths: Sequence[Path], settings: ShadowSettings, out: Path) -> L
     )
     (out / "import-report.json").write_text(json.dumps(report.as_json(), indent=1), "utf-8")
     return report
+
+
+def _take(
+    items: Iterable[LoggedRequest | SkippedLine],
+    settings: ShadowSettings,
+    tools: dict[str, Mapping[str, Any]],
+    report: LogImport,
+    write: Callable[[str], object],
+) -> None:
+    """Count ``items``, keep their tools, and write a case line for each one with a user turn."""
+    for item in items:
+        if isinstance(item, SkippedLine):
+            report.skipped[str(item.reason)] += 1
+            continue
+        report.requests += 1
+        case = case_of(item, read=settings.read, matching="exact")
+        if case is None:
+            report.follow_ups += 1
+            continue
+        _keep_tools(item.tools, tools, report)
+        write(json.dumps(case_json(case), sort_keys=True) + "\n")
+        report.cases += 1
+
+
+@dataclass(slots=True)
+class _Part:
+    """What one block of the logs gave: its cases' lines, its tools, its counts."""
+
+    cases: list[str]
+    tools: dict[str, Mapping[str, Any]]
+    report: LogImport
+
+
+class _ImportBlock(BlockWorker):
+    def __init__(self, settings: ShadowSettings) -> None:
+        self._settings = settings
+
+    def part(self, lines: Iterator[LogLine | SkippedLine]) -> _Part:
+        made = _Part(cases=[], tools={}, report=LogImport())
+        items = logged_requests(lines, self._settings)
+        _take(items, self._settings, made.tools, made.report, made.cases.append)
+        return made
+
+
+def _parts(sources: list[str], settings: ShadowSettings, engine: RayEngine) -> Iterator[_Part]:
+    for part in map_blocks(
+        sources,
+        format=settings.format,
+        engine=engine,
+        worker=_ImportBlock,
+        worker_args=(settings,),
+    ):
+        yield cast("_Part", part)
+
+
+def _merge(report: LogImport, tools: dict[str, Mapping[str, Any]], part: _Part) -> None:
+    """Add a block's part: a tool conflicts if any two of its offers differ, wherever they are."""
+    report.requests += part.report.requests
+    report.cases += part.report.cases
+    report.follow_ups += part.report.follow_ups
+    report.skipped.update(part.report.skipped)
+    for name in part.report.conflicting_tools:
+        if name not in report.conflicting_tools:
+            report.conflicting_tools.append(name)
+    _keep_tools(list(part.tools.values()), tools, report)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
 
-__all__ = ["CHUNK", "ShadowSettings", "replay_lines", "shadow"]
+__all__ = ["CHUNK", "ShadowSettings", "logged_requests", "replay_lines", "shadow"]
 
 CHUNK = 512
 """Requests per task sent to a worker process: large enough that pickling is a small share."""
@@ -85,12 +85,17 @@ def replay_lines(
     Raises:
         LogError: A line that cannot be used, unless ``on_error`` is ``"skip"``.
     """
-    _replay_into(figures, _requests(lines, settings), plugins, settings)
+    _replay_into(figures, logged_requests(lines, settings), plugins, settings)
 
 
-def _requests(
+def logged_requests(
     lines: Iterable[LogLine | SkippedLine], settings: ShadowSettings
 ) -> Iterator[LoggedRequest | SkippedLine]:
+    """The requests of lines ``logs.reader.file_lines`` gave, as ``read_logs`` yields them.
+
+    Raises:
+        LogError: A line that cannot be used, unless ``on_error`` is ``"skip"``.
+    """
     for line in lines:
         for found in [line] if isinstance(line, SkippedLine) else line_requests(line):
             if isinstance(found, SkippedLine) and settings.on_error == "fail" and stops_run(found):
