@@ -27,8 +27,16 @@ Targets (issue 24): p50 added latency at most 1 ms; at least 2,000 local
 answers per second on a 2-core machine; memory flat. Everything shares the
 machine's cores (the upstream, the gateway, the client), as a sidecar would.
 
+With ``--against-litellm``, LiteLLM's proxy runs beside agent-lab's gateway
+in the same run, against the same upstream and the same client, one worker
+each, in alternating rounds: the added latency at concurrency 1 and the
+forwarded requests a second at concurrency 64. LiteLLM is installed on
+demand into an environment of its own (``uv``; a pinned release, ``LITELLM``,
+never a dependency of the project), kept in the cache folder for later runs.
+
     uv run python benchmarks/bench_gateway.py            # the whole run, about 2 minutes
     uv run python benchmarks/bench_gateway.py --quick    # fewer requests, a smoke test
+    uv run python benchmarks/bench_gateway.py --against-litellm   # only the side-by-side
 """
 
 from __future__ import annotations
@@ -128,8 +136,8 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
+def wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"a server exited with {process.returncode}")
@@ -310,9 +318,89 @@ def memory(upstream: int, store: str, total: int) -> str:
     )
 
 
+LITELLM = "1.82.6"
+"""The release of LiteLLM measured: the last one before the two compromised releases (1.82.7
+and 1.82.8, March 2026, withdrawn from PyPI), which are never installed here."""
+
+
+def litellm_binary(cache: Path) -> Path:
+    """LiteLLM's proxy in a virtual environment of its own, made once with uv."""
+    venv = cache / f"litellm-{LITELLM}"
+    binary = venv / "bin" / "litellm"
+    if not binary.exists():
+        subprocess.run(["uv", "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
+        python = str(venv / "bin" / "python")
+        install = ["uv", "pip", "install", "--quiet", "--python", python]
+        subprocess.run([*install, f"litellm[proxy]=={LITELLM}"], check=True)
+    return binary
+
+
+def litellm_proxy(binary: Path, upstream: int, folder: Path) -> tuple[int, subprocess.Popen[bytes]]:
+    """LiteLLM's proxy, one worker, forwarding ``gpt-4o-mini`` to the fake upstream."""
+    config = folder / "litellm.yaml"
+    config.write_text(
+        "model_list:\n"
+        "  - model_name: gpt-4o-mini\n"
+        "    litellm_params:\n"
+        "      model: openai/gpt-4o-mini\n"
+        f"      api_base: http://127.0.0.1:{upstream}/v1\n"
+        "      api_key: sk-bench\n"
+        "litellm_settings:\n"
+        "  telemetry: false\n"
+    )
+    port = free_port()
+    # Its price table is the one in the package: no fetch at start (no network here).
+    environment = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOG": "ERROR"}
+    argv = [str(binary), "--config", str(config), "--port", str(port), "--num_workers", "1"]
+    process = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment
+    )
+    wait_for(port, process, seconds=180)
+    return port, process
+
+
+def side_by_side(upstream: int, binary: Path, folder: Path, scale: int) -> list[str]:
+    """agent-lab's gateway and LiteLLM's proxy, alternately, on the same upstream and client."""
+    proxies = {
+        "agent-lab serve --no-store": gateway(upstream, "--no-store"),
+        f"LiteLLM proxy {LITELLM}": litellm_proxy(binary, upstream, folder),
+    }
+    lines: list[str] = []
+    try:
+        for port, _ in proxies.values():
+            load(port, 200, 1)  # warm-up: connections, imports, first requests
+        for turn in (1, 2):
+            for name, (port, _) in proxies.items():
+                direct, _, _ = load(upstream, 2000 // scale, 1)
+                through, _, _ = load(port, 2000 // scale, 1)
+                _, seconds, _ = load(port, 6400 // scale, 64)
+                lines.append(
+                    f"round {turn}, {name}: added p50 "
+                    f"{percentile(through, 0.5) - percentile(direct, 0.5):.3f} ms, added p99 "
+                    f"{percentile(through, 0.99) - percentile(direct, 0.99):.3f} ms "
+                    f"(concurrency 1); {6400 // scale / seconds:,.0f} forwarded requests/s "
+                    f"(concurrency 64)"
+                )
+    finally:
+        for _, process in proxies.values():
+            stop(process)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="What agent-lab serve adds, and how fast it is.")
     parser.add_argument("--quick", action="store_true", help="fewer requests: a smoke test")
+    parser.add_argument(
+        "--against-litellm",
+        action="store_true",
+        help=f"only LiteLLM's proxy ({LITELLM}, installed on demand) beside the gateway",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "agent-lab-bench",
+        help="where LiteLLM's environment is kept between runs",
+    )
     parser.add_argument("--upstream-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--delay-ms", type=float, default=0.0, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -327,6 +415,16 @@ def main(argv: list[str] | None = None) -> int:
         paced,
     )
     print(f"cores: {os.cpu_count()}; upstream, gateway and client share them")
+    if options.against_litellm:
+        try:
+            binary = litellm_binary(options.cache)
+            with tempfile.TemporaryDirectory() as folder:
+                for line in side_by_side(upstream, binary, Path(folder), scale):
+                    print(line, flush=True)
+        finally:
+            stop(server)
+            stop(slow)
+        return 0
     try:
         with tempfile.TemporaryDirectory() as folder:
             runs = ((1, 2000 // scale), (64, 20_000 // scale))

@@ -63,8 +63,8 @@ def add_engine_options(command: argparse.ArgumentParser, *, local_workers: bool)
         "--engine",
         choices=("local", "ray"),
         default="local",
-        help="local: this machine; ray: Ray Data, on RAY_ADDRESS's cluster or a local Ray, "
-        "reading files, folders, globs and object-store addresses (the ray extra)",
+        help="local: this machine (the default); ray: Ray Data, on RAY_ADDRESS's cluster or a "
+        "local Ray, reading files, folders, globs and object-store addresses (the ray extra)",
     )
     where = "processes, or with --engine ray" if local_workers else "with --engine ray,"
     command.add_argument(

@@ -102,11 +102,16 @@ def _line(where: str, value: object) -> tuple[str, bytes] | SkippedLine:
     elif isinstance(value, bytes):
         line = value
     else:
+        unsaid: list[str] = []
+        plain = _plain(value, unsaid)
+        if unsaid:
+            message = f"the row holds a value JSON does not ({unsaid[0]})"
+            return SkippedLine(where=where, reason=SkipReason.MALFORMED_JSON, message=message)
         try:
-            line = json.dumps(value, default=_plain, ensure_ascii=False).encode(
+            line = json.dumps(plain, ensure_ascii=False, allow_nan=False).encode(
                 "utf-8", "surrogatepass"
             )
-        except (TypeError, ValueError) as err:
+        except ValueError as err:  # a float that is no JSON number (nan, inf)
             message = f"the row holds a value JSON does not ({err})"
             return SkippedLine(where=where, reason=SkipReason.MALFORMED_JSON, message=message)
     if len(line) > MAX_LINE_BYTES:
@@ -125,8 +130,19 @@ def _without_nulls(value: object) -> object:
     return value
 
 
-def _plain(value: object) -> object:
-    """A column type JSON has no word for, as a log would have written it."""
+def _plain(value: object, unsaid: list[str]) -> object:
+    """``value`` as JSON holds it: a date or time as its ISO text.
+
+    A type JSON has no word for (a decimal, bytes inside a record...) is put in ``unsaid``.
+    """
+    if isinstance(value, dict):
+        fields = cast("dict[str, object]", value)
+        return {key: _plain(item, unsaid) for key, item in fields.items()}
+    if isinstance(value, list):
+        return [_plain(item, unsaid) for item in cast("list[object]", value)]
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()
-    raise TypeError(f"{type(value).__name__} is not JSON")
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    unsaid.append(f"{type(value).__name__} is not JSON")
+    return None

@@ -22,6 +22,7 @@ import pytest
 from agent_lab.cli import run
 from agent_lab.errors import InputError, MissingInputError
 from agent_lab.lab.shadow.run import ShadowSettings, shadow
+from agent_lab.logs.exchanges import MAGIC as STORE_MAGIC
 from agent_lab.logs.record import LogError
 from agent_lab.providers.pricing import PriceTable
 from tests.conftest import TEST_DATA
@@ -94,7 +95,7 @@ def _in_one_process(paths: list[Path], **settings: Any) -> ShadowFigures:
     )
 
 
-def _on_ray(paths: list[Path], engine: RayEngine, **settings: Any) -> ShadowFigures:
+def _on_ray(paths: list[Path] | list[str], engine: RayEngine, **settings: Any) -> ShadowFigures:
     return shadow_on_ray(
         [str(path) for path in paths],
         ShadowSettings(**settings),
@@ -194,11 +195,11 @@ def _cli(*argv: str) -> str:
 
 
 def test_the_command_on_a_folder_prints_what_it_prints_on_the_files(
-    local_ray: None, logs: list[Path]
+    local_ray: None, logs: list[Path], one_process: dict[str, Any]
 ) -> None:
     folder = str(logs[0].parent)
     on_ray = _cli("shadow", folder, "--engine", "ray", "--workers", "2", "--json")
-    assert json.loads(on_ray) == json.loads(_cli("shadow", *map(str, logs), "--json"))
+    assert json.loads(on_ray) == one_process
 
 
 def test_import_logs_on_ray_writes_the_files_one_process_writes(
@@ -212,3 +213,24 @@ def test_import_logs_on_ray_writes_the_files_one_process_writes(
         one = (tmp_path / "one" / name).read_text()
         assert one == (tmp_path / "ray" / name).read_text(), name
     assert len((tmp_path / "one" / "workload-logs.jsonl").read_text().splitlines()) > 2_000
+
+
+def test_a_gateway_store_is_left_to_one_process(local_ray: None, tmp_path: Path) -> None:
+    store = tmp_path / "gateway.sqlite"
+    store.write_bytes(STORE_MAGIC + bytes(100))
+    with pytest.raises(InputError, match=r"gateway\.sqlite: a gateway's store is read in one"):
+        _on_ray([store], RayEngine(workers=1))
+
+
+def test_addresses_are_read_through_pyarrows_filesystems(local_ray: None, logs: list[Path]) -> None:
+    """``file://`` takes the way an object store's address takes: listed and opened by pyarrow."""
+    folder = logs[0].parent
+    addresses = [f"file://{path}" for path in logs[2:4]]
+    assert log_sources([f"file://{folder}/*.parquet"]) == addresses
+    assert log_sources([f"file://{folder}"]) == [f"file://{path}" for path in logs]
+    assert log_sources([f"file://{folder}/c-*"]) == addresses[:1]
+    with pytest.raises(MissingInputError, match="no such log file"):
+        log_sources([f"file://{folder}/nothing/*.gz"])
+    on_ray = _document(_on_ray(addresses, RayEngine(workers=2, block_lines=50)))
+    one = _document(_in_one_process(logs[2:4]))
+    assert json.dumps(on_ray).replace("file://", "") == json.dumps(one)

@@ -31,7 +31,9 @@ import io
 import logging
 import os
 import pickle
+import re
 import warnings
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -64,7 +66,7 @@ add nodes first)."""
 _GLOB = frozenset("*?[")
 _UNREADABLE = "unreadable"
 """A block row's ``skip`` for a file that cannot be read at all: the run stops there."""
-_STORE = "a gateway's store is read in one process: leave out --engine ray"
+_STORE = "a gateway's store is read in one process, not on Ray"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +75,6 @@ class _Unreadable:
 
     source: str
     problem: str
-
-
-class _UnreadableError(Exception):
-    def __init__(self, unreadable: _Unreadable) -> None:
-        super().__init__(unreadable.problem)
-        self.unreadable = unreadable
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,21 +128,31 @@ def _filesystems() -> Any:
 
 
 def _remote_files(name: str) -> list[str]:
+    """The files an address names: itself, every file under a folder, or a glob's matches.
+
+    A glob is matched against the files under the folder before its first
+    wildcard (``s3://logs/2026-11/*.gz`` lists ``s3://logs/2026-11/``); its
+    ``*`` matches within one folder, as a local glob's does.
+    """
     pafs = _filesystems()
+    wild = min((name.index(mark) for mark in _GLOB if mark in name), default=-1)
+    base = name if wild < 0 else name[: name.rfind("/", 0, wild) + 1]
     try:
-        filesystem, path = pafs.FileSystem.from_uri(name.split("*", 1)[0] if "*" in name else name)
+        filesystem, path = pafs.FileSystem.from_uri(base)
         info = filesystem.get_file_info(path)
-        if info.type == pafs.FileType.File:
+        if info.type == pafs.FileType.File and wild < 0:
             return [name]
         if info.type != pafs.FileType.Directory:
             return []
-        selector = pafs.FileSelector(path, recursive=True)
-        listed = filesystem.get_file_info(selector)
+        listed = filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
     except (OSError, ValueError) as err:
         raise InputFileError(name, str(err)) from err
     scheme = name.split("://", 1)[0]
     files = sorted(f"{scheme}://{found.path}" for found in listed if found.is_file)
-    return [found for found in files if "*" not in name or fnmatch.fnmatch(found, name)]
+    if wild < 0:
+        return files
+    pattern = re.compile(fnmatch.translate(name).replace(".*", "[^/]*"))
+    return [found for found in files if pattern.fullmatch(found)]
 
 
 def _open(source: str) -> io.BufferedReader:
@@ -210,12 +216,16 @@ def _append(rows: dict[str, list[Any]], *values: object) -> None:
         rows[name].append(value)
 
 
-def _block_items(batch: dict[str, Any]) -> Iterator[LogLine | SkippedLine]:
+def _block_items(
+    batch: dict[str, Any], unreadable: list[_Unreadable]
+) -> Iterator[LogLine | SkippedLine]:
+    """The block's lines, up to a file that could not be read (put in ``unreadable``)."""
     for where, line, format, skip, text in zip(
         batch["where"], batch["line"], batch["format"], batch["skip"], batch["text"], strict=True
     ):
         if skip == _UNREADABLE:
-            raise _UnreadableError(_Unreadable(str(where), str(text)))
+            unreadable.append(_Unreadable(str(where), str(text)))
+            return
         if skip:
             yield SkippedLine(where=str(where), reason=SkipReason(str(skip)), message=str(text))
         else:
@@ -243,7 +253,7 @@ def map_blocks(
         importlib.import_module("ray.data")
     except ImportError as err:
         raise UsageError(
-            "--engine ray needs Ray: pip install 'agent-lab[ray]' (uv sync --extra ray)"
+            "the Ray engine needs Ray: pip install 'agent-lab[ray]' (uv sync --extra ray)"
         ) from err
     started = _connect(ray, engine.address)
     try:
@@ -259,27 +269,29 @@ def map_blocks(
             ray.shutdown()
 
 
-class BlockWorker:
+class BlockWorker(ABC):
     """A Ray Data actor: set up once, then given block after block of log lines."""
 
+    @abstractmethod
     def part(self, lines: Iterator[LogLine | SkippedLine]) -> object:
         """What the worker makes of one block's lines (picklable).
 
         Raises:
             LogError: A line that stops the run.
         """
-        raise NotImplementedError
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[bytes]]:
         """One block's part, pickled, or the error that stops the run (Ray Data's batch)."""
+        unreadable: list[_Unreadable] = []
         part: object = None
         error = b""
         try:
-            part = self.part(_block_items(batch))
-        except LogError as err:
+            part = self.part(_block_items(batch, unreadable))
+        except LogError as err:  # a line before any unreadable file: the first error
             error = pickle.dumps(err.skipped)
-        except _UnreadableError as err:
-            error = pickle.dumps(err.unreadable)
+        else:
+            if unreadable:
+                error = pickle.dumps(unreadable[0])
         return {"part": [pickle.dumps(part)], "error": [error]}
 
 
