@@ -47,6 +47,7 @@ __all__ = [
     "detect_format",
     "file_lines",
     "line_requests",
+    "open_log",
     "read_line",
     "read_logs",
     "stops_run",
@@ -187,8 +188,13 @@ def _line(name: str, number: int, line: bytes, size: int) -> tuple[str, bytes | 
     return (f"{name}:{number}", line) if line.strip() else None
 
 
-def _open(path: Path) -> io.BufferedReader:
-    """The file, opened for reading (a regular file only)."""
+def open_log(path: Path) -> io.BufferedReader:
+    """A log file, opened for reading (a regular file only).
+
+    Raises:
+        MissingInputError: No such file.
+        InputFileError: Not a regular file, or not readable.
+    """
     try:
         return open_input(path, what="log")
     except FileNotFoundError as err:
@@ -279,7 +285,7 @@ def line_requests(line: LogLine) -> list[LoggedRequest | SkippedLine]:
 
 
 def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest | SkippedLine]:
-    handle = _open(path)
+    handle = open_log(path)
     try:
         if handle.peek(len(MAGIC))[: len(MAGIC)] == MAGIC:
             # The gateway's store: its rows are pairs lines, whatever format was named.

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.errors import InputError, InputFileError, MissingInputError, UsageError
 from agent_lab.logs.exchanges import MAGIC as STORE_MAGIC
-from agent_lab.logs.reader import LogLine, file_lines
+from agent_lab.logs.reader import LogLine, file_lines, open_log
 from agent_lab.logs.record import LogError, LogFormat, SkippedLine, SkipReason
 
 if TYPE_CHECKING:
@@ -158,14 +158,7 @@ def _remote_files(name: str) -> list[str]:
 def _open(source: str) -> io.BufferedReader:
     """A buffered, seekable reader of the file (Parquet needs to seek)."""
     if "://" not in source:
-        from agent_lab._input_files import open_input  # noqa: PLC0415
-
-        try:
-            return open_input(Path(source), what="log")
-        except FileNotFoundError as err:
-            raise MissingInputError(f"{source}: no such log file") from err
-        except OSError as err:
-            raise InputFileError(source, err.strerror or str(err)) from err
+        return open_log(Path(source))
     try:
         filesystem, path = _filesystems().FileSystem.from_uri(source)
         return io.BufferedReader(filesystem.open_input_file(path))
