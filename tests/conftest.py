@@ -1,4 +1,4 @@
-"""Shared fixtures: the corpora folder and scripted fallbacks."""
+"""Shared fixtures: the corpora folder, scripted fallbacks, a PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.postgres_server import PostgresServer, need_postgres
+
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from agent_lab import FallbackReply, FallbackRequest
 
@@ -92,6 +94,7 @@ OPTIONAL_MODULES = frozenset(
         "opentelemetry",  # otel
         "pandas",  # ray
         "prometheus_client",  # gateway
+        "psycopg",  # postgres
         "pyarrow",  # ray
         "pydantic_ai",
         "ray",
@@ -114,3 +117,23 @@ def skip_without_extra(err: ModuleNotFoundError, what: str) -> None:
     if not an_extra_is_missing(err):
         raise err
     pytest.skip(f"{what} needs {err.name}, from an optional extra not installed here")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on loopback for the whole session (skips where none can run)."""
+    binaries, _ = need_postgres()
+    server = PostgresServer(binaries)
+    server.start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def postgres_to_stop() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of one test's own, which it may stop and start."""
+    binaries, _ = need_postgres()
+    server = PostgresServer(binaries)
+    server.start()
+    yield server
+    server.close()

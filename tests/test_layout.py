@@ -125,10 +125,17 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.otel",
             "agent_lab.providers",
         )
+    if _under(importer, "agent_lab.exchange_stores"):
+        # A gateway's store in each database: rows in and out, nothing read into them.
+        return imported in GROUND or _under(imported, "agent_lab.exchange_stores")
     if _under(importer, "agent_lab.logs"):
         # Reading logs: what a request offered becomes tool specs the agents read, no more.
         return imported in GROUND or _under(
-            imported, "agent_lab.logs", "agent_lab.agents", "agent_lab.kernel"
+            imported,
+            "agent_lab.logs",
+            "agent_lab.agents",
+            "agent_lab.kernel",
+            "agent_lab.exchange_stores",
         )
     if _under(importer, "agent_lab.providers", "agent_lab.testing"):
         # Adapters above the port: the port and the kernel's values, nothing of the lab.
@@ -173,6 +180,7 @@ def _allowed(importer: str, imported: str) -> bool:
             "agent_lab.agents",
             "agent_lab.kernel",
             "agent_lab.logs",
+            "agent_lab.exchange_stores",
             "agent_lab.log_replay",
             "agent_lab.providers.redaction",
             "agent_lab.otel",

@@ -30,7 +30,8 @@ every exception class of the package, each under whoever must act::
     │   ├── _BodyTooLargeError     a reply body past its bound [providers.openai_compat]
     │   └── UpstreamFailure        the gateway's upstream gave nothing usable [gateway.upstream]
     ├── StoreError                 a results database cannot be used or written
-    │   └── ConfigMismatchError    the unfinished run to resume had another configuration
+    │   ├── ConfigMismatchError    the unfinished run to resume had another configuration
+    │   └── StoreUnavailableError  a database not reachable now: the same write may work later
     ├── MisuseError                agent-lab cannot serve the call: the calling code must change
     │   ├── ArgumentError          an argument out of range (ValueError)
     │   ├── WrongTypeError         an argument or object of a type the call cannot take (TypeError)
@@ -89,6 +90,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SettingError",
     "StoreError",
+    "StoreUnavailableError",
     "StrictJSONError",
     "UsageError",
     "WorkloadError",
@@ -320,6 +322,14 @@ class ConfigMismatchError(StoreError):
             + (f": {listed}" if listed else "")
             + f"; {advice}"
         )
+
+
+class StoreUnavailableError(StoreError):
+    """A database that cannot be reached or written now (down, slow, locked): retry later.
+
+    The same write may succeed once it is back; a ``StoreError`` that is not this
+    one will fail again whatever the wait.
+    """
 
 
 # Misuse: the calling code must change ---------------------------------------------------

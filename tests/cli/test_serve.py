@@ -19,8 +19,8 @@ from agent_lab.cli import run
 from agent_lab.cli.commands.serve import app
 from agent_lab.cli.commands.serve.preflight import offered_tools
 from agent_lab.errors import ArgumentError, UsageError
+from agent_lab.exchange_stores import NewRow, open_exchanges
 from agent_lab.gateway import Gateway, GatewaySettings
-from agent_lab.gateway.store import open_store
 
 
 def serve(*argv: str) -> tuple[int, str]:
@@ -255,14 +255,22 @@ def tool(name: str) -> dict[str, object]:
 
 def store_offering(path: Path, *requests: dict[str, object]) -> Path:
     """A gateway store holding these requests, oldest first."""
-    connection = open_store(str(path))
-    with connection:
-        connection.executemany(
-            "INSERT INTO exchanges (request_id, at, origin, status, line, decision, worker) "
-            "VALUES (?, '2025-01-01T00:00:00Z', 'upstream', 200, ?, NULL, 1)",
-            [(str(n), json.dumps({"request": r})) for n, r in enumerate(requests)],
-        )
-    connection.close()
+    table = open_exchanges(str(path), create=True)
+    table.insert(
+        [
+            NewRow(
+                request_id=str(n),
+                at="2025-01-01T00:00:00.000+00:00",
+                origin="upstream",
+                status=200,
+                line=json.dumps({"request": r}),
+                decision=None,
+                worker=1,
+            )
+            for n, r in enumerate(requests)
+        ]
+    )
+    table.close()
     return path
 
 

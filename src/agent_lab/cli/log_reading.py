@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.cli import checks
 from agent_lab.errors import UsageError
+from agent_lab.exchange_stores import TimeWindow, is_postgres
+from agent_lab.exchange_stores.sqlite import MAGIC
 from agent_lab.logs.record import LogFormat
 
 if TYPE_CHECKING:
@@ -31,7 +34,8 @@ def add_log_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "logs",
         nargs="+",
-        help="log files: chat, pairs or otel JSON lines, plain, gzipped or Parquet",
+        help="log files: chat, pairs or otel JSON lines, plain, gzipped or Parquet; or a "
+        "gateway's store: its SQLite file, or a postgresql:// address (the postgres extra)",
     )
     command.add_argument(
         "--format",
@@ -50,6 +54,14 @@ def add_log_options(command: argparse.ArgumentParser) -> None:
         help="what of a conversation the resolvers read: its last user message, or every "
         "user message so far (default last)",
     )
+    for bound, said in (("--since", "at or after"), ("--until", "before")):
+        command.add_argument(
+            bound,
+            type=checks.iso_date_or_time,
+            metavar="ISO",
+            help=f"of a gateway's store, only the requests that arrived {said} this date or "
+            "time, e.g. 2026-12-06T09:00 (UTC unless it says its offset) (default: all)",
+        )
     command.add_argument(
         "--skip-bad-lines",
         action="store_true",
@@ -79,7 +91,8 @@ class LogSources:
     """The logs named, and where they are read."""
 
     names: list[str]
-    """Each file, as the engine opens it (a local path or an object-store address)."""
+    """Each file, as the engine opens it (a local path or an object-store address), or a
+    gateway's PostgreSQL store."""
     local: list[Path]
     """The local ones: outputs must be kept apart from them."""
     engine: RayEngine | None
@@ -88,6 +101,13 @@ class LogSources:
 
 def log_sources(options: argparse.Namespace, *, local_workers: bool) -> LogSources:
     """The logs the options name, checked, for the engine they name."""
+    databases = [name for name in options.logs if is_postgres(name)]
+    if databases and options.engine == "ray":
+        raise UsageError(
+            f"{databases[0]}: a gateway's store is read in one process; use --engine local"
+        )
+    if options.engine == "ray" and (options.since or options.until):
+        raise UsageError("--since and --until select a gateway store's rows: use --engine local")
     if options.engine == "ray":
         from agent_lab.lab.shadow.ray_blocks import RayEngine, log_sources  # noqa: PLC0415
 
@@ -96,8 +116,21 @@ def log_sources(options: argparse.Namespace, *, local_workers: bool) -> LogSourc
         return LogSources(names, local, RayEngine(workers=options.workers))
     if options.workers is not None and options.workers > 1 and not local_workers:
         raise UsageError("--workers needs --engine ray here: one process reads the logs")
-    paths = log_paths(options.logs)
-    return LogSources([str(path) for path in paths], paths, None)
+    paths = log_paths([name for name in options.logs if not is_postgres(name)])
+    if (options.since or options.until) and not databases and not any(map(_is_store, paths)):
+        raise UsageError("--since and --until select a gateway store's rows: name a store")
+    files = iter(paths)
+    names = [name if is_postgres(name) else str(next(files)) for name in options.logs]
+    return LogSources(names, paths, None)
+
+
+def _is_store(path: Path) -> bool:
+    """Whether ``path`` is a SQLite file (a gateway's store, or not readable as a log)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
 
 
 def log_paths(logs: list[str]) -> list[Path]:
@@ -126,4 +159,20 @@ def settings_of(options: argparse.Namespace, *, workers: int = 1) -> ShadowSetti
         read=options.read,
         workers=workers,
         rules=rules,
+        window=_window(options),
     )
+
+
+def _window(options: argparse.Namespace) -> TimeWindow | None:
+    since, until = getattr(options, "since", None), getattr(options, "until", None)
+    if since is None and until is None:
+        return None
+    window = TimeWindow(
+        None if since is None else datetime.fromisoformat(since),
+        None if until is None else datetime.fromisoformat(until),
+    )
+    if window.since is not None and window.until is not None:
+        start, end = window.bounds()
+        if start is not None and end is not None and start >= end:
+            raise UsageError(f"--since {since} is not before --until {until}: no request is both")
+    return window

@@ -66,7 +66,7 @@ class Exchange:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Row:
-    """One row of ``logs.exchanges.SCHEMA``."""
+    """One finished request, as the store keeps it (``exchange_stores.NewRow``, less its writer)."""
 
     request_id: str
     at: str

@@ -6,17 +6,19 @@ wake-up of the queue's feeder thread, where one per request cost the serving
 process about 0.2 ms of each request at concurrency 64: 1,721 against 2,678
 forwarded requests a second without a store, benchmarks/bench_gateway.py).
 When ``capacity`` exchanges already wait for the writer, a batch is dropped
-and counted, so a slow disk can never hold a client up, and no store error
-can reach one.
+and counted, so a slow disk or database can never hold a client up, and no
+store error can reach one.
 The writer is a process, not a thread: replaying a request (about half a
 millisecond of Python) in the serving process would hold its interpreter
 lock and delay the requests being served. It builds each row
-(``exchange.row_of``), makes its span, and inserts a batch per transaction.
-SQLite in WAL mode with a busy timeout lets several workers' writers share
-one file: a write that still finds it locked is retried, and ``INSERT OR
-IGNORE`` on the unique ``request_id`` means a retry never stores a request
-twice. A transaction is whole or absent, so a kill leaves every committed
-request exactly once and nothing half-written; what was still queued is lost.
+(``exchange.row_of``), makes its span, and inserts a batch per transaction
+into the store (``exchange_stores``: a SQLite file, or PostgreSQL). A write
+that finds the store locked or unreachable is retried for about half a
+minute, then its batch is dropped and counted; the next batch tries again,
+so the writer recovers when the database does. ``request_id`` is unique, so
+a retry never stores a request twice. A transaction is whole or absent, so a
+kill leaves every committed request exactly once and nothing half-written;
+what was still queued is lost.
 The writer ignores SIGINT and SIGTERM (a terminal's Ctrl-C reaches the whole
 process group): it stops when the gateway closes it, or when the gateway is
 gone.
@@ -31,15 +33,14 @@ import multiprocessing
 import os
 import queue
 import signal
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_lab.answering import Answerer
-from agent_lab.errors import StoreError
+from agent_lab.errors import StoreError, StoreUnavailableError
+from agent_lab.exchange_stores import NewRow, open_exchanges
 from agent_lab.gateway.exchange import Exchange, Row, row_of
-from agent_lab.logs.exchanges import SCHEMA
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,32 +49,15 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.exchange_stores import ExchangeTable
     from agent_lab.resolvers.learned import RuleBook
 
-__all__ = ["ExchangeStore", "open_store"]
+__all__ = ["ExchangeStore"]
 
 _LOG = logging.getLogger(__name__)
 _BATCH = 256
-_BUSY_MS = 5000
 _RETRIES = 20
 _POLL_SECONDS = 0.5
-
-
-def open_store(path: str) -> sqlite3.Connection:
-    """The store, created if new, in WAL mode, with a busy timeout.
-
-    Raises:
-        StoreError: The file cannot be opened or is not a gateway store.
-    """
-    try:
-        connection = sqlite3.connect(path, timeout=_BUSY_MS / 1000)
-        connection.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = NORMAL")
-        connection.executescript(SCHEMA)
-    except sqlite3.Error as err:
-        raise StoreError(f"{path}: cannot be used as the gateway's store ({err})") from err
-    return connection
 
 
 def _context() -> SpawnContext | ForkServerContext:
@@ -91,7 +75,8 @@ class ExchangeStore:
     """A bounded buffer in front of a writer process; ``put`` never blocks and never raises.
 
     Args:
-        path: The SQLite file; ``None`` stores nothing (the rows still go to the spans).
+        path: The store: a SQLite file or a ``postgresql://`` address; ``None`` stores
+            nothing (the rows still go to the spans).
         load_plugins: Called once in the writer: the user's plugin set, for the decision
             stored beside each request (picklable: a module-level function or a partial).
         read: What of a conversation the resolvers read.
@@ -204,7 +189,7 @@ def _writer(
         signal.signal(caught, signal.SIG_IGN)
     parent = plan.parent
     writer = _Writer(
-        None if plan.path is None else open_store(plan.path),
+        plan.path,
         plugins=plan.load_plugins(),
         read=plan.read,
         rules=plan.rules,
@@ -251,7 +236,7 @@ def _alive(pid: int) -> bool:
 class _Writer:
     def __init__(
         self,
-        connection: sqlite3.Connection | None,
+        address: str | None,
         *,
         plugins: PluginSet | None,
         read: Reading,
@@ -260,7 +245,8 @@ class _Writer:
         dropped: Synchronized[int],
         rules: RuleBook | None = None,
     ) -> None:
-        self._connection = connection
+        self._address = address
+        self._table: ExchangeTable | None = None
         self._answerer = Answerer(plugins, rules=rules, read=read)
         self._on_row = on_row
         self._written = written
@@ -287,39 +273,53 @@ class _Writer:
                     _LOG.warning("a finished request's span could not be made")
         return rows
 
+    def _store(self) -> ExchangeTable:
+        """The store, opened now if it could not be before (down when the writer started)."""
+        if self._table is None:
+            assert self._address is not None
+            self._table = open_exchanges(self._address, create=True)
+        return self._table
+
     def write(self, batch: list[Exchange]) -> None:
         rows = self._rows(batch)
-        if self._connection is None:
+        if self._address is None:
             self._count(self._written, len(rows))
             return
-        values = [
-            (r.request_id, r.at, r.origin, r.status, r.line, r.decision, self._pid) for r in rows
+        new = [
+            NewRow(
+                request_id=r.request_id,
+                at=r.at,
+                origin=r.origin,
+                status=r.status,
+                line=r.line,
+                decision=r.decision,
+                worker=self._pid,
+            )
+            for r in rows
         ]
         for attempt in range(_RETRIES):
             try:
-                with self._connection:
-                    self._connection.executemany(
-                        "INSERT OR IGNORE INTO exchanges "
-                        "(request_id, at, origin, status, line, decision, worker) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        values,
-                    )
-            except sqlite3.OperationalError as err:
-                # Locked past the busy timeout by another worker, or a full disk: wait, retry.
+                refused = self._store().insert(new)
+            except StoreUnavailableError as err:
+                # Locked past the busy timeout by another worker, a full disk, a database
+                # down or slow: wait, retry; past the last try the batch is dropped, counted.
                 _LOG.warning("store write failed (attempt %d): %s", attempt + 1, err)
                 time.sleep(min(0.05 * 2**attempt, 2.0))
                 continue
-            except sqlite3.Error:
-                _LOG.exception("store write failed; %d requests not stored", len(rows))
+            except StoreError:
+                _LOG.exception("store write failed; %d requests not stored", len(new))
                 break
-            self._count(self._written, len(rows))
+            if refused:
+                _LOG.warning("the store refused %d requests; not stored", refused)
+            self._count(self._written, len(new) - refused)
+            self._count(self._dropped, refused)
             return
-        self._count(self._dropped, len(rows))
+        self._count(self._dropped, len(new))
 
     def close(self) -> None:
         on_row = self._on_row
         closing = getattr(on_row, "close", None)
         if callable(closing):
             closing()
-        if self._connection is not None:
-            self._connection.close()
+        if self._table is not None:
+            self._table.close()

@@ -6,18 +6,21 @@ interval, over every request in the store, clears ``min_agreement``
 the store). The figures are added up from the decisions stored beside each
 request (the replay the writer made of that very row), so reading the store
 costs no replay: at start-up, then every ``refresh_seconds`` in a thread,
-only the rows written since. A request never waits for it.
+only the rows written since (``ExchangeFollower``). A request never waits
+for it. Replicas sharing one PostgreSQL store read the same rows, so they
+trust the same tools (one refresh apart).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_lab.errors import StoreError
+from agent_lab.exchange_stores import is_postgres, open_exchanges, safe_name
+from agent_lab.exchange_stores.sqlite import follow
 from agent_lab.log_replay.figures import ShadowFigures
 from agent_lab.log_replay.replayed import Cause, Kind, Replayed
 from agent_lab.logs.record import SkippedLine, SkipReason
@@ -25,10 +28,11 @@ from agent_lab.logs.record import SkippedLine, SkipReason
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from agent_lab.exchange_stores import ExchangeFollower
+
 __all__ = ["Trust", "stored_decisions"]
 
 _LOG = logging.getLogger(__name__)
-_BATCH = 1024
 
 
 def _replayed(row_id: int, text: str, where: str) -> Replayed | SkippedLine:
@@ -43,25 +47,26 @@ def _replayed(row_id: int, text: str, where: str) -> Replayed | SkippedLine:
     return Replayed(where=f"{where}:{row_id}", **fields)
 
 
-def stored_decisions(path: Path, *, after: int) -> Iterator[tuple[int, Replayed | SkippedLine]]:
-    """``(id, decision)`` for every upstream-answered row past ``after``, as the writer replayed it.
+def stored_decisions(
+    follower: ExchangeFollower, where: str
+) -> Iterator[tuple[int, Replayed | SkippedLine]]:
+    """``(id, decision)`` for every upstream-answered row the follower gives, as replayed.
 
     Raises:
-        sqlite3.Error: The store cannot be read.
+        StoreError: The store cannot be read now.
+        ValueError, TypeError, KeyError: A decision this agent-lab cannot read.
     """
-    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        last = after
-        while rows := connection.execute(
-            "SELECT id, decision FROM exchanges WHERE id > ? AND origin = 'upstream' "
-            "AND decision IS NOT NULL ORDER BY id LIMIT ?",
-            (last, _BATCH),
-        ).fetchall():
-            for row_id, text in rows:
-                last = int(row_id)
-                yield last, _replayed(last, str(text), str(path))
-    finally:
-        connection.close()
+    for row in follower.new_rows():
+        if row.decision is not None:
+            yield row.id, _replayed(row.id, row.decision, where)
+
+
+def _follower(address: str) -> ExchangeFollower:
+    # A SQLite store is followed from its file, which need not exist yet; a PostgreSQL one
+    # from a connection opened now (the gateway has checked the database at start-up).
+    if is_postgres(address):
+        return open_exchanges(address, create=False).follower()
+    return follow(address)
 
 
 class Trust:
@@ -77,10 +82,10 @@ class Trust:
         self, listed: Iterable[str], *, store: str | None, min_agreement: float | None
     ) -> None:
         self.listed = frozenset(listed)
-        self._store = Path(store) if store is not None and min_agreement is not None else None
+        self._store = store if min_agreement is not None else None
         self._min = min_agreement
         self._figures = ShadowFigures()
-        self._last = 0
+        self._follower: ExchangeFollower | None = None
         self.earned: frozenset[str] = frozenset()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -92,13 +97,15 @@ class Trust:
 
     def refresh(self) -> None:
         """Add up the decisions stored since the last refresh; recompute the earned tools."""
-        if self._store is None or self._min is None or not self._store.exists():
+        if self._store is None or self._min is None:
             return
         try:
-            for row_id, item in stored_decisions(self._store, after=self._last):
-                self._last = row_id
+            if self._follower is None:
+                self._follower = _follower(self._store)
+            for _, item in stored_decisions(self._follower, safe_name(self._store)):
                 self._figures.add(item)
-        except (sqlite3.Error, ValueError, TypeError, KeyError) as err:
+        except (StoreError, ValueError, TypeError, KeyError) as err:
+            # Kept as they were: a store down now is read again at the next refresh.
             _LOG.warning("earned trust not read from the store: %s", type(err).__name__)
             return
         self.earned = frozenset(self._figures.switch_first(self._min))
@@ -121,3 +128,5 @@ class Trust:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)
+        if self._follower is not None:
+            self._follower.close()

@@ -1,13 +1,12 @@
-"""The gateway's store: its SQLite table, and its rows read back as ``pairs`` lines.
+"""The gateway's store, its rows read back as ``pairs`` lines (the table: ``exchange_stores``).
 
 ``agent-lab serve`` writes one row per finished request; each row's ``line``
 is what a ``pairs`` log line holds (the request without its headers, the
 answer, the latency and the time). So ``agent-lab shadow`` and
 ``read_logs`` read a store as one more log, through ``pair_request``: the
 figures of a store and of the same requests logged as ``pairs`` are the same
-by construction, but for what only the store knows (below). The table is
-defined here, below the gateway, because the reader needs its name and
-columns too.
+by construction, but for what only the store knows (below). The store is a
+SQLite file or a PostgreSQL database (``exchange_stores``), read alike.
 
 Rows the gateway answered itself (``origin = 'local'``) are not read: no model
 answered them, so there is nothing to agree or disagree with.
@@ -24,10 +23,11 @@ gateway forwards it whatever plain code decides) is the request's
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from typing import TYPE_CHECKING
 
-from agent_lab.errors import InputFileError
+from agent_lab.errors import InputFileError, StoreError
+from agent_lab.exchange_stores import open_exchanges
+from agent_lab.exchange_stores.sqlite import MAGIC
 from agent_lab.logs._values import parse
 from agent_lab.logs.pairs import pair_request
 from agent_lab.logs.record import LogError, SkippedLine, SkipReason
@@ -36,68 +36,37 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+    from agent_lab.exchange_stores import TimeWindow
     from agent_lab.logs.record import LoggedRequest
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["MAGIC", "SCHEMA", "store_rows"]
-
-MAGIC = b"SQLite format 3\x00"
-"""The first 16 bytes of every SQLite database file."""
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS exchanges (
-    id INTEGER PRIMARY KEY,
-    request_id TEXT NOT NULL UNIQUE,
-    at TEXT NOT NULL,
-    origin TEXT NOT NULL CHECK (origin IN ('upstream', 'local')),
-    status INTEGER NOT NULL,
-    line TEXT NOT NULL,
-    decision TEXT,
-    worker INTEGER NOT NULL
-);
-"""
-"""One row per finished request. ``request_id`` is unique so that a write retried after an
-ambiguous failure never stores a request twice; ``line`` is a ``pairs`` line's JSON text;
-``decision`` the deterministic decision's JSON (``null`` when none was computed): the replayed
-request and the gateway's ``rule``, or ``{"skipped": reason, "message": ..., "rule": ...}``."""
-
-_BATCH = 256
+__all__ = ["MAGIC", "store_rows"]
 
 
-def store_rows(path: Path, *, after: int = 0) -> Iterator[tuple[int, LoggedRequest | SkippedLine]]:
-    """``(id, request)`` for every row the upstream answered, past ``after``, in id order.
+def store_rows(
+    source: str | Path, *, window: TimeWindow | None = None
+) -> Iterator[tuple[int, LoggedRequest | SkippedLine]]:
+    """``(id, request)`` for every row the upstream answered (in ``window``), in id order.
 
-    Read in batches on a read-only connection, so that a gateway writing the
-    store meanwhile is neither blocked nor seen half-way (WAL).
+    ``source`` is a SQLite store's path or a ``postgresql://`` address. A
+    SQLite store is read on a read-only connection, in batches, so that a
+    gateway writing it meanwhile is neither blocked nor seen half-way (WAL);
+    a PostgreSQL one from one snapshot.
 
     Raises:
-        InputFileError: The file is no gateway store, or cannot be read.
+        InputFileError: It is no gateway store, or cannot be read.
+        MissingInputError: A PostgreSQL address, without the postgres extra.
     """
     try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as err:
-        raise InputFileError(str(path), f"not a readable gateway store ({err})") from err
+        table = open_exchanges(str(source), create=False)
+    except StoreError as err:
+        raise InputFileError(str(source), f"not a readable gateway store ({err})") from err
     try:
-        connection.execute("PRAGMA busy_timeout = 5000")
-        last = after
-        while True:
-            try:
-                rows = connection.execute(
-                    "SELECT id, line, decision FROM exchanges WHERE id > ? "
-                    "AND origin = 'upstream' "
-                    "ORDER BY id LIMIT ?",
-                    (last, _BATCH),
-                ).fetchall()
-            except sqlite3.Error as err:
-                raise InputFileError(str(path), f"not a readable gateway store ({err})") from err
-            if not rows:
-                return
-            for row_id, line, decision in rows:
-                last = int(row_id)
-                where = f"{path}:{last}"
-                yield last, _request(str(line), _stored(decision, where), where)
+        for row in table.rows(window):
+            where = f"{table.name}:{row.id}"
+            yield row.id, _request(row.line, _stored(row.decision, where), where)
     finally:
-        connection.close()
+        table.close()
 
 
 def _stored(decision: object, where: str) -> JSONObject:

@@ -1,8 +1,9 @@
 """Reading log files (plain, gzipped, Parquet): each line a request, several, or a skip.
 
-A gateway's SQLite store (``agent-lab serve --db``, told by its first bytes)
-is read as one more log: its rows are ``pairs`` lines (``logs.exchanges``),
-and a row it cannot use is a client's request, counted and never an error.
+A gateway's store (``agent-lab serve --db``: a SQLite file, told by its first
+bytes, or a ``postgresql://`` address) is read as one more log: its rows are
+``pairs`` lines (``logs.exchanges``), and a row it cannot use is a client's
+request, counted and never an error.
 Memory stays flat whatever the file's length: a block and one line are held
 at a time, and a line over ``MAX_LINE_BYTES`` is passed over unread
 (``too_large``). Blank lines are found and counted in blocks, never one by
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_lab._input_files import open_input
 from agent_lab.errors import ArgumentError, InputFileError, MissingInputError
+from agent_lab.exchange_stores import is_postgres
 from agent_lab.logs._values import MAX_LINE_BYTES, as_object, parse
 from agent_lab.logs.chat import chat_requests
 from agent_lab.logs.exchanges import MAGIC, store_rows
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     import io
     from collections.abc import Iterable, Iterator
 
+    from agent_lab.exchange_stores import TimeWindow
     from agent_lab.strict_json import JSONValue
 
 __all__ = [
@@ -284,13 +287,15 @@ def line_requests(line: LogLine) -> list[LoggedRequest | SkippedLine]:
     return [_undetected(line.where)]
 
 
-def _read_file(path: Path, format: LogFormat | None) -> Iterator[LoggedRequest | SkippedLine]:
+def _read_file(
+    path: Path, format: LogFormat | None, window: TimeWindow | None
+) -> Iterator[LoggedRequest | SkippedLine]:
     handle = open_log(path)
     try:
         if handle.peek(len(MAGIC))[: len(MAGIC)] == MAGIC:
             # The gateway's store: its rows are pairs lines, whatever format was named.
             handle.close()
-            yield from (request for _, request in store_rows(path))
+            yield from (request for _, request in store_rows(path, window=window))
             return
         for item in file_lines(handle, str(path), format):
             if isinstance(item, SkippedLine):
@@ -311,11 +316,13 @@ def read_logs(
     *,
     format: LogFormat | None = None,
     on_error: Literal["fail", "skip"] = "fail",
+    window: TimeWindow | None = None,
 ) -> Iterator[LoggedRequest | SkippedLine]:
     """Every request the log files hold, in file and line order, streamed.
 
     Args:
-        paths: The files (one path alone is taken as a list of one).
+        paths: The files (one path alone is taken as a list of one), and
+            ``postgresql://`` addresses of gateways' stores.
         format: Every file's format; ``None`` tells each file's from its
             first line of a known shape.
         on_error: ``"fail"`` raises at the first line that cannot be used;
@@ -323,6 +330,8 @@ def read_logs(
             is whole but holds nothing to replay (a failed request, a span
             recorded without content: ``COUNTED``), or a row of a gateway's
             store (``SkippedLine.counted``), is yielded either way.
+        window: Of a gateway's store, only the rows that arrived in it; log
+            files are read whole.
 
     Raises:
         LogError: With ``on_error="fail"``, the first line that cannot be used
@@ -338,7 +347,12 @@ def read_logs(
     except ValueError as err:
         raise ArgumentError(f"format must be one of {[f.value for f in LogFormat]}") from err
     for path in [paths] if isinstance(paths, str | Path) else paths:
-        for found in _read_file(Path(path), forced):
+        found_in = (
+            (request for _, request in store_rows(path, window=window))
+            if isinstance(path, str) and is_postgres(path)
+            else _read_file(Path(path), forced, window)
+        )
+        for found in found_in:
             if isinstance(found, SkippedLine) and on_error == "fail" and stops_run(found):
                 raise LogError(found)
             yield found

@@ -22,6 +22,7 @@ from agent_lab.cli.log_reading import (
 )
 from agent_lab.cli.output import write_whole
 from agent_lab.errors import PriceError, UsageError
+from agent_lab.exchange_stores import safe_name
 from agent_lab.lab.run.plugin_sets import load_plugins
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
         )
     else:
         figures = shadow(
-            logs.local,
+            logs.names,
             settings_of(options, workers=options.workers or 1),
             load_plugins=load_plugins,
             load_prices=_price_loader(options.prices),
@@ -108,7 +109,12 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
         write_whole(
             html,
             "--html",
-            lambda target: render_page(target, document=document, headline=lines, logs=logs.names),
+            lambda target: render_page(
+                target,
+                document=document,
+                headline=lines,
+                logs=[safe_name(name) for name in logs.names],
+            ),
         )
     if options.json:
         print(json.dumps(document, indent=2), file=streams.out)

@@ -145,7 +145,9 @@ def import_logs(
     workload = out / f"workload-{WORKLOAD}.jsonl"
     with workload.open("w", encoding="utf-8") as cases:
         if engine is None:
-            items = read_logs(paths, format=settings.format, on_error=settings.on_error)
+            items = read_logs(
+                paths, format=settings.format, on_error=settings.on_error, window=settings.window
+            )
             _take(items, settings, tools, report, cases.write)
         else:
             for part in _parts([str(path) for path in paths], settings, engine):

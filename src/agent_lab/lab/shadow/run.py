@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
+    from agent_lab.exchange_stores import TimeWindow
     from agent_lab.logs.record import LogFormat
     from agent_lab.providers.pricing import PriceTable
     from agent_lab.resolvers.learned import RuleBook
@@ -48,10 +49,12 @@ class ShadowSettings:
     workers: int = 1
     rules: RuleBook | None = None
     """Learned rules (``agent-lab learn``) the schema-driven resolver applies."""
+    window: TimeWindow | None = None
+    """Of a gateway's store, only the rows that arrived in it; log files are read whole."""
 
 
 def shadow(
-    paths: Sequence[Path],
+    paths: Sequence[Path | str],
     settings: ShadowSettings,
     *,
     load_plugins: Callable[[], PluginSet | None],
@@ -66,7 +69,9 @@ def shadow(
     Raises:
         LogError: A line that cannot be used, unless ``on_error`` is ``"skip"``.
     """
-    items = read_logs(paths, format=settings.format, on_error=settings.on_error)
+    items = read_logs(
+        paths, format=settings.format, on_error=settings.on_error, window=settings.window
+    )
     if settings.workers <= 1:
         figures = ShadowFigures(prices=load_prices())
         _replay_into(figures, items, load_plugins(), settings)

@@ -27,6 +27,7 @@ from agent_lab.cli.commands.serve import app
 from agent_lab.cli.commands.serve.app import SETTINGS_ENV, VERBOSITY_ENV
 from agent_lab.cli.commands.serve.preflight import check_not_itself, start_warnings, trusted
 from agent_lab.errors import AgentLabError, ArgumentError, StoreError, UsageError
+from agent_lab.exchange_stores import open_exchanges, safe_name
 from agent_lab.lab.report.terminal import printable
 from agent_lab.providers.redaction import split_credentials, url_problem
 
@@ -70,7 +71,8 @@ def add_command(add_parser: AddParser) -> None:
     serve.add_argument(
         "--db",
         default="gateway.sqlite",
-        help="the store: every finished request and its decision (default gateway.sqlite); "
+        help="the store: every finished request and its decision, in a SQLite file or a "
+        "postgresql:// database replicas share (the postgres extra) (default gateway.sqlite); "
         "agent-lab shadow reads it",
     )
     serve.add_argument(
@@ -87,6 +89,14 @@ def add_command(add_parser: AddParser) -> None:
         type=checks.fraction,
         help="enforce: also trust a tool whose shadow agreement in the store clears this at "
         "its interval's lower bound (e.g. 0.99)",
+    )
+    serve.add_argument(
+        "--trust-refresh",
+        type=checks.positive_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="enforce: how often earned trust is read again from the store, the rows written "
+        "since by every replica (default 60)",
     )
     serve.add_argument(
         "--reference-date",
@@ -176,7 +186,6 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
         import uvicorn  # noqa: PLC0415
 
         from agent_lab.gateway.connections import with_header_deadline  # noqa: PLC0415
-        from agent_lab.gateway.store import open_store  # noqa: PLC0415
     except ImportError as err:
         raise UsageError(f"agent-lab serve needs the gateway extra: {_EXTRA}") from err
     settings = _settings(options)
@@ -184,7 +193,8 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
     gateway = app.build_gateway(settings, spans=options.workers == 1)
     if settings.db is not None:
         try:
-            open_store(settings.db).close()
+            # Created, or its schema brought up to date, before a worker starts.
+            open_exchanges(settings.db, create=True).close()
         except StoreError as err:
             raise UsageError(str(err)) from err
     for warning in start_warnings(settings):
@@ -193,10 +203,11 @@ def handle(options: argparse.Namespace, streams: Streams) -> int:
     trust = trusted(settings)
     trusting = "" if trust is None else f"; trusted: {trust}"
     dates = settings.reference_date or "each request's arrival time"
+    store = "none" if settings.db is None else safe_name(settings.db)
     print(
         printable(
             f"agent-lab serve: http://{options.host}:{options.port} ({settings.mode} mode, "
-            f"{options.workers} worker(s)) -> {where}; store: {settings.db or 'none'}"
+            f"{options.workers} worker(s)) -> {where}; store: {store}"
             f"{trusting}; relative dates against {dates}"
         ),
         file=streams.err,
@@ -261,6 +272,7 @@ def _settings(options: argparse.Namespace) -> GatewaySettings:
             reference_date=options.reference_date,
             enforce=tuple(options.enforce or ()),
             min_agreement=options.min_agreement,
+            trust_refresh_seconds=options.trust_refresh,
             api_key_env=options.api_key_env,
             upstream_key_env=options.upstream_key_env,
             max_body_bytes=options.max_body_bytes,

@@ -11,13 +11,11 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from agent_lab.errors import UsageError
+from agent_lab.errors import MissingInputError, StoreError, UsageError
 from agent_lab.providers.redaction import split_credentials
 
 if TYPE_CHECKING:
@@ -97,37 +95,32 @@ def offered_tools(
 ) -> Offered | None:
     """The tools the store's newest requests offered; ``None`` when it holds none.
 
-    SQLite picks each request's ``tools`` (or legacy ``functions``) out of its
-    line, newest first, until ``newest`` rows or ``budget`` characters of lines
-    are read: parsing the lines is the cost (10,000 lines of 12 KB took 0.8 s).
-    A store that cannot be read this way says nothing (``None``).
+    The database picks each request's ``tools`` (or legacy ``functions``) out
+    of its line, newest first, until ``newest`` rows or ``budget`` characters
+    of lines are read: parsing the lines is the cost (10,000 lines of 12 KB
+    took 0.8 s). A store that cannot be read this way says nothing (``None``).
     """
+    from agent_lab.exchange_stores import open_exchanges  # noqa: PLC0415
+
     names: set[str] = set()
     seen: set[str] = set()
     read = requests = 0
     try:
-        connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
+        table = open_exchanges(path, create=False)
+    except (StoreError, MissingInputError):
         return None
     try:
-        rows = connection.execute(
-            "SELECT length(line), json_extract(line, '$.request.tools'), "
-            "json_extract(line, '$.request.functions') FROM exchanges ORDER BY id DESC LIMIT ?",
-            (newest,),
-        )
-        for size, tools, functions in rows:
+        for size, tools, functions in table.newest_tools(newest):
             if read >= budget:
                 break
-            read += int(size)
+            read += size
             requests += 1
             for text, legacy in ((tools, False), (functions, True)):
-                if isinstance(text, str) and text not in seen:  # most requests offer the same
+                if text is not None and text not in seen:  # most requests offer the same
                     seen.add(text)
                     names.update(_names(text, legacy=legacy))
-    except sqlite3.Error:
-        return None
     finally:
-        connection.close()
+        table.close()
     return Offered(names=frozenset(names), requests=requests) if requests else None
 
 

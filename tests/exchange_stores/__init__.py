@@ -1,0 +1,1 @@
+"""The gateway's store in each database: SQLite embedded, PostgreSQL on loopback."""
