@@ -78,10 +78,15 @@ def _has_user(name: str) -> bool:
 
 
 class PostgresServer:
-    """A cluster in ``folder``, listening on 127.0.0.1 only, with trust for local users."""
+    """A cluster in a folder of its own, listening on 127.0.0.1 only, trusting local users.
 
-    def __init__(self, binaries: Path) -> None:
+    ``durable``: PostgreSQL's own defaults (fsync on), for a benchmark; the tests
+    turn fsync off (see ``start``).
+    """
+
+    def __init__(self, binaries: Path, *, durable: bool = False) -> None:
         self._binaries = binaries
+        self._durable = durable
         self._folder = Path(tempfile.mkdtemp(prefix="agent-lab-pg-"))
         self._data = self._folder / "data"
         self.port = free_port()
@@ -125,10 +130,9 @@ class PostgresServer:
         Without fsync: what is committed reaches the operating system, which outlives a
         server stopped as by a crash (``immediate``), the only crash the tests make.
         """
-        options = (
-            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self._folder} "
-            "-c fsync=off -c full_page_writes=off"
-        )
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self._folder}"
+        if not self._durable:
+            options += " -c fsync=off -c full_page_writes=off"
         self._run(
             "pg_ctl", "-D", str(self._data), "-o", options, "-l", str(self._folder / "log"),
             "-w", "start",

@@ -506,6 +506,7 @@ FLOORS = {
     "providers": "agent_lab.providers.simulated",
     "testing": "agent_lab.testing",
     "otel": "agent_lab.otel.tracing",
+    "exchange_stores": "agent_lab.exchange_stores.sqlite",
     "logs": "agent_lab.logs.reader",
     "answering": "agent_lab.answering.answerer",
     "log_replay": "agent_lab.log_replay.replayed",

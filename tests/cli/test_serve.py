@@ -21,6 +21,7 @@ from agent_lab.cli.commands.serve.preflight import offered_tools
 from agent_lab.errors import ArgumentError, UsageError
 from agent_lab.exchange_stores import NewRow, open_exchanges
 from agent_lab.gateway import Gateway, GatewaySettings
+from tests.postgres_server import PostgresServer
 
 
 def serve(*argv: str) -> tuple[int, str]:
@@ -354,3 +355,25 @@ def test_a_worker_logs_to_stderr_as_v_asked(
             "agent-lab: INFO agent_lab.gateway.requests: POST /v1/chat/completions forwarded "
             "\\x1b[2J"
         )
+
+
+def test_a_postgresql_store_down_at_start_is_refused_and_its_password_never_said() -> None:
+    """The schema is checked when a replica starts: an unreachable database is exit 2."""
+    pytest.importorskip("psycopg", reason="a PostgreSQL store needs the postgres extra")
+    from tests.gateway.process import free_port
+
+    db = f"postgresql://gateway:s3cr3t@127.0.0.1:{free_port()}/agent"
+    code, err = serve("--upstream", "http://127.0.0.1:9/v1", "--db", db)
+    assert code == 2
+    assert "postgresql://gateway:***@127.0.0.1" in err
+    assert "s3cr3t" not in err
+
+
+def test_the_start_up_line_names_a_postgresql_store_without_its_password(
+    started: Started, postgres: PostgresServer
+) -> None:
+    db = postgres.new_database().replace("agent_lab@", "agent_lab:s3cr3t@")
+    code, err = started("--upstream", UPSTREAM, "--db", db)
+    assert code == 0, err
+    assert "; store: postgresql://agent_lab:***@127.0.0.1:" in err
+    assert "s3cr3t" not in err

@@ -415,3 +415,53 @@ def test_import_logs_reads_in_one_process_unless_ray_is_named(
     _, err = cli("import", "logs", str(logs["pairs"]), "--out", str(tmp_path / "i"),
                  "--workers", "2", code=2)  # fmt: skip
     assert "--workers needs --engine ray here" in err
+
+
+def test_a_store_is_read_over_a_time_window(tmp_path: Path) -> None:
+    """--since and --until select a store's rows by arrival (UTC unless an offset is given)."""
+    from agent_lab.exchange_stores import NewRow, open_exchanges
+
+    store = tmp_path / "gateway.sqlite"
+    table = open_exchanges(str(store), create=True)
+    table.insert(
+        [
+            NewRow(
+                request_id=str(i),
+                at=f"2026-12-0{i + 1}T12:00:00.000+00:00",
+                origin="upstream",
+                status=200,
+                line=pairs_line(i, *talk),
+                decision=None,
+                worker=1,
+            )
+            for i, talk in enumerate(TALKS)
+        ]
+    )
+    table.close()
+
+    def requests(*window: str) -> int:
+        return int(json.loads(cli("shadow", str(store), "--json", *window)[0])["requests"])
+
+    assert requests() == len(TALKS)
+    assert requests("--since", "2026-12-03") == len(TALKS) - 2
+    assert requests("--since", "2026-12-02", "--until", "2026-12-04T12:00") == 2
+    # Noon at +02:00 is ten in UTC: the row of 2026-12-04 at noon UTC is after it.
+    assert requests("--until", "2026-12-04T12:00+02:00") == 3
+
+
+def test_a_window_needs_a_store_and_an_order(logs: dict[str, Path], tmp_path: Path) -> None:
+    _, err = cli("shadow", str(logs["chat"]), "--since", "2026-12-01", code=2)
+    assert "select a gateway store's rows: name a store" in err
+    store = tmp_path / "gateway.sqlite"
+    from agent_lab.exchange_stores import open_exchanges
+
+    open_exchanges(str(store), create=True).close()
+    _, err = cli("shadow", str(store), "--since", "2026-12-02", "--until", "2026-12-01", code=2)
+    assert "is not before --until" in err
+    _, err = cli("shadow", str(store), "--since", "yesterday", code=2)
+    assert "is not an ISO 8601 date or time" in err
+
+
+def test_a_postgresql_store_is_read_in_one_process() -> None:
+    _, err = cli("shadow", "postgresql://gateway@db.invalid/agent", "--engine", "ray", code=2)
+    assert "a gateway's store is read in one process" in err
