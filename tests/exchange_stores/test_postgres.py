@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import threading
 from datetime import UTC, datetime
 from typing import Any
@@ -22,9 +24,14 @@ def row(name: str, *, second: int = 0, line: str = "{}", origin: str = "upstream
         origin=origin,
         status=200,
         line=line,
-        decision=None,
+        decision=json.dumps({"name": name}),
         worker=1,
     )
+
+
+def names(follower: Any) -> list[str]:
+    """The requests whose decisions ``follower`` gives now."""
+    return [json.loads(stored.decision)["name"] for stored in follower.new_decisions()]
 
 
 @pytest.fixture
@@ -124,18 +131,17 @@ def test_a_follower_gives_each_row_once_though_replicas_commit_out_of_order(
     late = connect(database)
     late.autocommit = False
     late.execute(
-        "INSERT INTO agent_lab_exchanges (request_id, at, origin, status, line, worker) "
-        "VALUES ('late', now(), 'upstream', 200, '{}', 2)"
+        "INSERT INTO agent_lab_exchanges (request_id, at, origin, status, line, decision, worker) "
+        """VALUES ('late', now(), 'upstream', 200, '{}', '{"name": "late"}', 2)"""
     )  # numbered first, not committed yet
-    table.insert([row("early")])
-    given = [stored.id for stored in follower.new_rows()]
-    assert given == [2]
+    table.insert([row("early"), dataclasses.replace(row("undecided"), decision=None)])
+    assert names(follower) == ["early"]
     late.commit()
     late.close()
-    assert [stored.id for stored in follower.new_rows()] == [1]
-    table.insert([row("next")])
-    assert [stored.id for stored in follower.new_rows()] == [3]
-    assert list(follower.new_rows()) == []
+    assert names(follower) == ["late"]
+    table.insert([row("next"), row("local", origin="local")])
+    assert names(follower) == ["next"]
+    assert names(follower) == []
     follower.close()
     table.close()
 
@@ -155,16 +161,75 @@ def test_a_database_down_is_unavailable_and_the_same_table_writes_once_it_is_bac
     outage = postgres_to_stop
     table = open_exchanges(outage.address, create=True)
     follower = open_exchanges(outage.address, create=False).follower()
-    table.insert([row("before", line='"before"')])
-    assert [stored.line for stored in follower.new_rows()] == ['"before"']
+    table.insert([row("before")])
+    assert names(follower) == ["before"]
     outage.stop("immediate")
     with pytest.raises(StoreUnavailableError):
         table.insert([row("during")])
     with pytest.raises(StoreUnavailableError):
-        list(follower.new_rows())
+        names(follower)
     outage.start()
-    assert table.insert([row("after", line='"after"')]) == 0
-    # (Not numbered 3: a sequence restarts past the values it had cached before a crash.)
-    assert [stored.line for stored in follower.new_rows()] == ['"after"']
+    assert table.insert([row("after")]) == 0
+    assert names(follower) == ["after"]
     follower.close()
     table.close()
+
+
+def test_a_store_already_up_to_date_is_used_by_a_role_that_may_only_read_and_write_rows(
+    database: str,
+) -> None:
+    """No CREATE right is needed once the schema is there (a least-privilege replica)."""
+    open_exchanges(database, create=True).close()
+    with connect(database) as connection:
+        connection.execute("CREATE ROLE replica LOGIN")
+        connection.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        connection.execute("GRANT SELECT ON agent_lab_schema TO replica")
+        connection.execute("GRANT SELECT, INSERT ON agent_lab_exchanges TO replica")
+    as_replica = database.replace("agent_lab@", "replica@")
+    table = open_exchanges(as_replica, create=True)
+    assert table.insert([row("a")]) == 0
+    table.close()
+    with connect(database) as connection:
+        connection.execute("REVOKE INSERT ON agent_lab_exchanges FROM replica")
+    table = open_exchanges(as_replica, create=True)
+    with pytest.raises(StoreUnavailableError, match="permission denied"):
+        table.insert([row("b")])  # a fault of the database's: dropped, counted, never refused
+    table.close()
+
+
+def test_a_table_of_the_same_name_not_made_by_agent_lab_is_left_alone(database: str) -> None:
+    with connect(database) as connection:
+        connection.execute("CREATE TABLE agent_lab_exchanges (mine text)")
+    with pytest.raises(StoreError, match="that agent-lab did not make"):
+        open_exchanges(database, create=True)
+
+
+def test_replicas_migrate_once_under_repeatable_read_as_the_database_default(
+    database: str,
+) -> None:
+    with connect(database) as connection:
+        name = database.rpartition("/")[2]
+        connection.execute(
+            f"ALTER DATABASE {name} SET default_transaction_isolation = 'repeatable read'"
+        )
+    test_the_schema_is_created_at_its_version_once_however_many_replicas_start_together(database)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "postgresql://u:s3cr3t@[::1/db",
+        "postgresql://u:p%zzs3cr3t@127.0.0.1:1/db",
+        "postgresql://u@127.0.0.1:1/db?password=s3cr3t",
+    ],
+)
+def test_no_message_shows_a_password_however_the_address_is_wrong(address: str) -> None:
+    from agent_lab.logs.reader import read_logs
+
+    assert "s3cr3t" not in safe_name(address)
+    with pytest.raises(StoreError) as raised:
+        open_exchanges(address, create=True)
+    assert "s3cr3t" not in str(raised.value)
+    with pytest.raises(InputFileError) as unread:
+        list(read_logs([address]))
+    assert "s3cr3t" not in str(unread.value)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.cli import checks
 from agent_lab.errors import UsageError
-from agent_lab.exchange_stores import TimeWindow, is_postgres
+from agent_lab.exchange_stores import TimeWindow, is_postgres, safe_name
 from agent_lab.exchange_stores.sqlite import MAGIC
 from agent_lab.logs.record import LogFormat
 
@@ -104,7 +104,8 @@ def log_sources(options: argparse.Namespace, *, local_workers: bool) -> LogSourc
     databases = [name for name in options.logs if is_postgres(name)]
     if databases and options.engine == "ray":
         raise UsageError(
-            f"{databases[0]}: a gateway's store is read in one process; use --engine local"
+            f"{safe_name(databases[0])}: a gateway's store is read in one process; use "
+            "--engine local"
         )
     if options.engine == "ray" and (options.since or options.until):
         raise UsageError("--since and --until select a gateway store's rows: use --engine local")

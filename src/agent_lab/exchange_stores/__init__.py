@@ -20,6 +20,7 @@ from agent_lab.exchange_stores.rows import (
     ExchangeFollower,
     ExchangeTable,
     NewRow,
+    StoredDecision,
     StoredRow,
     TimeWindow,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "ExchangeFollower",
     "ExchangeTable",
     "NewRow",
+    "StoredDecision",
     "StoredRow",
     "TimeWindow",
     "is_postgres",

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-__all__ = ["ExchangeFollower", "ExchangeTable", "NewRow", "StoredRow", "TimeWindow"]
+__all__ = [
+    "ExchangeFollower",
+    "ExchangeTable",
+    "NewRow",
+    "StoredDecision",
+    "StoredRow",
+    "TimeWindow",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,6 +49,14 @@ class StoredRow:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredDecision:
+    """The decision stored beside a row the upstream answered: what trust adds up."""
+
+    id: int
+    decision: str
+
+
+@dataclass(frozen=True, slots=True)
 class TimeWindow:
     """Rows that arrived at or after ``since`` and before ``until`` (either open)."""
 
@@ -61,10 +76,10 @@ def _stamp(moment: datetime | None) -> str | None:
 
 
 class ExchangeFollower(Protocol):
-    """The upstream-answered rows committed since the last call, each exactly once."""
+    """The decisions of upstream-answered rows committed since the last call, each once."""
 
-    def new_rows(self) -> Iterator[StoredRow]:
-        """Rows not given before, in the order they became final.
+    def new_decisions(self) -> Iterator[StoredDecision]:
+        """Decisions not given before (of rows that have one), without the rows' lines.
 
         Raises:
             StoreUnavailableError: The database cannot be read now; the next call goes on.

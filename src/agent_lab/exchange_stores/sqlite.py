@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lab.errors import InputFileError, StoreError, StoreUnavailableError
-from agent_lab.exchange_stores.rows import StoredRow
+from agent_lab.exchange_stores.rows import StoredDecision, StoredRow
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -130,6 +130,15 @@ class SQLiteExchanges:
             for row_id, line, decision in found
         ]
 
+    def decisions_after(self, last: int) -> list[StoredDecision]:
+        """The next batch of stored decisions of upstream-answered rows past id ``last``."""
+        found = self._connection.execute(
+            "SELECT id, decision FROM exchanges WHERE id > ? AND origin = 'upstream' "
+            "AND decision IS NOT NULL ORDER BY id LIMIT ?",
+            (last, _BATCH),
+        ).fetchall()
+        return [StoredDecision(int(row_id), str(decision)) for row_id, decision in found]
+
     def follower(self) -> ExchangeFollower:
         """A reader of the rows committed since it last read (``ExchangeFollower``)."""
         return _Follower(self.name)
@@ -169,7 +178,7 @@ class _Follower:
         self._path = path
         self._last = 0
 
-    def new_rows(self) -> Iterator[StoredRow]:
+    def new_decisions(self) -> Iterator[StoredDecision]:
         if not Path(self._path).exists():
             return  # nothing written yet
         try:
@@ -177,10 +186,10 @@ class _Follower:
         except StoreError as err:
             raise StoreUnavailableError(str(err)) from err
         try:
-            while batch := table.after(self._last):
-                for row in batch:
-                    self._last = row.id
-                    yield row
+            while batch := table.decisions_after(self._last):
+                for decision in batch:
+                    self._last = decision.id
+                    yield decision
         except sqlite3.Error as err:
             raise StoreUnavailableError(f"{self._path}: {err}") from err
         finally:

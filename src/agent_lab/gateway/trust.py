@@ -56,9 +56,8 @@ def stored_decisions(
         StoreError: The store cannot be read now.
         ValueError, TypeError, KeyError: A decision this agent-lab cannot read.
     """
-    for row in follower.new_rows():
-        if row.decision is not None:
-            yield row.id, _replayed(row.id, row.decision, where)
+    for stored in follower.new_decisions():
+        yield stored.id, _replayed(stored.id, stored.decision, where)
 
 
 def _follower(address: str) -> ExchangeFollower:
@@ -104,8 +103,11 @@ class Trust:
                 self._follower = _follower(self._store)
             for _, item in stored_decisions(self._follower, safe_name(self._store)):
                 self._figures.add(item)
-        except (StoreError, ValueError, TypeError, KeyError) as err:
+        except StoreError as err:
             # Kept as they were: a store down now is read again at the next refresh.
+            _LOG.warning("earned trust not read from the store: %s", err)
+            return
+        except (ValueError, TypeError, KeyError) as err:
             _LOG.warning("earned trust not read from the store: %s", type(err).__name__)
             return
         self.earned = frozenset(self._figures.switch_first(self._min))

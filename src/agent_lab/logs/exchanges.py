@@ -26,7 +26,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from agent_lab.errors import InputFileError, StoreError
-from agent_lab.exchange_stores import open_exchanges
+from agent_lab.exchange_stores import open_exchanges, safe_name
 from agent_lab.exchange_stores.sqlite import MAGIC
 from agent_lab.logs._values import parse
 from agent_lab.logs.pairs import pair_request
@@ -60,7 +60,9 @@ def store_rows(
     try:
         table = open_exchanges(str(source), create=False)
     except StoreError as err:
-        raise InputFileError(str(source), f"not a readable gateway store ({err})") from err
+        raise InputFileError(
+            safe_name(str(source)), f"not a readable gateway store ({err})"
+        ) from err
     try:
         for row in table.rows(window):
             where = f"{table.name}:{row.id}"

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["SETTINGS_ENV", "VERBOSITY_ENV", "build_gateway", "gateway_app"]
 
 SETTINGS_ENV = "AGENT_LAB_GATEWAY_SETTINGS"
-"""The settings as JSON, for the worker processes (names of key variables, never keys)."""
+"""The settings as JSON, for the worker processes (names of key variables, never keys; but a
+``--db`` URL as given, with a password if it holds one: the docs say to use ``PGPASSWORD``)."""
 VERBOSITY_ENV = "AGENT_LAB_GATEWAY_VERBOSITY"
 """``-v`` counted, for the worker processes: their log lines reach stderr as the command's do."""
 
