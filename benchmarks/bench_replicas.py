@@ -96,7 +96,7 @@ def measure(name: str, upstream: int, stores: list[str], total: int) -> str:
     replicas = [gateway(upstream, *enforce, "--db", store) for store in stores]
     ports = [port for port, _ in replicas]
     try:
-        load_split(ports, 1000, 64)  # warm-up
+        warm, _, _ = load_split(ports, 1000, 64)  # warm-up
         latencies, seconds, local = load_split(ports, total, 64)
     finally:
         for _, process in replicas:
@@ -105,13 +105,13 @@ def measure(name: str, upstream: int, stores: list[str], total: int) -> str:
     shadows = [gateway(upstream, "--db", store) for store in stores]
     try:
         load(upstream, 500, 1)
-        load_split([port for port, _ in shadows], 500, 1)
+        warmed, _, _ = load_split([port for port, _ in shadows], 500, 1)
         direct, _, _ = load(upstream, total // 10, 1)
         through, _, _ = load_split([port for port, _ in shadows], total // 10, 1)
     finally:
         for _, process in shadows:
             stop(process)
-    sent = 1000 + total + 500 + total // 10
+    sent = len(warm) + len(latencies) + len(warmed) + len(through)  # all through a replica
     kept = sum(settle(store, sent) for store in dict.fromkeys(stores))
     return (
         f"| {name} | {local / seconds:,.0f} | {percentile(latencies, 0.5):.2f} / "

@@ -6,7 +6,7 @@ Run on demand (asyncpg is not a dependency; uv brings it for the run):
         [--db postgresql://...] [--rows 20000] [--rounds 3]
 
 Without ``--db`` a throwaway PostgreSQL server is started on loopback from
-the binaries installed here (as the tests start theirs). Rows are the size
+the binaries installed here, with its durable defaults (fsync on). Rows are the size
 of a gateway's: a ``pairs`` line of about 2 KB and a decision of about 300
 bytes. Writing is the writer's path: batches of 256 in one transaction each,
 ``INSERT ... ON CONFLICT DO NOTHING``: psycopg through ``PostgresExchanges.insert``
@@ -151,7 +151,7 @@ def main() -> None:
         binaries = postgres_binaries()
         if binaries is None:
             raise SystemExit("no PostgreSQL server installed here: give --db")
-        server = PostgresServer(binaries)
+        server = PostgresServer(binaries, durable=True)
         server.start()
         address = server.new_database()
     try:
