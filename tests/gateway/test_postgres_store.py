@@ -127,3 +127,38 @@ def test_shadow_reads_a_postgresql_store_as_it_reads_the_same_traffic_in_sqlite(
     for store in (str(sqlite), database):
         later = json.loads(cli("shadow", store, "--since", "2999-01-01", "--json"))
         assert later["requests"] == 0
+
+
+def test_a_database_that_holds_every_write_up_holds_no_request_up(
+    upstream: OpenAIServer, postgres: PostgresServer
+) -> None:
+    """The table locked by another session: answers go on, records past the queue are counted."""
+    import psycopg
+
+    database = postgres.new_database()
+    upstream.default = answer("get_weather", {"city": "Paris"})
+    settings = GatewaySettings(upstream=upstream.url, db=database, store_queue=8)
+    sent = 0
+    with serving(settings) as served:
+        send(served, COVERED, stream=False)
+        sent += 1
+        served.flush()
+        blocker = psycopg.connect(database)
+        blocker.execute("LOCK TABLE agent_lab_exchanges IN ACCESS EXCLUSIVE MODE")
+        try:
+            for _ in range(40):
+                started = time.monotonic()
+                send(served, COVERED, stream=False)
+                sent += 1
+                # Each answer comes while every write waits (up to its 10 s timeout).
+                assert time.monotonic() - started < 5
+            store = served.gateway.store
+            assert store is not None
+            assert store.dropped.value > 0  # the queue (8) is full behind the locked write
+        finally:
+            blocker.rollback()
+            blocker.close()
+        served.flush(timeout=60)
+        written, dropped = store.written.value, store.dropped.value
+    assert written + dropped == sent
+    assert stored(database) == written
