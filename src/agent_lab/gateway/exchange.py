@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from agent_lab.chat_completions import assembled, pairs_line
 from agent_lab.errors import StrictJSONError
+from agent_lab.exchange_stores import NewRow
 from agent_lab.gateway.wire_rules import wire_request
 from agent_lab.log_replay.replayed import Replayed, replay
 from agent_lab.logs.pairs import pair_request
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from agent_lab.answering import Answerer
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Exchange", "Row", "row_of"]
+__all__ = ["Exchange", "row_of"]
 
 _MAX_DEPTH = 128
 _DECIDED = tuple(f.name for f in dataclasses.fields(Replayed) if f.name != "where")
@@ -62,18 +64,6 @@ class Exchange:
     reference_date: str | None = None
     """The date relative dates were read against, when not the arrival time (``at``): a
     ``--reference-date``, or the request's ``x-agent-lab-reference-date`` header."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Row:
-    """One finished request, as the store keeps it (``exchange_stores.NewRow``, less its writer)."""
-
-    request_id: str
-    at: str
-    origin: str
-    status: int
-    line: str
-    decision: str | None
 
 
 def _parsed(body: bytes) -> JSONValue | None:
@@ -125,8 +115,11 @@ def _decision(line: JSONObject, where: str, answerer: Answerer) -> JSONObject | 
     return {**fields, "rule": rule}
 
 
-def row_of(exchange: Exchange, answerer: Answerer) -> Row:
-    """The stored row: the line (redacted) and, for an upstream answer, the decision beside it."""
+def row_of(exchange: Exchange, answerer: Answerer) -> NewRow:
+    """The stored row: the line (redacted) and, for an upstream answer, the decision beside it.
+
+    Made in the store's writer process, which the row names as its writer.
+    """
     line = _line(exchange)
     redactor = Redactor(exchange.secrets)
     if redactor:
@@ -138,11 +131,12 @@ def row_of(exchange: Exchange, answerer: Answerer) -> Row:
         if exchange.origin == "upstream"
         else exchange.decision
     )
-    return Row(
+    return NewRow(
         request_id=exchange.request_id,
         at=exchange.at,
         origin=exchange.origin,
         status=exchange.status,
         line=json.dumps(line, ensure_ascii=False),
         decision=None if decision is None else json.dumps(decision, ensure_ascii=False),
+        worker=os.getpid(),
     )

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.util.types import AttributeValue
 
-    from agent_lab.gateway.exchange import Row
+    from agent_lab.exchange_stores import NewRow
     from agent_lab.otel import Tracing
 
 __all__ = ["ENDPOINT_VARIABLES", "DecisionSpans", "otlp_spans", "spans_from_environment"]
@@ -41,7 +41,7 @@ class DecisionSpans:
         self._tracing = tracing
         self._provider = provider
 
-    def __call__(self, row: Row) -> None:
+    def __call__(self, row: NewRow) -> None:
         """The span of one finished request."""
         decision: dict[str, object] = json.loads(row.decision) if row.decision else {}
         attributes: dict[str, AttributeValue] = {

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from agent_lab.answering import Answerer
 from agent_lab.errors import StoreError, StoreUnavailableError
 from agent_lab.exchange_stores import NewRow, open_exchanges
-from agent_lab.gateway.exchange import Exchange, Row, row_of
+from agent_lab.gateway.exchange import Exchange, row_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -92,7 +92,7 @@ class ExchangeStore:
         load_plugins: Callable[[], PluginSet | None],
         read: Reading,
         capacity: int,
-        make_spans: Callable[[], Callable[[Row], None] | None] | None = None,
+        make_spans: Callable[[], Callable[[NewRow], None] | None] | None = None,
         rules: RuleBook | None = None,
     ) -> None:
         context = _context()
@@ -174,7 +174,7 @@ class _Plan:
     path: str | None
     load_plugins: Callable[[], PluginSet | None]
     read: Reading
-    make_spans: Callable[[], Callable[[Row], None] | None] | None
+    make_spans: Callable[[], Callable[[NewRow], None] | None] | None
     parent: int
     rules: RuleBook | None = None
 
@@ -240,7 +240,7 @@ class _Writer:
         *,
         plugins: PluginSet | None,
         read: Reading,
-        on_row: Callable[[Row], None] | None,
+        on_row: Callable[[NewRow], None] | None,
         written: Synchronized[int],
         dropped: Synchronized[int],
         rules: RuleBook | None = None,
@@ -251,14 +251,13 @@ class _Writer:
         self._on_row = on_row
         self._written = written
         self._dropped = dropped
-        self._pid = os.getpid()
 
     def _count(self, counter: Synchronized[int], n: int) -> None:
         with counter.get_lock():
             counter.value += n
 
-    def _rows(self, batch: list[Exchange]) -> list[Row]:
-        rows: list[Row] = []
+    def _rows(self, batch: list[Exchange]) -> list[NewRow]:
+        rows: list[NewRow] = []
         for exchange in batch:
             try:
                 rows.append(row_of(exchange, self._answerer))
@@ -285,21 +284,9 @@ class _Writer:
         if self._address is None:
             self._count(self._written, len(rows))
             return
-        new = [
-            NewRow(
-                request_id=r.request_id,
-                at=r.at,
-                origin=r.origin,
-                status=r.status,
-                line=r.line,
-                decision=r.decision,
-                worker=self._pid,
-            )
-            for r in rows
-        ]
         for attempt in range(_RETRIES):
             try:
-                refused = self._store().insert(new)
+                refused = self._store().insert(rows)
             except StoreUnavailableError as err:
                 # Locked past the busy timeout by another worker, a full disk, a database
                 # down or slow: wait, retry; past the last try the batch is dropped, counted.
@@ -307,14 +294,14 @@ class _Writer:
                 time.sleep(min(0.05 * 2**attempt, 2.0))
                 continue
             except StoreError:
-                _LOG.exception("store write failed; %d requests not stored", len(new))
+                _LOG.exception("store write failed; %d requests not stored", len(rows))
                 break
             if refused:
                 _LOG.warning("the store refused %d requests; not stored", refused)
-            self._count(self._written, len(new) - refused)
+            self._count(self._written, len(rows) - refused)
             self._count(self._dropped, refused)
             return
-        self._count(self._dropped, len(new))
+        self._count(self._dropped, len(rows))
 
     def close(self) -> None:
         on_row = self._on_row
