@@ -56,6 +56,7 @@ from agent_lab.answering.words import question, refusal, schema_of
 from agent_lab.errors import AgentLabError
 from agent_lab.kernel.models import Reason, Status
 from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over, user_text_over
+from agent_lab.resolvers.learned import RuleBook
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import canonical_dumps
 
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
     from agent_lab.agents.decision import Decision
     from agent_lab.agents.plugins import PluginSet
     from agent_lab.agents.turn import Reading
-    from agent_lab.resolvers.learned import RuleBook
     from agent_lab.strict_json import JSONValue
 
 __all__ = ["Answerer"]
@@ -126,6 +126,16 @@ class Answerer:
     ) -> None:
         self.plugins = plugins
         self.rules = rules
+        # What the words say, read with the rules that read words: a constant is no value
+        # the words give (nor a route), and the reader asks which tool the words give values.
+        self._words_rules = (
+            None
+            if rules is None
+            else RuleBook(
+                rules=tuple(r for r in rules.rules if r.kind not in ("constant", "route")),
+                tools_seen=rules.tools_seen,
+            )
+        )
         self.read: Reading = read
         self.context: Mapping[str, object] = dict(context) if context else {}
         self.ask = ask
@@ -248,7 +258,11 @@ class Answerer:
                 kept = self._readers.setdefault(decider, {})
                 found = kept.get(event)
             if found is None:
-                found = Reader(SchemaResolver(tool_parameters(tools, event)), tool=event)
+                # With the rules written in: what earlier turns and a summary say is read
+                # as the last message is, learned spellings and aliases included.
+                words = self._words_rules
+                offered = tools if words is None else words.annotate(tools)
+                found = Reader(SchemaResolver(tool_parameters(offered, event)), tool=event)
                 with self._lock:
                     kept[event] = found
             return found

@@ -2,37 +2,28 @@
 
 A rules file is JSON a person can review: each rule names its tool, its
 parameter, its kind, the value it gives, and its evidence (training support,
-held-out right and wrong, the Wilson lower bound, examples). Five kinds:
+held-out right and wrong, the Wilson lower bound, examples). Six kinds:
 
-* ``alias``: a phrase of the user's words that stands for a value the tool
-  received ("the big apple" -> "New York"); it fills the parameter when the
-  resolver read nothing for it and the words hold the phrase (on word
-  boundaries, any case), and no other alias of that parameter names another
-  value;
-* ``constant``: the value a tool's calls give a parameter when the words say
-  nothing of it; it fills the parameter when the words hold no sign of it;
-* ``context``: the words that come before a free-form value ("a table at",
-  "events in"); it fills the parameter with the capitalised words that follow
-  them ("Sino", "San Jose"), when every such context the words hold names
-  the same value and the parameter's schema takes it. Its ``value`` is
-  ``null``: the words give it;
+* ``alias``: a phrase of the user's words for a value ("the big apple" ->
+  "New York"), where the resolver read nothing, the words hold the phrase
+  (word boundaries, any case) and no other alias names another value;
+* ``constant``: the value calls give a parameter the words say nothing of;
+* ``context``: the words before a free-form value ("a table at"), filling it
+  with the capitalised words that follow ("Sino") (``value`` ``null``);
 * ``format``: how a parameter whose schema says only "a string" wants its
-  value written, as the logged calls show: ``date`` (``2026-12-02`` for
-  "tomorrow"), ``time`` (``18:00`` for "6 pm") or ``number``; it makes the
-  resolver read the parameter as that kind, from the words and the
-  request's ``now``, where the schema itself names no kind;
-* ``route``: a phrase of the user's words that picks the tool (its
-  ``parameter`` is empty, its ``value`` ``null``): asked only when the
-  plugin set's routes and the lexical router leave the message without a
-  tool, and only among the tools offered; two tools' phrases equally
-  strong pick neither.
+  value written (``date``, ``time`` or ``number``), read from the words;
+* ``spelling``: how the calls write a value the resolver read ("San Fran"
+  -> "San Francisco"): the one kind that rewrites a value read, whole (any
+  case), never a part of it;
+* ``route``: a phrase that picks the tool (``parameter`` empty, ``value``
+  ``null``), asked only when the plugin set's routes and the lexical router
+  leave the message without a tool; two tools' phrases equally strong pick neither.
 
 ``RuleBook.annotate`` writes a tool's rules into its parameters'
 ``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them, and
-its routes into the tool's own hint, where ``plugins_from_tools`` reads them; so
-every caller of ``decide`` applies rules by annotating the tools it offers,
-with no code. A rule whose value the parameter's schema rejects is never
-written: it cannot fire.
+its routes into the tool's own hint (``plugins_from_tools``): every caller of
+``decide`` applies rules by annotating the tools it offers. A rule whose value
+the parameter's schema rejects is never written: it cannot fire.
 """
 
 from __future__ import annotations
@@ -74,10 +65,11 @@ __all__ = [
 
 ANY_TOOL = "*"
 """The ``tool`` of a rule learned across tools (``learn --across-tools``): it applies to
-every tool with a parameter of its name (no tool name can be ``*``)."""
+every tool with a parameter of its name (no tool name can be ``*``); a spelling's
+``parameter`` too: it applies to every free-form string parameter (``takes_format``)."""
 FORMAT = "agent-lab.rules/1"
 """The rules file's ``format``: a reader refuses any other."""
-RULE_KINDS = ("alias", "constant", "context", "format", "route")
+RULE_KINDS = ("alias", "constant", "context", "format", "route", "spelling")
 FORMATS = ("date", "time", "number")
 """The values of a ``format`` rule: the kinds the schema-driven resolver reads and writes."""
 HINT = "x-agent-lab"
@@ -154,8 +146,8 @@ class LearnedRule:
     parameter: str
     value: JSONValue
     phrase: str | None = None
-    """The words that stand for ``value`` (``alias``), come before it (``context``) or pick
-    the tool (``route``); ``None`` for a ``constant`` or a ``format``."""
+    """Words for ``value`` (``alias``), before it (``context``), for what the calls write
+    ``value`` (``spelling``) or picking the tool (``route``); ``None`` for the others."""
     evidence: Evidence
 
     def as_json(self) -> JSONObject:
@@ -289,6 +281,11 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
     for rule in rules:
         if rule.kind == "route":
             continue
+        if rule.kind == "spelling" and rule.parameter == ANY_TOOL:
+            for name, prop in properties.items():
+                if isinstance(prop, dict) and takes_format(prop):
+                    _learn(prop, rule, validators.setdefault(name, property_validator(prop)))
+            continue
         prop = properties.get(rule.parameter)
         if not isinstance(prop, dict):
             continue
@@ -298,28 +295,28 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
             continue
         if rule.parameter not in validators:
             validators[rule.parameter] = property_validator(prop)
-        validator = validators[rule.parameter]
-        if rule.kind != "context" and not (
-            validator is not None and validator.is_valid(rule.value)
-        ):
-            continue
-        hint = prop.setdefault(HINT, {})
-        if not isinstance(hint, dict):
-            continue
-        learned = hint.setdefault("learned", {})
-        if not isinstance(learned, dict):
-            continue
-        if rule.kind == "alias" and rule.phrase:
-            aliases = learned.setdefault("aliases", [])
-            if isinstance(aliases, list):
-                aliases.append([rule.phrase, rule.value])
-        elif rule.kind == "context" and rule.phrase:
-            contexts = learned.setdefault("contexts", [])
-            if isinstance(contexts, list):
-                contexts.append(rule.phrase)
-        elif rule.kind == "constant":
-            learned["constant"] = rule.value
+        _learn(prop, rule, validators[rule.parameter])
     return copied
+
+
+def _learn(prop: JSONObject, rule: LearnedRule, validator: Any) -> None:
+    """Write an argument rule into the property's hint, unless its schema refuses the value."""
+    if rule.kind != "context" and not (validator is not None and validator.is_valid(rule.value)):
+        return
+    hint = prop.setdefault(HINT, {})
+    learned = hint.setdefault("learned", {}) if isinstance(hint, dict) else None
+    if not isinstance(learned, dict):
+        return
+    if rule.kind in ("alias", "spelling") and rule.phrase:
+        pairs = learned.setdefault("aliases" if rule.kind == "alias" else "spellings", [])
+        if isinstance(pairs, list):
+            pairs.append([rule.phrase, rule.value])
+    elif rule.kind == "context" and rule.phrase:
+        contexts = learned.setdefault("contexts", [])
+        if isinstance(contexts, list):
+            contexts.append(rule.phrase)
+    elif rule.kind == "constant":
+        learned["constant"] = rule.value
 
 
 def takes_format(schema: Mapping[str, Any]) -> bool:
@@ -416,7 +413,9 @@ def _rule(item: object, where: Path, index: int) -> LearnedRule:
     if not isinstance(tool, str) or not isinstance(parameter, str) or "value" not in rule:
         raise InputFileError(str(where), f"rule {index} lacks its tool, parameter or value")
     phrase = rule.get("phrase")
-    if kind in ("alias", "context", "route") and not (isinstance(phrase, str) and phrase.strip()):
+    if kind in ("alias", "context", "route", "spelling") and not (
+        isinstance(phrase, str) and phrase.strip()
+    ):
         raise InputFileError(str(where), f"rule {index} ({kind}) has no phrase")
     if isinstance(phrase, str) and (broken := phrase_over(phrase, index)):
         raise InputFileError(str(where), broken)

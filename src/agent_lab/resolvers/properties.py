@@ -26,7 +26,12 @@ if TYPE_CHECKING:
     from agent_lab.resolvers.names import FreeForm
     from agent_lab.strict_json import JSONValue
 
-    Learned = tuple[AliasIndex | None, tuple[JSONValue, ...], tuple[re.Pattern[str], ...]]
+    Learned = tuple[
+        AliasIndex | None,
+        tuple[JSONValue, ...],
+        tuple[re.Pattern[str], ...],
+        Mapping[str, JSONValue] | None,
+    ]
 
 __all__ = [
     "Property",
@@ -250,6 +255,8 @@ class Property:
     """The learned constant, when there is one: the value when the words say nothing of it."""
     contexts: tuple[re.Pattern[str], ...] = ()
     """Learned words before a free-form value, each capturing the name that follows."""
+    spellings: Mapping[str, JSONValue] | None = None
+    """Learned spellings: a value read (case folded) and how the calls write it."""
     accepts: Any = None
     """The property's own schema as a validator, for values the words give a rule."""
     free: FreeForm | None = None
@@ -333,7 +340,7 @@ def learned_hints(hint: Mapping[str, Any]) -> Learned:
     """The learned rules of a property's hint (``RuleBook.annotate`` wrote them)."""
     learned = hint.get("learned")
     if not isinstance(learned, Mapping):
-        return None, (), ()
+        return None, (), (), None
     rules = cast("Mapping[str, Any]", learned)
     aliases: list[tuple[str, JSONValue]] = []
     for item in listed(rules.get("aliases")):
@@ -347,4 +354,9 @@ def learned_hints(hint: Mapping[str, Any]) -> Learned:
         for words in listed(rules.get("contexts"))
         if isinstance(words, str) and words.strip()
     )
-    return AliasIndex.of(aliases) if aliases else None, constant, contexts
+    spellings = {
+        str(pair[0]).casefold(): cast("JSONValue", pair[1])
+        for pair in map(listed, listed(rules.get("spellings")))
+        if len(pair) == 2 and isinstance(pair[0], str) and pair[0].strip()
+    }
+    return AliasIndex.of(aliases) if aliases else None, constant, contexts, spellings or None

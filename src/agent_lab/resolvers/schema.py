@@ -81,6 +81,7 @@ from agent_lab.resolvers.properties import (
     with_rivals,
     with_signs,
 )
+from agent_lab.resolvers.spellings import Spellings
 from agent_lab.resolvers.times_of_day import stated_time
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ class SchemaResolver:
             hint = cast("dict[str, Any]", given) if isinstance(given, dict) else {}
             as_string = hint.get("format") == "string" or prop.get("type") == "string"
             values = listed(prop.get("enum"))
-            aliases, constant, contexts = learned_hints(hint)
+            aliases, constant, contexts, spellings = learned_hints(hint)
             kind = kind_of(prop)
             description = str(prop.get("description", ""))
             own = frozenset(own_words(name, description))
@@ -180,6 +181,7 @@ class SchemaResolver:
                     aliases=aliases,
                     constant=constant,
                     contexts=contexts,
+                    spellings=spellings,
                     accepts=property_validator(prop) if contexts or kind == "free-form" else None,
                     free=FreeForm.of(name, description, own) if kind == "free-form" else None,
                 )
@@ -209,6 +211,7 @@ class SchemaResolver:
             for p in self.properties
             if p.kind == "free-form" and identifies(p.name, p.schema)
         )
+        self._spellings = Spellings.of(self.properties)
         # Every word the tool's properties say of themselves: no sign of a value left unread.
         self._vocabulary = frozenset[str]().union(
             *(p.own_words | p.value_words | p.named for p in self.properties)
@@ -252,6 +255,7 @@ class SchemaResolver:
         for name, value in names.items():
             if repeated[value.lower()] > 1 or others[value.lower()]:
                 del found[name]
+        self._spellings.respell(self.properties, found, names)
         self.fill_learned(found, text)
         missing = tuple(name for name in self.required if name not in found)
         # An optional value the text states but this resolver cannot read
@@ -263,12 +267,18 @@ class SchemaResolver:
             for prop in self.properties
             if prop.name not in found
             and prop.name not in missing
-            and evidence(prop, text, found.values(), _tool_words(event.name))
+            and evidence(
+                prop, text, self._spellings.as_said(found.values()), _tool_words(event.name)
+            )
         ) or tuple(
             prop.name
             for prop in self._free_optional
             if prop.name not in found
-            and leftover(text, found.values(), self._vocabulary | _tool_words(event.name))
+            and leftover(
+                text,
+                self._spellings.as_said(found.values()),
+                self._vocabulary | _tool_words(event.name),
+            )
         )
         # complete=False, not "missing": the fallback is asked for every absent
         # property, and one the user did not state after all may stay absent.
@@ -297,7 +307,8 @@ class SchemaResolver:
         """
         prop = next((p for p in self.properties if p.name == name), None)
         ignore = _tool_words(tool) if tool else frozenset[str]()
-        return prop is None or evidence(prop, text, read, ignore=ignore)
+        said = None if read is None else self._spellings.as_said(read)
+        return prop is None or evidence(prop, text, said, ignore=ignore)
 
     def fill_learned(self, found: JSONObject, text: str) -> None:
         """Learned rules, where a reading found nothing: aliases, contexts, then constants.

@@ -6,21 +6,24 @@ parameter unread and (an alias) the words hold its phrase, (a context) its
 words capture a name, (a format) the resolver reads a value of its kind, or
 (a constant) the words show no sign of the parameter; it is right when the
 logged call gave the parameter that value, wrong otherwise (another value,
-or none: a rule must not add what the model left out). A route fires on
+or none: a rule must not add what the model left out). A spelling fires
+where the resolver read its phrase (the whole value, any case) for a
+free-form parameter, on any tool, and is right when the call wrote its value. A route fires on
 every held-out request that offered its tool, that plain code routed to no
 tool and whose words hold its phrase, whatever tool the call went to; it is
 right when the call went to its tool.
 
 A single phrase rarely recurs often enough to bound its own precision at
 99%, so the Wilson lower bound is taken over the candidates of one tool's
-parameter and kind together, counting each held-out conversation once
+parameter and kind together (every spelling together), counting each held-out conversation once
 (right only when every firing of the group's candidates in it is right:
 requests of one conversation are not independent); a group is admitted
 when that bound clears ``min_precision`` over at least ``min_support``
 held-out conversations, and within it a candidate is kept only
 when it fired held-out at least once and was never wrong. Nothing is kept on
-training fit alone. A rule fires only where the resolver (or the router)
-decided nothing, so no rule changes what plain code already decides.
+training fit alone. A rule but a spelling fires only where the resolver (or
+the router) decided nothing, so none changes what plain code decides; a
+spelling changes only how a value read is written.
 """
 
 from __future__ import annotations
@@ -114,6 +117,8 @@ def _agrees(candidate: Candidate, example: Example) -> bool | None:
             return None
         return example.tool == candidate.tool
     logged = example.arguments.get(candidate.parameter)
+    if candidate.kind == "spelling":
+        return _spelled(candidate, example)
     if candidate.kind == "format":
         read = _read_as(example, candidate.parameter, str(candidate.value))
         return None if read is None else logged == read
@@ -130,6 +135,21 @@ def _agrees(candidate: Candidate, example: Example) -> bool | None:
     if not _takes(example, candidate.parameter, candidate.value):
         return None  # never written into this schema (RuleBook.annotate): it cannot fire
     return logged == candidate.value
+
+
+def _spelled(candidate: Candidate, example: Example) -> bool | None:
+    """A spelling fires on each free-form parameter read as its phrase: right if every one is."""
+    phrase = str(candidate.phrase).casefold()
+    fired = [
+        example.arguments.get(parameter) == candidate.value
+        for parameter, read in example.read.items()
+        if candidate.parameter in (ANY_TOOL, parameter)
+        and example.kinds.get(parameter) == "free-form"
+        and isinstance(read, str)
+        and read.casefold() == phrase
+        and _takes(example, parameter, candidate.value)
+    ]
+    return all(fired) if fired else None
 
 
 def _takes(example: Example, parameter: str, value: JSONValue) -> bool:
@@ -186,7 +206,7 @@ class _Pools:
         # A route fires on calls to any tool (there it is wrong); the others on their tool's.
         anywhere = candidate.kind == "route" or candidate.tool == ANY_TOOL
         words = _WORD.findall((candidate.phrase or "").lower())
-        if candidate.kind in ("alias", "context", "route") and words:
+        if candidate.kind in ("alias", "context", "route", "spelling") and words:
             rarest = min((self.by_word.get(w, []) for w in words), key=len)
             return [
                 (i, self.everything[i][1])
@@ -211,7 +231,7 @@ def admit(
     # right only if each firing is, since they are not independent of each other.
     groups: defaultdict[tuple[str, str, str], dict[str, bool]] = defaultdict(dict)
     for candidate, fired_on in firings:
-        pooled = groups[candidate.tool, candidate.parameter, candidate.kind]
+        pooled = groups[_group(candidate)]
         for index, agreed in fired_on.items():
             conversation = held[index].conversation
             pooled[conversation] = pooled.get(conversation, True) and agreed
@@ -220,7 +240,7 @@ def admit(
     for candidate, fired_on in firings:
         right = sum(fired_on.values())
         wrong = len(fired_on) - right
-        pooled = groups[candidate.tool, candidate.parameter, candidate.kind]
+        pooled = groups[_group(candidate)]
         group_right = sum(pooled.values())
         fired = len(pooled)
         low = wilson(group_right, fired)[0] if fired else 0.0
@@ -250,6 +270,17 @@ def admit(
             continue
         refused.append(Refusal(candidate=candidate, right=right, wrong=wrong, reason=reason))
     return Verdicts(kept=tuple(kept), refused=tuple(refused))
+
+
+def _group(candidate: Candidate) -> tuple[str, str, str]:
+    """The candidates judged together: one tool's parameter and kind; every spelling as one.
+
+    A deployment's spellings are one habit of its calls, whatever the parameter: judged
+    one parameter at a time, none would fire often enough to be bounded at all.
+    """
+    if candidate.kind == "spelling":
+        return (ANY_TOOL, "", candidate.kind)
+    return (candidate.tool, candidate.parameter, candidate.kind)
 
 
 def measured(book: RuleBook, examples: Sequence[Example]) -> dict[str, tuple[int, int]]:

@@ -29,6 +29,9 @@
   least ``min_support`` training examples and ``min_share`` of those that
   gave it a value.
 
+* A ``spelling`` candidate (``lab.learn.spellings``) is how the calls write
+  a free-form value the resolver read as the words spell it, across tools.
+
 * A ``route`` candidate is a phrase of one to three words that, where plain
   code routed the words to no tool, went with a call to one tool in at
   least ``min_support`` training examples and in at least ``min_share`` of
@@ -45,10 +48,11 @@ import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.lab.learn.candidates import Candidate
 from agent_lab.lab.learn.phrases import TOKEN, most_telling, phrases
+from agent_lab.lab.learn.spellings import spellings
 from agent_lab.resolvers.enums import mentions
 from agent_lab.resolvers.learned import ANY_TOOL, context_pattern, takes_format
 
@@ -61,19 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["Candidate", "mine", "open_parameter", "phrases", "spelled_in"]
 
 _NO_ALIAS = frozenset({"date", "time", "boolean"})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Candidate:
-    """A rule not yet admitted."""
-
-    kind: str
-    tool: str
-    parameter: str
-    value: JSONValue
-    phrase: str | None
-    support: int
-    examples: tuple[str, ...]
 
 
 def _most_specific(
@@ -135,6 +126,7 @@ def mine(
         *_contexts(arguments, min_support=min_support, min_share=min_share),
         *_formats(arguments, min_support=min_support, min_share=min_share),
         *_routes(examples, min_support=min_support, min_share=min_share),
+        *spellings(examples, min_support=min_support, min_share=min_share),
     ]
 
 
