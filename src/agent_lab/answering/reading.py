@@ -308,7 +308,8 @@ class _Reading:
         summary = found
         for name in grounded:
             prefill.pop(name, None)
-        if offer is not None and not fitting and self.confirmed:
+        # Among tools the summary could complete, its name left goes to the one it speaks of.
+        if self.confirmed and offer and (not fitting or self.task.leads(offer) == event):
             known = {**prefill, **grounded}
             summary.update(name_left(offer, properties, reader, known, conversation.held_as))
             prefill.update(summary)

@@ -63,6 +63,16 @@ class TaskInView:
         spoken = [n for n in self.names_offered if lexical and lexical.speaks_of(n, text)]
         return lexical is not None and spoken == [tool]
 
+    def leads(self, said: str) -> str | None:
+        """The candidate ``said`` leans to ahead of every other by the router's margin."""
+        router = self.decider.router
+        ranking = router.route(said, self.turn.candidates).ranking
+        if ranking is None or not ranking.ranked or router.lexical is None:
+            return None
+        (best, score), *rest = ranking.ranked
+        second = rest[0][1] if rest else 0.0
+        return best if score > 0 and (score - second) / score >= router.lexical.margin else None
+
     def leans(self, said: str, tool: str) -> bool:
         """Whether ``said`` leans to another tool: it leads ``tool`` by the router's margin.
 

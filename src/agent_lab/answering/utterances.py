@@ -37,6 +37,7 @@ _OPENS = r"(?:^|(?<=[.!?:,;] )|(?<=\bso )|(?<=\bok )|(?<=\bokay )|(?<=\bthen )|(
 # ...", "Here's what I have: ...". "Do you want to book it?" offers; it sums nothing up.
 _CONFIRM = re.compile(
     r"\b(?:confirm(?!ed)|verify|correct\b|right\s*\?|is that (?:ok|okay|fine|alright)\b|"
+    r"just to (?:double[- ])?check\b|double[- ]check|"
     r"(?:ok|okay|alright|all right)\s*\?|make sure|to be (?:sure|clear)|ensure|"
     rf"{_OPENS}you(?:'d| would) like (?:me )?to\b|{_OPENS}you (?:want|wish) (?:me )?to\b|"
     r"you(?: are|'re) (?:saying|asking)|(?:what|here'?s what) i (?:heard|hear|have|got)\b)",
@@ -166,7 +167,18 @@ _ASSENT = re.compile(
     r"that (?:would|will) (?:be )?(?:just )?(?:great|fine|good|perfect|awesome|do|work)|"
     r"that suits me|that works|that all sounds (?:good|great|fine|right|correct)|"
     r"sounds (?:good|great|perfect|fine|right)|works for me|"
-    r"(?:that )?sounds (?:good|great|perfect|fine|right))\b",
+    r"(?:that )?sounds (?:good|great|perfect|fine|right)|"
+    # The same, worded otherwise: "That is confirmed.", "That seems great.", "It is good.",
+    # "All correct.", "Everything sounds right to me.", "You've got it right."
+    r"(?:that|this|it|everything|all of (?:that|it)(?: information)?)(?:'s|s| is| seems| sounds|"
+    r" looks| would be| will be)(?: just| all| perfectly| exactly| really| very)? "
+    r"(?:confirmed|correct|right|all right|fine|good|great|perfect|lovely|ok|okay|"
+    r"what i (?:want|wanted|need|needed))|"
+    r"(?:that(?:'s|s| is)|it(?:'s| is)) (?:fine|ok|okay|good) (?:by|with|for) me|"
+    r"all (?:good|correct|right)|sounds (?:really |very )?(?:good|great|perfect|fine|right|"
+    r"amazing|excellent|ok|okay|wonderful|lovely|nice)|"
+    r"(?:awesome|excellent|terrific|wonderful|lovely|splendid|superb)|"
+    r"i(?:'m| am) (?:good|fine|ok|okay|happy) with (?:that|it)|i approve|you(?:'ve)? got it)\b",
     re.IGNORECASE,
 )
 _COURTESY = re.compile(
@@ -174,7 +186,9 @@ _COURTESY = re.compile(
     r"perfect|great|good|fine|absolutely|definitely|certainly|please|thanks?|thank you|"
     r"that(?:'s| is)|it(?:'s| is)|this|that|sounds?|works?|for me|me|is|do it|go ahead|"
     r"confirm(?:ed)?|proceed|with it|book it|by me|cool|awesome|wonderful|super|nice|"
-    r"very|so|much|indeed|true|all|of course|the|just|fine with me|i agree|agreed)\b",
+    r"very|so|much|indeed|true|all|of course|the|just|fine with me|i agree|agreed|seems|looks|"
+    r"lovely|awesome|excellent|terrific|wonderful|i approve|got it|everything|exactly|really|"
+    r"perfectly)\b",
     re.IGNORECASE,
 )
 _LEFT = re.compile(r"[A-Za-z0-9]")
