@@ -49,10 +49,24 @@ def test_a_date_parameter_role_comes_from_its_name(name: str, role: str | None) 
         ("May 10th and May 14th", {}),
         ("returning May 8th, departing May 9th", {}),
         ("leaving May 9th, or leaving May 10th", {}),
+        # A lone end, said by how long it lasts: "until", "till".
+        ("I'll need the van until May 14th", {"end": date(2027, 5, 14)}),
+        ("till the 14th, please", {"end": date(2027, 5, 14)}),
+        ("pick it up tomorrow, keep it till Friday", {"start": date(2027, 5, 4),
+                                                       "end": date(2027, 5, 7)}),
+        ("pick it up and keep it until May 14th", {"end": date(2027, 5, 14)}),
+        # One clause that starts and ends: no role for its one date.
+        ("depart until May 14th", {}),
     ],
-)
+)  # fmt: skip
 def test_dates_are_placed_by_their_cues(text: str, placed: dict[str, date]) -> None:
     assert placed_dates(text, NOW) == placed
+
+
+def test_a_stay_lasts_until_its_end() -> None:
+    assert placed_dates("a room in Lisbon until the 9th", NOW, stay=True) == {
+        "end": date(2027, 5, 9)
+    }
 
 
 def test_without_a_reference_date_nothing_is_placed() -> None:

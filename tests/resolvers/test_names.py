@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agent_lab.kernel.models import Event
 from agent_lab.resolvers.name_runs import may_name, names_in, names_left
-from agent_lab.resolvers.names import FreeForm, asked_for, name_role, read_name
+from agent_lab.resolvers.names import FreeForm, NameRole, asked_for, name_role, read_name
 from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver
 
 
@@ -159,6 +159,19 @@ def test_asked_for_needs_a_question_pointing_at_one_property() -> None:
     assert asked_for(own, "What is your city of departure?") == "origin_city"
     assert asked_for(own, "Which city?") is None
     assert asked_for(own, "City of departure.") is None
+
+
+def test_a_question_about_a_place_points_at_the_one_place() -> None:
+    """Pick-up's date, time and place share "pickup": "area" says which one is asked."""
+    own = {
+        "pickup_spot": frozenset({"pickup", "spot", "van"}),
+        "pickup_day": frozenset({"pickup", "day", "van"}),
+        "pickup_hour": frozenset({"pickup", "hour", "van"}),
+    }
+    roles: dict[str, NameRole] = {"pickup_spot": "location"}
+    assert asked_for(own, "Which pickup area suits you?", roles) == "pickup_spot"
+    assert asked_for(own, "Where would you like the pickup?", roles) == "pickup_spot"
+    assert asked_for(own, "When is the pickup?", roles) is None
 
 
 def test_read_name_alone() -> None:

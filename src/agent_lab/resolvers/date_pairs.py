@@ -44,7 +44,7 @@ _CUES: dict[Role, re.Pattern[str]] = {
     "end": re.compile(
         r"\b(?:drop(?:ping)?[ -]?(?:it |the car |them )?off|dropoff|return(?:ing)?|"
         r"com(?:e|ing) back|fly(?:ing)? back|check(?:ing)?[ -]?out|end(?:ing)?|inbound|"
-        r"back on)\b",
+        r"back on|until|till)\b",
         re.IGNORECASE,
     ),
 }
@@ -66,7 +66,8 @@ _CLAUSE_END = re.compile(r"[.;!?]")
 _STAY_CUES: dict[Role, re.Pattern[str]] = {
     "start": re.compile(r"\b(?:check(?:ing)?[ -]?in|arriv(?:e|ing|al))\b", re.IGNORECASE),
     "end": re.compile(
-        r"\b(?:check(?:ing)?[ -]?out|leav(?:e|ing)|depart(?:ing|ure)?)\b", re.IGNORECASE
+        r"\b(?:check(?:ing)?[ -]?out|leav(?:e|ing)|depart(?:ing|ure)?|until|till)\b",
+        re.IGNORECASE,
     ),
 }
 _CLAUSE = re.compile(r"[.;!?]|,|\band\b|\bthen\b|\bbut\b", re.IGNORECASE)

@@ -324,7 +324,8 @@ def asked_for(
 
     ``own`` holds every property's words (``resolvers.cues.own_words``): the
     question must share more of them with one property than with any other. A
-    ``from`` or ``to`` in it counts for an origin's or a destination's ``roles``.
+    ``from`` or ``to`` in it counts for an origin's or a destination's ``roles``, a
+    ``where`` or an ``area`` for a place's.
     """
     if "?" not in asked:
         return None
@@ -345,4 +346,7 @@ def asked_for(
 _QUESTION_CUES: dict[str, frozenset[str]] = {
     "origin": frozenset(["from", "departing", "leaving", "origin", "start"]),
     "destination": frozenset(["to", "going", "heading", "headed", "destination", "arriving"]),
-}
+    # "What's your desired pickup area?": the place, where pickup's date and time tie.
+    "location": frozenset(["where", "area", "city", "town", "place", "location", "locality",
+                           "region", "neighborhood", "neighbourhood", "district", "suburb"]),
+}  # fmt: skip
