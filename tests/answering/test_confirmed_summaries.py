@@ -67,6 +67,10 @@ def answer(*said: str) -> LocalAnswer | None:
         "Please confirm: 2 tickets for Nadine Shah in Leeds on June 6th.",
         "Just to check: 2 tickets for Nadine Shah in Leeds on June 6th?",
         "Let me double-check: 2 tickets for Nadine Shah in Leeds on June 6th, yes?",
+        # A summary stated, not asked: the user's wish, or the assistant's next act.
+        "So you want 2 tickets for Nadine Shah in Leeds on June 6th.",
+        "Okay. Booking 2 tickets for Nadine Shah in Leeds on June 6th.",
+        "I'll purchase 2 tickets for Nadine Shah in Leeds on June 6th.",
     ],
 )
 @pytest.mark.parametrize(
@@ -115,6 +119,17 @@ def test_a_summary_that_speaks_of_no_one_tool_gives_its_name_to_none() -> None:
 )
 def test_assents_worded_otherwise(text: str, *, accepted: bool) -> None:
     assert accepts(text) is accepted
+
+
+def test_a_booking_spoken_of_is_no_summary() -> None:
+    """ "Booking is not possible" states no act to confirm: its capital is no performer."""
+    assert not confirms("Sorry, Booking is not possible right now. Anything else?")
+    found = answer(
+        *OPENING,
+        "Sorry, Booking is not possible right now. Anything else?",
+        "Proceed with Nadine Shah then.",
+    )
+    assert found is None or all(call.name != "purchase_gig_tickets" for call in found.calls)
 
 
 def test_a_check_is_a_request_to_confirm_but_a_search_to_check_is_not() -> None:

@@ -40,6 +40,12 @@ _CONFIRM = re.compile(
     r"just to (?:double[- ])?check\b|double[- ]check|"
     r"(?:ok|okay|alright|all right)\s*\?|make sure|to be (?:sure|clear)|ensure|"
     rf"{_OPENS}you(?:'d| would) like (?:me )?to\b|{_OPENS}you (?:want|wish) (?:me )?to\b|"
+    # A summary stated as the user's wish or the assistant's next act: "You want 2 tickets
+    # for...", "You need a cab for 3...", "Booking a table for 2 at...", "I'll reserve...".
+    rf"{_OPENS}you(?:'d| would)? (?:like|want|wish|need)\b|"
+    rf"{_OPENS}(?:i(?:'m| am) )?(?:booking|reserving|buying|purchasing|renting|scheduling)"
+    r"\s+(?:a|an|the|your|you|\d)\b|"
+    rf"{_OPENS}i(?:'ll| will) (?:book|reserve|buy|purchase|rent|schedule|make|set up)\b|"
     r"you(?: are|'re) (?:saying|asking)|(?:what|here'?s what) i (?:heard|hear|have|got)\b)",
     re.IGNORECASE,
 )
