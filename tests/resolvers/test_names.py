@@ -410,3 +410,21 @@ def test_the_place_with_its_region_stays_linear_in_the_text() -> None:
 def test_a_duration_written_hh_mm_is_no_clock_time() -> None:
     properties = {"duration": {"type": "string", "description": "Duration as HH:MM"}}
     assert _resolved(properties, "a timer until 5 pm") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("set an alarm for 6:10 called Walk the dog", None),  # "the dog": the title runs on
+        ("set an alarm for 6:10 called Feed cat", None),
+        ("an alarm named Leave for work at 8", None),
+        ("an alarm named Standup at 9:45", "Standup"),
+        ("an alarm named Standup for 9:45", "Standup"),
+        ("an alarm called Pilates for tomorrow", "Pilates"),
+        ("an alarm called Team Sync, at 10", "Team Sync"),
+    ],
+)
+def test_a_title_that_runs_on_in_lower_case_is_not_read_short(text: str, name: str | None) -> None:
+    alarm = FreeForm.of("alarm_name", "Name of the alarm", frozenset({"alarm", "name"}))
+    assert alarm is not None
+    assert read_name(alarm, [], text) == name

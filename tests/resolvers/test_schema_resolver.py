@@ -514,3 +514,28 @@ def test_a_word_of_a_value_read_is_no_sign_of_another_property() -> None:
     # "music" read as the kind accounts for the word; unread, it may be the style's.
     assert not resolver.may_state("style", text, read=["Music"])
     assert resolver.may_state("style", text)
+
+
+def test_a_kind_no_member_says_leaves_an_optional_choice_open() -> None:
+    """ "A tiny van": the van's size, said in a word no member has, is the model's to map."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City to collect the van in"},
+            "size": {
+                "type": "string",
+                "enum": ["Compact", "Medium", "Large"],
+                "description": "Size of the van",
+            },
+        },
+        "required": ["city"],
+    }
+    resolver = SchemaResolver(schema)
+    said = resolver(Event("hire_van", text="I need a tiny van in Leith"))
+    assert said.arguments == {"city": "Leith"}
+    assert said.complete is False  # "tiny" may be the size: the fallback is asked
+    plain = resolver(Event("hire_van", text="I need a van in Leith"))
+    assert plain.arguments == {"city": "Leith"}
+    assert plain.complete is None
+    named = resolver(Event("hire_van", text="I need a large van in Leith"))
+    assert named.arguments == {"city": "Leith", "size": "Large"}

@@ -237,7 +237,12 @@ def read_name(
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
     if cues:
-        found |= named_after(text, cues)
+        named = named_after(text, cues)
+        if prop.role == "name":
+            # "an alarm called Leave for home": a title runs on in lower case, past its
+            # capitals; read as "Leave" it would be cut short.
+            named = {n for n in named if not _runs_on(text, n)}
+        found |= named
     if prop.role == "name" and alone and _BEINGS & set(prop.nouns):
         # "a table under Marcus"; "a groom for Biscuit" for an animal, as a guest "for" a
         # date is no guest ("for Valentine's", "for Table 12"); not "for Mother's Day".
@@ -315,6 +320,38 @@ _CORRECTION = re.compile(
 
 _TAGS = frozenset(["ok", "no", "so", "do", "is", "it", "me", "hi", "am", "on", "at", "by", "to",
                    "as", "be", "in", "oh"])  # fmt: skip
+
+
+# After a title's capitals, what may end it: a value's cue, a number, a clause's end.
+_TITLE_ENDS = frozenset(
+    ["at", "on", "in", "by", "with", "from", "to", "and", "or", "please", "for", "every",
+     "each", "tomorrow", "today", "tonight", "that", "which", "is", "was", "will"]
+)  # fmt: skip
+_AFTER_NAME = re.compile(r"\s+([a-z][a-z']*)(?:\s+([A-Za-z][\w']*))?")
+
+
+def _runs_on(text: str, name: str) -> bool:
+    """Whether a title after its cue goes on in lower case ("called Leave for home")."""
+    for match in re.finditer(re.escape(name), text):
+        after = _AFTER_NAME.match(text, match.end())
+        if after is None:
+            continue
+        word, following = after.group(1), after.group(2)
+        if word not in _TITLE_ENDS:
+            return True  # "Leave home now", "Gym time"
+        if (
+            word == "for"
+            and following
+            and following[0].islower()
+            and not _TIME_AFTER.match(following)
+        ):
+            return True  # "Leave for home", not "for 7 pm" nor "for tomorrow"
+    return False
+
+
+_TIME_AFTER = re.compile(r"(?:\d|tomorrow|today|tonight|noon|midnight|morning|evening|"
+                         r"afternoon|monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+                         re.IGNORECASE)  # fmt: skip
 
 
 def asked_for(

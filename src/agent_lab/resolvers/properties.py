@@ -91,7 +91,10 @@ def evidence(
         if said & prop.value_words:
             return True
         counts = {count for value in members(prop) if (count := _as_count(value)) is not None}
-        return bool(counts) and not counts.isdisjoint(_numbers_unread(text, read))
+        if counts:
+            return not counts.isdisjoint(_numbers_unread(text, read))
+        # "a small car" for a car's type: a kind of the subject no member's word says.
+        return _modifies(text, prop.subject, read)
     if prop.kind == "free-form":
         named = may_name(text) if read is None else names_unread(text, read)
         return named or _modifies(text, prop.subject)
@@ -212,7 +215,7 @@ _DETERMINERS = frozenset(
 )  # fmt: skip
 
 
-def _modifies(text: str, subject: frozenset[str]) -> bool:
+def _modifies(text: str, subject: frozenset[str], read: Iterable[object] | None = None) -> bool:
     """Whether a word qualifies the tool's subject: "pop songs", "a vegan restaurant".
 
     The kind of thing asked for, in lower case, may be a free-form value ("Pop",
@@ -221,11 +224,13 @@ def _modifies(text: str, subject: frozenset[str]) -> bool:
     if not subject:
         return False
     words = WORD.findall(text)
+    known = {w.lower() for v in read or () if isinstance(v, str) for w in WORD.findall(v)}
     return any(
         len(noun) >= 3
         and noun.lower().rstrip("s") in subject
         and word.lower() not in _DETERMINERS
         and word.lower().rstrip("s") not in subject
+        and word.lower() not in known
         for word, noun in itertools.pairwise(words)
     )
 
