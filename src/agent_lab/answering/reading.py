@@ -39,15 +39,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.agents.tool_specs import (
-    tool_acts,
-    tool_name,
-    tool_parameters,
-    tool_properties,
-)
+from agent_lab.agents.tool_specs import tool_acts, tool_name, tool_parameters, tool_properties
 from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
 from agent_lab.answering.known_values import kept_by_pick, named_values, said_now, stands
+from agent_lab.answering.retries import retried
 from agent_lab.answering.said_before import (
     asks_about_results,
     earlier_calls,
@@ -155,8 +151,7 @@ class _Reading:
     confirmed: bool
     """What the user accepted was a summary to confirm."""
     offered: bool = False
-    """What the user accepted was a yes/no question, not a summary to confirm: it may offer
-    to act ("Would you like to buy 2 tickets for ... ?")."""
+    """It was a yes/no question, not a summary: it may offer to act ("Shall I book it?")."""
 
     @property
     def task(self) -> TaskInView:
@@ -174,6 +169,8 @@ class _Reading:
             ]
             if len(acting) == 1:
                 return acting[0]  # the one action the offer says, complete
+        if self.accepted and not self.confirmed and (again := self._again()) is not None:
+            return again
         last = self.conversation.last_call
         event = routed or self.task.tracked()
         if (
@@ -435,6 +432,10 @@ class _Reading:
         ):
             return None
         return found
+
+    def _again(self) -> Decision | None:
+        """A failed act, tried again as the accepted question offers (``retries``)."""
+        return retried(self.decider, self.conversation, self.tools, self.turn, self.reader_of)
 
     def _offers_to(self, event: str) -> bool:
         """Whether the accepted offer may propose ``event``'s action: not an item found.

@@ -23,6 +23,7 @@ __all__ = [
     "confirms",
     "declines",
     "item_offered",
+    "last_sentence",
     "offers",
     "proposes",
     "requests",
@@ -98,7 +99,7 @@ def offers(offer: str | None) -> bool:
     """
     if offer is None:
         return False
-    last = _last_sentence(offer)
+    last = last_sentence(offer)
     return last.endswith("?") and _WH.match(last) is None
 
 
@@ -114,11 +115,11 @@ _ITEM = re.compile(
 
 def item_offered(offer: str) -> bool:
     """Whether the offer's question offers an item found to pick, not an action to take."""
-    last = _last_sentence(offer)
+    last = last_sentence(offer)
     return bool(last) and _ITEM.match(last) is not None
 
 
-def _last_sentence(text: str) -> str:
+def last_sentence(text: str) -> str:
     """The last sentence of ``text``, without the spaces around it ("" for none)."""
     sentences = [sentence for sentence in _SENTENCES.split(text.strip()) if sentence.strip()]
     return sentences[-1].rstrip() if sentences else ""
