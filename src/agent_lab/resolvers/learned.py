@@ -4,20 +4,14 @@ A rules file is JSON a person can review: each rule names its tool, its
 parameter, its kind, the value it gives, and its evidence (training support,
 held-out right and wrong, the Wilson lower bound, examples). Six kinds:
 
-* ``alias``: a phrase of the user's words for a value ("the big apple" ->
-  "New York"), where the resolver read nothing, the words hold the phrase
-  (word boundaries, any case) and no other alias names another value;
+* ``alias``: words for a value ("the big apple" -> "New York"), where the
+  resolver read nothing and no other alias of the parameter names another;
 * ``constant``: the value calls give a parameter the words say nothing of;
-* ``context``: the words before a free-form value ("a table at"), filling it
-  with the capitalised words that follow ("Sino") (``value`` ``null``);
-* ``format``: how a parameter whose schema says only "a string" wants its
-  value written (``date``, ``time`` or ``number``), read from the words;
-* ``spelling``: how the calls write a value the resolver read ("San Fran"
-  -> "San Francisco"): the one kind that rewrites a value read, whole (any
-  case), never a part of it;
-* ``route``: a phrase that picks the tool (``parameter`` empty, ``value``
-  ``null``), asked only when the plugin set's routes and the lexical router
-  leave the message without a tool; two tools' phrases equally strong pick neither.
+* ``context``: the words before a free-form value ("a table at" Sino);
+* ``format``: how a plain string parameter is written (``date``, ``time``, ``number``);
+* ``spelling``: how the calls write a value read ("San Fran" -> "San
+  Francisco"), the one kind that rewrites a value read (whole, any case);
+* ``route``: a phrase that picks the tool where nothing else does.
 
 ``RuleBook.annotate`` writes a tool's rules into its parameters'
 ``x-agent-lab`` hint (``learned``), where ``SchemaResolver`` reads them, and
@@ -282,9 +276,8 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
         if rule.kind == "route":
             continue
         if rule.kind == "spelling" and rule.parameter == ANY_TOOL:
-            for name, prop in properties.items():
-                if isinstance(prop, dict) and takes_format(prop):
-                    _learn(prop, rule, validators.setdefault(name, property_validator(prop)))
+            # Once, in the parameters schema's hint: each parameter asked as it is read.
+            _pair(_learned_of(cast("JSONObject", parameters)), "spellings", rule)
             continue
         prop = properties.get(rule.parameter)
         if not isinstance(prop, dict):
@@ -299,18 +292,25 @@ def _annotated(tool: Mapping[str, Any], rules: list[LearnedRule]) -> JSONObject:
     return copied
 
 
+def _learned_of(schema: JSONObject) -> JSONObject:
+    """The ``learned`` part of a schema's hint, made where absent (``{}``: an odd hint)."""
+    hint = schema.setdefault(HINT, {})
+    learned = hint.setdefault("learned", {}) if isinstance(hint, dict) else None
+    return learned if isinstance(learned, dict) else {}
+
+
+def _pair(learned: JSONObject, key: str, rule: LearnedRule) -> None:
+    if isinstance(pairs := learned.setdefault(key, []), list):
+        pairs.append([rule.phrase, rule.value])
+
+
 def _learn(prop: JSONObject, rule: LearnedRule, validator: Any) -> None:
     """Write an argument rule into the property's hint, unless its schema refuses the value."""
     if rule.kind != "context" and not (validator is not None and validator.is_valid(rule.value)):
         return
-    hint = prop.setdefault(HINT, {})
-    learned = hint.setdefault("learned", {}) if isinstance(hint, dict) else None
-    if not isinstance(learned, dict):
-        return
+    learned = _learned_of(prop)
     if rule.kind in ("alias", "spelling") and rule.phrase:
-        pairs = learned.setdefault("aliases" if rule.kind == "alias" else "spellings", [])
-        if isinstance(pairs, list):
-            pairs.append([rule.phrase, rule.value])
+        _pair(learned, "aliases" if rule.kind == "alias" else "spellings", rule)
     elif rule.kind == "context" and rule.phrase:
         contexts = learned.setdefault("contexts", [])
         if isinstance(contexts, list):

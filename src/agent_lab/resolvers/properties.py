@@ -19,6 +19,7 @@ from agent_lab.resolvers.english import DATE_WORDS, TIME_WORDS, WORD, numbers_in
 from agent_lab.resolvers.enums import Rival, variants
 from agent_lab.resolvers.learned import context_pattern
 from agent_lab.resolvers.name_runs import may_name, names_unread
+from agent_lab.resolvers.spellings import spellings_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -359,9 +360,5 @@ def learned_hints(hint: Mapping[str, Any]) -> Learned:
         for words in listed(rules.get("contexts"))
         if isinstance(words, str) and words.strip()
     )
-    spellings = {
-        str(pair[0]).casefold(): cast("JSONValue", pair[1])
-        for pair in map(listed, listed(rules.get("spellings")))
-        if len(pair) == 2 and isinstance(pair[0], str) and pair[0].strip()
-    }
+    spellings = spellings_of(hint)
     return AliasIndex.of(aliases) if aliases else None, constant, contexts, spellings or None

@@ -2,41 +2,67 @@
 
 ``agent-lab learn`` keeps a ``spelling`` where a deployment's calls write a
 name otherwise than its users say it ("San Fran" -> "San Francisco";
-``resolvers.learned``). The schema-driven resolver reads the words as
+``resolvers.learned``). One learned for every parameter is written once, in
+the hint of the tool's parameters schema (``shared``); one for a parameter,
+in that parameter's hint. The schema-driven resolver reads the words as
 always, then rewrites a free-form value read whole as a spelling's phrase
-(any case). The words it rewrote were read all the same: ``as_said`` gives
-them back, so that no check takes "San Fran" for a name left unread.
+(any case), where the parameter's schema takes the rewrite. The words it
+rewrote were read all the same: ``as_said`` gives them back, so that no
+check takes "San Fran" for a name left unread.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Sequence
 
     from agent_lab.resolvers.properties import Property
-    from agent_lab.strict_json import JSONObject
+    from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Spellings"]
+__all__ = ["Spellings", "spellings_of"]
+
+
+def spellings_of(hint: object) -> dict[str, JSONValue]:
+    """The spellings a hint's ``learned`` holds, by their phrase case folded.
+
+    A client's odd hint (not a list, a pair of the wrong shape) reads as none.
+    """
+    learned = cast("Mapping[str, Any]", hint).get("learned") if isinstance(hint, Mapping) else None
+    pairs = (
+        cast("Mapping[str, Any]", learned).get("spellings")
+        if isinstance(learned, Mapping)
+        else None
+    )
+    found: dict[str, JSONValue] = {}
+    for pair in cast("list[object]", pairs) if isinstance(pairs, list | tuple) else []:
+        if isinstance(pair, list | tuple) and len(cast("list[object]", pair)) == 2:
+            phrase, value = cast("list[object]", pair)
+            if isinstance(phrase, str) and phrase.strip():
+                found[phrase.casefold()] = cast("JSONValue", value)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
 class Spellings:
-    """One tool's learned spellings, for every property that has some."""
+    """One tool's learned spellings: for every free-form parameter, and for one."""
 
+    shared: Mapping[str, JSONValue]
+    """For every free-form parameter (the parameters schema's own hint)."""
     phrases: Mapping[str, tuple[str, ...]]
     """The words (case folded) each value written was read from."""
 
     @classmethod
-    def of(cls, properties: Sequence[Property]) -> Spellings:
-        """The spellings the properties' hints hold."""
+    def of(cls, shared: Mapping[str, JSONValue], properties: Sequence[Property]) -> Spellings:
+        """The spellings of the parameters schema's hint and of its properties' hints."""
         phrases: dict[str, tuple[str, ...]] = {}
-        for prop in properties:
-            for phrase, value in (prop.spellings or {}).items():
+        for table in (shared, *(p.spellings for p in properties if p.spellings)):
+            for phrase, value in table.items():
                 phrases[str(value)] = (*phrases.get(str(value), ()), phrase)
-        return cls(phrases)
+        return cls(shared, phrases)
 
     def respell(
         self, properties: Sequence[Property], found: JSONObject, names: Mapping[str, str]
@@ -45,11 +71,10 @@ class Spellings:
         if not self.phrases:
             return
         for prop in properties:
-            if prop.spellings is None or prop.name not in names:
-                continue
-            if found.get(prop.name) != names[prop.name]:
-                continue  # left out, or read otherwise
-            value = prop.spellings.get(names[prop.name].casefold())
+            if prop.name not in names or found.get(prop.name) != names[prop.name]:
+                continue  # not read from the words as a name, or left out, or read otherwise
+            key = names[prop.name].casefold()
+            value = (prop.spellings or {}).get(key, self.shared.get(key))
             if value is not None and (prop.accepts is None or prop.accepts.is_valid(value)):
                 found[prop.name] = value
 

@@ -88,6 +88,21 @@ def test_a_spelling_holds_for_every_free_form_parameter_of_every_tool() -> None:
     assert read(only_city, ferry, "Sailings from Beantown on Friday?") == {"from_port": "Beantown"}
 
 
+def test_spellings_for_every_parameter_are_written_once_per_tool() -> None:
+    """Not once per parameter: 100,000 spellings in 20 parameters annotated in 11 s to 57 MB."""
+
+    def town(n: int) -> str:  # "Qab", "Qac"...: a name the reader reads
+        return "Q" + "".join(chr(97 + int(d)) for d in str(n))
+
+    book = RuleBook(rules=tuple(spelling(town(n), f"City {n}") for n in range(1_000)))
+    properties = {f"place_{n}": {"type": "string", "description": "A town"} for n in range(20)}
+    spec = tool("visit", "place_0", "A town")
+    spec["function"]["parameters"]["properties"] = properties
+    (annotated,) = book.annotate([spec])
+    assert json.dumps(annotated).count("City ") == 1_000
+    assert read(book, FORECAST, f"What's the weather in {town(417)} today?") == {"city": "City 417"}
+
+
 def test_a_spelling_is_not_written_where_the_schema_refuses_it() -> None:
     spec = json.loads(json.dumps(FORECAST))
     spec["function"]["parameters"]["properties"]["city"]["maxLength"] = 6
