@@ -169,8 +169,10 @@ class _Reading:
             ]
             if len(acting) == 1:
                 return acting[0]  # the one action the offer says, complete
-        if self.accepted and not self.confirmed and (again := self._again()) is not None:
-            return again
+        if self.accepted and not self.confirmed:  # "I couldn't book it. 7 pm?" "Yes."
+            again = retried(self.decider, self.conversation, self.tools, self.turn, self.reader_of)
+            if again is not None:
+                return again
         last = self.conversation.last_call
         event = routed or self.task.tracked()
         if (
@@ -305,11 +307,13 @@ class _Reading:
         summary = found
         for name in grounded:
             prefill.pop(name, None)
-        # Among tools the summary could complete, its name left goes to the one it speaks of.
-        if self.confirmed and offer and (not fitting or self.task.leads(offer) == event):
+        if self.confirmed and offer:
             known = {**prefill, **grounded}
-            summary.update(name_left(offer, properties, reader, known, conversation.held_as))
-            prefill.update(summary)
+            left = name_left(offer, properties, reader, known, conversation.held_as)
+            # Among tools it could complete, its name left goes to the one it speaks of.
+            if left and (not fitting or self.task.leads(offer) == event):
+                summary.update(left)
+                prefill.update(summary)
         decision, text, context = self._decide(event, grounded, prefill)
         if not decision.local:
             return None
@@ -432,10 +436,6 @@ class _Reading:
         ):
             return None
         return found
-
-    def _again(self) -> Decision | None:
-        """A failed act, tried again as the accepted question offers (``retries``)."""
-        return retried(self.decider, self.conversation, self.tools, self.turn, self.reader_of)
 
     def _offers_to(self, event: str) -> bool:
         """Whether the accepted offer may propose ``event``'s action: not an item found.
