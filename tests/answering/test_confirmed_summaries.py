@@ -67,16 +67,12 @@ def answer(*said: str) -> LocalAnswer | None:
         "Please confirm: 2 tickets for Nadine Shah in Leeds on June 6th.",
         "Just to check: 2 tickets for Nadine Shah in Leeds on June 6th?",
         "Let me double-check: 2 tickets for Nadine Shah in Leeds on June 6th, yes?",
-        # A summary stated, not asked: the user's wish, or the assistant's next act.
-        "So you want 2 tickets for Nadine Shah in Leeds on June 6th.",
-        "Okay. Booking 2 tickets for Nadine Shah in Leeds on June 6th.",
-        "I'll purchase 2 tickets for Nadine Shah in Leeds on June 6th.",
     ],
 )
 @pytest.mark.parametrize(
     "reply",
     ["Yes, that's right.", "That is confirmed.", "All correct.", "That seems great.",
-     "Everything sounds right to me.", "You've got it.", "Excellent, thank you."],
+     "Everything sounds right to me.", "You've got it.", "Sounds really good, thanks."],
 )  # fmt: skip
 def test_a_confirmed_summary_buys_with_the_name_it_states(summary: str, reply: str) -> None:
     """The words never routed to the purchase; the summary the user accepted speaks of it."""
@@ -90,11 +86,28 @@ def test_a_confirmed_summary_buys_with_the_name_it_states(summary: str, reply: s
 @pytest.mark.parametrize(
     "reply",
     ["That seems wrong.", "It is good, but make it three of us.", "All correct except the day.",
-     "Not quite, it's Nadine Shah in York.", "Hmm, let me think about it."],
+     "Not quite, it's Nadine Shah in York.", "Hmm, let me think about it.",
+     # A reviewer's: words of praise or assent that agree to nothing.
+     "Excellent question.", "It is good to know.", "I approve of nothing.",
+     "That is confirmed as wrong.", "Lovely."],
 )  # fmt: skip
 def test_no_purchase_where_the_reply_takes_something_back(reply: str) -> None:
     summary = "Please confirm: 2 tickets for Nadine Shah in Leeds on June 6th."
     found = answer(*OPENING, summary, reply)
+    assert found is None or all(call.name != "purchase_gig_tickets" for call in found.calls)
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "Booking 2 tickets for Nadine Shah in Leeds on June 6th is not possible right now.",
+        "You want 2 tickets for Nadine Shah in Leeds on June 6th? Those are sold out, sorry.",
+        "Just to check: you don't want 2 tickets for Nadine Shah in Leeds on June 6th?",
+        "Please confirm: 2 tickets for Nadine Shah in Leeds on June 6th cannot be bought.",
+    ],
+)
+def test_a_summary_it_negates_or_says_cannot_be_done_buys_nothing(summary: str) -> None:
+    found = answer(*OPENING, summary, "Yes.")
     assert found is None or all(call.name != "purchase_gig_tickets" for call in found.calls)
 
 
@@ -107,7 +120,7 @@ def test_a_summary_that_speaks_of_no_one_tool_gives_its_name_to_none() -> None:
 @pytest.mark.parametrize(
     ("text", "accepted"),
     [
-        ("That is confirmed to proceed.", True),
+        ("That is confirmed, please go ahead.", True),
         ("It is good.", True),
         ("Sounds really good!", True),
         ("I'm happy with that.", True),

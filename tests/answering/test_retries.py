@@ -101,8 +101,19 @@ def test_the_act_again_with_the_value_the_question_changes(
         ("Sorry, the 6 pm slot is taken. How about 7 pm instead?", "No, thanks."),
         # The question changes nothing plain code reads.
         ("Sorry, the 6 pm slot is taken. Shall I try again later?", "Yes."),
+        # A reviewer's: questions whose yes is no plain retry.
+        ("Sorry, the 6 pm slot is taken. Is 7 pm too late for you?", "Yes."),
+        ("Sorry, the 6 pm slot is taken. Would 7 pm be a problem?", "Yes."),
+        ("Sorry, the 6 pm slot is taken. Do you want me to skip 7 pm as well?", "Yes."),
+        ("Sorry, the 6 pm slot is taken. Should I not try 7 pm?", "Yes."),
+        ("Sorry, it failed. 7 pm, or should I cancel?", "Yes."),
+        ("Sorry, I couldn't book it. Do you know if 7 pm suits your partner?", "Yes."),
+        ("Sorry, it failed. Shall I try 7 pm? Or 8 pm?", "Yes."),
+        ("Sorry, the 6 pm slot is taken. How about 7 pm instead?", "Wonderful, another failure."),
+        # The act went through; the apology is about something else.
+        ("Your court at 6 pm is booked. Sorry, the lights are off before 7 pm. Would you "
+         "like me to note that you'll arrive at 7 pm?", "Yes."),
     ],
-)
+)  # fmt: skip
 def test_no_retry_where_the_words_do_not_say_one(offer: str, reply: str) -> None:
-    assert ("reserve_court", {**FIRST, "time": "19:00"}) not in calls(offer, reply)
-    assert all(name != "reserve_court" or args != FIRST for name, args in calls(offer, reply))
+    assert all(name != "reserve_court" for name, _ in calls(offer, reply))

@@ -40,6 +40,28 @@ _FAILED = re.compile(
 )
 
 
+# The question offers the act again, in a form whose yes means do it: "How about 7 pm?",
+# "Shall I try 7 pm?", "Would 7 pm work?"; not "Is 7 pm too late?" nor "Do you know if...".
+_OFFERS = re.compile(
+    r"(?:^|,\s*)(?:(?:so|ok(?:ay)?|then|well|alternatively)\W+)?(?:how about|what about|"
+    r"would you like|(?:do you )?want (?:me )?to|shall i|should i|can i|could i|may i|"
+    r"would (?:you be )?.{1,60}?\b(?:work|suit|do|be (?:ok|okay|fine|alright))\b|"
+    r"is .{1,60}?\b(?:ok|okay|fine|alright)\b)",
+    re.IGNORECASE,
+)
+# A yes to these is no plain retry: a negation, a choice, a drop, "too late", "a problem".
+_NOT_OFFERED = re.compile(
+    r"\b(?:not|never|no|skip|cancel|drop|remove|avoid|too|problem|rather|or)\b|n't\b",
+    re.IGNORECASE,
+)
+# The last act went through ("Your court is booked. Sorry, the café is closed..."): no retry.
+_DONE = re.compile(
+    r"\b(?:is|are|was|were|has been|have been|all) (?:booked|reserved|confirmed|purchased|"
+    r"bought|scheduled|set|done)\b|\bsuccessfully\b",
+    re.IGNORECASE,
+)
+
+
 def retried(
     decider: Decider,
     conversation: Conversation,
@@ -54,13 +76,16 @@ def retried(
     last, offer = conversation.last_call, conversation.offer or ""
     if last is None or not offer.rstrip().endswith("?") or not _FAILED.search(offer):
         return None
+    question = last_sentence(offer)
+    if _DONE.search(offer) or not _OFFERS.search(question) or _NOT_OFFERED.search(question):
+        return None  # it went through, or the question offers no one retry plainly
     if turn.candidates is not None and last.name not in turn.candidates:
         return None
     properties = tool_properties(tools, last.name)
     if not properties or not tool_acts(tools, last.name):
         return None
     reader = reader_of(last.name)
-    question = untagged(last_sentence(offer))
+    question = untagged(question)
     stated = dict(reader.read(last.name, question, turn.context).items())
     changed = {k: v for k, v in stated.items() if last.arguments.get(k) != v}
     if not changed or any(k not in properties for k in stated):

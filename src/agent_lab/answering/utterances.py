@@ -41,12 +41,6 @@ _CONFIRM = re.compile(
     r"just to (?:double[- ])?check\b|double[- ]check|"
     r"(?:ok|okay|alright|all right)\s*\?|make sure|to be (?:sure|clear)|ensure|"
     rf"{_OPENS}you(?:'d| would) like (?:me )?to\b|{_OPENS}you (?:want|wish) (?:me )?to\b|"
-    # A summary stated as the user's wish or the assistant's next act: "You want 2 tickets
-    # for...", "You need a cab for 3...", "Booking a table for 2 at...", "I'll reserve...".
-    rf"{_OPENS}you(?:'d| would)? (?:like|want|wish|need)\b|"
-    rf"{_OPENS}(?:i(?:'m| am) )?(?:booking|reserving|buying|purchasing|renting|scheduling)"
-    r"\s+(?:a|an|the|your|you|\d)\b|"
-    rf"{_OPENS}i(?:'ll| will) (?:book|reserve|buy|purchase|rent|schedule|make|set up)\b|"
     r"you(?: are|'re) (?:saying|asking)|(?:what|here'?s what) i (?:heard|hear|have|got)\b)",
     re.IGNORECASE,
 )
@@ -79,8 +73,21 @@ _DECLINES = re.compile(
 
 
 def confirms(offer: str | None) -> bool:
-    """Whether the assistant's words ask the user to confirm a summary."""
-    return offer is not None and _CONFIRM.search(offer) is not None
+    """Whether the assistant's words ask the user to confirm a summary.
+
+    Not one it negates or says cannot be done ("Just to check: you don't want 2
+    tickets?", "Please confirm: those are sold out, sorry"): a yes to it is no act.
+    """
+    return (
+        offer is not None and _CONFIRM.search(offer) is not None and _NEGATED.search(offer) is None
+    )
+
+
+_NEGATED = re.compile(
+    r"\b(?:not|never|cannot|unable|impossible|unavailable|sold out|sorry|unfortunately|"
+    r"unless)\b|n't\b",
+    re.IGNORECASE,
+)
 
 
 # A question that asks which, where, when...: the answer is a value, not a yes.
@@ -175,17 +182,17 @@ _ASSENT = re.compile(
     r"that suits me|that works|that all sounds (?:good|great|fine|right|correct)|"
     r"sounds (?:good|great|perfect|fine|right)|works for me|"
     r"(?:that )?sounds (?:good|great|perfect|fine|right)|"
-    # The same, worded otherwise: "That is confirmed.", "That seems great.", "It is good.",
-    # "All correct.", "Everything sounds right to me.", "You've got it right."
-    r"(?:that|this|it|everything|all of (?:that|it)(?: information)?)(?:'s|s| is| seems| sounds|"
-    r" looks| would be| will be)(?: just| all| perfectly| exactly| really| very)? "
-    r"(?:confirmed|correct|right|all right|fine|good|great|perfect|lovely|ok|okay|"
-    r"what i (?:want|wanted|need|needed))|"
-    r"(?:that(?:'s|s| is)|it(?:'s| is)) (?:fine|ok|okay|good) (?:by|with|for) me|"
+    # The same, worded otherwise, and nothing after it but an end: "That is confirmed.",
+    # "That seems great.", "All correct.", "Everything sounds right to me."; not "It is
+    # good to know", "That is confirmed as wrong", "Excellent question".
+    r"(?:(?:that|this|it|everything|all of (?:that|it)(?: information)?)(?:'s|s| is| seems|"
+    r" sounds| looks| would be| will be)(?: just| all| perfectly| exactly| really| very)? "
+    r"(?:confirmed|correct|right|all right|fine|good|great|perfect|lovely|"
+    r"what i (?:want|wanted|need|needed))(?: (?:to|for|with|by) me)?|"
     r"all (?:good|correct|right)|sounds (?:really |very )?(?:good|great|perfect|fine|right|"
-    r"amazing|excellent|ok|okay|wonderful|lovely|nice)|"
-    r"(?:awesome|excellent|terrific|wonderful|lovely|splendid|superb)|"
-    r"i(?:'m| am) (?:good|fine|ok|okay|happy) with (?:that|it)|i approve|you(?:'ve)? got it)\b",
+    r"amazing|excellent|wonderful|lovely|nice)(?: to me)?|"
+    r"i(?:'m| am) (?:good|fine|happy) with (?:that|it)|i approve|you(?:'ve)? got it)"
+    r"(?=\s*(?:[.!]|,\s*(?:thanks?|thank you|please|go ahead|proceed)\b|$)))\b",
     re.IGNORECASE,
 )
 _COURTESY = re.compile(

@@ -36,7 +36,7 @@ import jsonschema_rs
 
 from agent_lab._input_files import MAX_RULES_BYTES, read_input_text
 from agent_lab.errors import InputFileError, MissingInputError
-from agent_lab.resolvers.rules_bounds import phrase_over, rules_over, searched_over
+from agent_lab.resolvers.rules_bounds import misspelt, phrase_over, rules_over, searched_over
 from agent_lab.strict_json import JSONObject, JSONValue, StrictJSONError
 from agent_lab.strict_json import loads as strict_loads
 
@@ -388,7 +388,8 @@ def load_rules(path: str | Path) -> RuleBook:
     if broken := rules_over(len(listed)):
         raise InputFileError(str(where), broken)
     rules = [_rule(item, where, index) for index, item in enumerate(listed)]
-    if broken := searched_over(rule.kind for rule in rules):
+    spelt = ((r.parameter, r.phrase or "", r.value) for r in rules if r.kind == "spelling")
+    if broken := searched_over(rule.kind for rule in rules) or misspelt(spelt):
         raise InputFileError(str(where), broken)
     source: object = data.get("source")
     seen: object = data.get("tools_seen", [])

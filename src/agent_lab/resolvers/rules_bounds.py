@@ -17,6 +17,8 @@ __all__ = [
     "MAX_PHRASE_CHARS",
     "MAX_RULES",
     "MAX_SEARCHED_RULES",
+    "MAX_SPELLINGS_OF_A_VALUE",
+    "misspelt",
     "phrase_over",
     "rules_over",
     "searched_over",
@@ -34,6 +36,36 @@ own (aliases are found together, in one walk of the words: ``resolvers.aliases``
 MAX_PHRASE_CHARS = 200
 """Characters in one rule's phrase (``learn`` mines phrases of one to three words): the walk
 that finds aliases goes no further into the words than the longest phrase."""
+
+
+MAX_SPELLINGS_OF_A_VALUE = 100
+"""Spellings of one value: the words a spelling rewrote are searched for in every request's
+text as read (``resolvers.spellings``), one search each; 100,000 of one value took a minute
+a request."""
+
+
+def misspelt(spellings: Iterable[tuple[str, str, object]]) -> str | None:
+    """Why a file's ``spelling`` rules (parameter, phrase, value) are refused, or ``None``.
+
+    A value that is no words (a number, an object, blanks), one phrase spelling two values
+    for a parameter (in any case), or a value spelt more than ``MAX_SPELLINGS_OF_A_VALUE``
+    ways.
+    """
+    seen: dict[tuple[str, str], object] = {}
+    ways: dict[str, int] = {}
+    for parameter, phrase, value in spellings:
+        if not isinstance(value, str) or not value.strip():
+            return f"the spelling of {phrase!r} is {value!r}: a spelling's value is words"
+        key = (parameter, phrase.casefold())
+        if seen.setdefault(key, value) != value:
+            return f"{phrase!r} is spelt two ways for {parameter!r}"
+        ways[value] = ways.get(value, 0) + 1
+        if ways[value] > MAX_SPELLINGS_OF_A_VALUE:
+            return (
+                f"{value!r} is spelt over {MAX_SPELLINGS_OF_A_VALUE} ways, the bound on a"
+                " rules file (each is searched for in every request's words)"
+            )
+    return None
 
 
 def rules_over(count: int) -> str | None:

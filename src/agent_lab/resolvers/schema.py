@@ -248,14 +248,14 @@ class SchemaResolver:
                     names[prop.name] = value
         if self._identifying and read_names:
             found.update(identified(text, self._identifying, found))
+        self._spellings.respell(self.properties, found, names)  # as the calls write them
         # One name is one property's: read for two (a city and a category), or the value
         # of another (the doctor's type read as the city), it is not this one's.
         others = Counter(str(value).lower() for name, value in found.items() if name not in names)
-        repeated = Counter(value.lower() for value in names.values())
-        for name, value in names.items():
-            if repeated[value.lower()] > 1 or others[value.lower()]:
+        repeated = Counter(str(found[name]).lower() for name in names)
+        for name in names:
+            if repeated[str(found[name]).lower()] > 1 or others[str(found[name]).lower()]:
                 del found[name]
-        self._spellings.respell(self.properties, found, names)
         self.fill_learned(found, text)
         missing = tuple(name for name in self.required if name not in found)
         # An optional value the text states but this resolver cannot read

@@ -75,7 +75,11 @@ class Spellings:
                 continue  # not read from the words as a name, or left out, or read otherwise
             key = names[prop.name].casefold()
             value = (prop.spellings or {}).get(key, self.shared.get(key))
-            if value is not None and (prop.accepts is None or prop.accepts.is_valid(value)):
+            if (
+                isinstance(value, str)
+                and value.strip()
+                and (prop.accepts is None or prop.accepts.is_valid(value))
+            ):
                 found[prop.name] = value
 
     def as_said(self, read: Iterable[object]) -> list[object]:

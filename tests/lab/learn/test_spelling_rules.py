@@ -193,6 +193,44 @@ def test_a_learned_constant_is_no_value_the_words_give_another_tool() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("spellings", "refused"),
+    [
+        ([("Motown", 123)], "a spelling's value is words"),
+        ([("Motown", {"city": "Detroit"})], "a spelling's value is words"),
+        ([("Motown", "  ")], "a spelling's value is words"),
+        ([("Motown", "Detroit"), ("MOTOWN", "Detroit City")], "spelt two ways"),
+        ([(f"Big Apple {n}", "New York") for n in range(101)], "spelt over 100 ways"),
+    ],
+)
+def test_a_rules_file_with_spellings_no_reader_can_use_is_refused(
+    tmp_path: Path, spellings: list[tuple[str, Any]], refused: str
+) -> None:
+    """A reviewer's: such values reached calls (a number, an object, a blank), and 100,000
+    spellings of one value cost a minute a request."""
+    rules = [
+        {"kind": "spelling", "tool": "*", "parameter": "*", "phrase": phrase, "value": value}
+        for phrase, value in spellings
+    ]
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"format": "agent-lab.rules/1", "rules": rules}))
+    with pytest.raises(InputFileError, match=refused):
+        load_rules(path)
+
+
+def test_a_spelling_that_makes_two_names_one_reads_neither() -> None:
+    """Respelt "from Beantown to Boston" would send a trip from Boston to Boston."""
+    trip = tool("bus_times", "origin", "Where the bus leaves from")
+    trip["function"]["parameters"]["properties"]["destination"] = {
+        "type": "string",
+        "description": "Where the bus goes to",
+    }
+    book = RuleBook(rules=(spelling("Beantown", "Boston"),))
+    text = "Buses from Beantown to Boston tomorrow?"
+    assert read(RuleBook(rules=()), trip, text) == {"origin": "Beantown", "destination": "Boston"}
+    assert read(book, trip, text) == {}
+
+
 def test_a_spelling_rule_round_trips_and_one_without_its_phrase_is_refused(
     tmp_path: Path,
 ) -> None:
