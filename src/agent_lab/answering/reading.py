@@ -299,19 +299,17 @@ class _Reading:
         if not refining:
             before = said_before(conversation, event, properties, reader, turn.context)
         prefill.update(before)
-        found = self._summarised(
+        summary = self._summarised(
             event, properties, reader, offer, prefill=prefill, grounded=grounded
         )
-        if found is None:
+        if summary is None:
             return None
-        summary = found
         for name in grounded:
             prefill.pop(name, None)
         if self.confirmed and offer:
             known = {**prefill, **grounded}
             left = name_left(offer, properties, reader, known, conversation.held_as)
-            # Among tools it could complete, its name left goes to the one it speaks of.
-            if left and (not fitting or self.task.leads(offer) == event):
+            if left and (not fitting or self.task.leads(offer) == event):  # the one it names
                 summary.update(left)
                 prefill.update(summary)
         decision, text, context = self._decide(event, grounded, prefill)

@@ -19,7 +19,6 @@ from agent_lab.resolvers.english import DATE_WORDS, TIME_WORDS, WORD, numbers_in
 from agent_lab.resolvers.enums import Rival, variants
 from agent_lab.resolvers.learned import context_pattern
 from agent_lab.resolvers.name_runs import may_name, names_unread
-from agent_lab.resolvers.spellings import spellings_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -41,6 +40,7 @@ __all__ = [
     "leftover",
     "listed",
     "members",
+    "spellings_of",
     "with_rivals",
     "with_signs",
 ]
@@ -340,6 +340,26 @@ def listed(value: object) -> list[Any]:
     A client's odd spec (``"aliases": 5``) reads as absent rather than raising.
     """
     return list(cast("list[Any]", value)) if isinstance(value, list | tuple) else []
+
+
+def spellings_of(hint: object) -> dict[str, JSONValue]:
+    """The spellings a hint's ``learned`` holds, by their phrase case folded.
+
+    A client's odd hint (not a list, a pair of the wrong shape) reads as none.
+    """
+    learned = cast("Mapping[str, Any]", hint).get("learned") if isinstance(hint, Mapping) else None
+    pairs = (
+        cast("Mapping[str, Any]", learned).get("spellings")
+        if isinstance(learned, Mapping)
+        else None
+    )
+    found: dict[str, JSONValue] = {}
+    for pair in cast("list[object]", pairs) if isinstance(pairs, list | tuple) else []:
+        if isinstance(pair, list | tuple) and len(cast("list[object]", pair)) == 2:
+            phrase, value = cast("list[object]", pair)
+            if isinstance(phrase, str) and phrase.strip():
+                found[phrase.casefold()] = cast("JSONValue", value)
+    return found
 
 
 def learned_hints(hint: Mapping[str, Any]) -> Learned:

@@ -81,7 +81,7 @@ from agent_lab.resolvers.properties import (
     with_rivals,
     with_signs,
 )
-from agent_lab.resolvers.spellings import Spellings, spellings_of
+from agent_lab.resolvers.spellings import Spellings
 from agent_lab.resolvers.times_of_day import stated_time
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ class SchemaResolver:
             for p in self.properties
             if p.kind == "free-form" and identifies(p.name, p.schema)
         )
-        self._spellings = Spellings.of(spellings_of(schema.get(HINT)), self.properties)
+        self._spellings = Spellings.of(schema.get(HINT), self.properties)
         # Every word the tool's properties say of themselves: no sign of a value left unread.
         self._vocabulary = frozenset[str]().union(
             *(p.own_words | p.value_words | p.named for p in self.properties)

@@ -13,37 +13,18 @@ check takes "San Fran" for a name left unread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
+
+from agent_lab.resolvers.properties import spellings_of
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from agent_lab.resolvers.properties import Property
     from agent_lab.strict_json import JSONObject, JSONValue
 
-__all__ = ["Spellings", "spellings_of"]
-
-
-def spellings_of(hint: object) -> dict[str, JSONValue]:
-    """The spellings a hint's ``learned`` holds, by their phrase case folded.
-
-    A client's odd hint (not a list, a pair of the wrong shape) reads as none.
-    """
-    learned = cast("Mapping[str, Any]", hint).get("learned") if isinstance(hint, Mapping) else None
-    pairs = (
-        cast("Mapping[str, Any]", learned).get("spellings")
-        if isinstance(learned, Mapping)
-        else None
-    )
-    found: dict[str, JSONValue] = {}
-    for pair in cast("list[object]", pairs) if isinstance(pairs, list | tuple) else []:
-        if isinstance(pair, list | tuple) and len(cast("list[object]", pair)) == 2:
-            phrase, value = cast("list[object]", pair)
-            if isinstance(phrase, str) and phrase.strip():
-                found[phrase.casefold()] = cast("JSONValue", value)
-    return found
+__all__ = ["Spellings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +37,9 @@ class Spellings:
     """The words (case folded) each value written was read from."""
 
     @classmethod
-    def of(cls, shared: Mapping[str, JSONValue], properties: Sequence[Property]) -> Spellings:
-        """The spellings of the parameters schema's hint and of its properties' hints."""
+    def of(cls, hint: object, properties: Sequence[Property]) -> Spellings:
+        """The spellings of the parameters schema's ``hint`` and of its properties' hints."""
+        shared = spellings_of(hint)
         phrases: dict[str, tuple[str, ...]] = {}
         for table in (shared, *(p.spellings for p in properties if p.spellings)):
             for phrase, value in table.items():
