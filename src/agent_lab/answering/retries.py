@@ -86,7 +86,7 @@ def retried(
         return None
     reader = reader_of(last.name)
     question = untagged(question)
-    stated = dict(reader.read(last.name, question, turn.context).items())
+    stated = dict(reader.read(last.name, question, turn.context))
     changed = {k: v for k, v in stated.items() if last.arguments.get(k) != v}
     if not changed or any(k not in properties for k in stated):
         return None

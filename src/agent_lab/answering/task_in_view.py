@@ -65,13 +65,12 @@ class TaskInView:
 
     def leads(self, said: str) -> str | None:
         """The candidate ``said`` leans to ahead of every other by the router's margin."""
-        router = self.decider.router
-        ranking = router.route(said, self.turn.candidates).ranking
-        if ranking is None or not ranking.ranked or router.lexical is None:
+        ranked = self._ranked(said)
+        if ranked is None:
             return None
-        (best, score), *rest = ranking.ranked
+        (best, score), *rest = ranked[0]
         second = rest[0][1] if rest else 0.0
-        return best if score > 0 and (score - second) / score >= router.lexical.margin else None
+        return best if score > 0 and (score - second) / score >= ranked[1] else None
 
     def leans(self, said: str, tool: str) -> bool:
         """Whether ``said`` leans to another tool: it leads ``tool`` by the router's margin.
@@ -79,10 +78,17 @@ class TaskInView:
         Too few words to route it, enough to doubt that ``tool`` is the task; a lead the
         router would call a tie ("booking 2 seats" for a table or for a show) is none.
         """
+        ranked = self._ranked(said)
+        if ranked is None:
+            return False
+        best, score = ranked[0][0]
+        own = dict(ranked[0]).get(tool, 0.0)
+        return score > 0 and best != tool and (score - own) / score >= ranked[1]
+
+    def _ranked(self, said: str) -> tuple[Sequence[tuple[str, float]], float] | None:
+        """The router's ranking of the candidates for ``said``, and its margin; ``None``: none."""
         router = self.decider.router
         ranking = router.route(said, self.turn.candidates).ranking
         if ranking is None or not ranking.ranked or router.lexical is None:
-            return False
-        best, score = ranking.ranked[0]
-        own = dict(ranking.ranked).get(tool, 0.0)
-        return score > 0 and best != tool and (score - own) / score >= router.lexical.margin
+            return None
+        return ranking.ranked, router.lexical.margin

@@ -348,17 +348,18 @@ def spellings_of(hint: object) -> dict[str, JSONValue]:
     A client's odd hint (not a list, a pair of the wrong shape) reads as none.
     """
     learned = cast("Mapping[str, Any]", hint).get("learned") if isinstance(hint, Mapping) else None
-    pairs = (
-        cast("Mapping[str, Any]", learned).get("spellings")
-        if isinstance(learned, Mapping)
-        else None
-    )
-    found: dict[str, JSONValue] = {}
-    for pair in cast("list[object]", pairs) if isinstance(pairs, list | tuple) else []:
-        if isinstance(pair, list | tuple) and len(cast("list[object]", pair)) == 2:
-            phrase, value = cast("list[object]", pair)
+    return {phrase.casefold(): value for phrase, value in _pairs(learned, "spellings")}
+
+
+def _pairs(learned: object, key: str) -> list[tuple[str, JSONValue]]:
+    """The ``[phrase, value]`` pairs a hint's ``learned`` lists under ``key``; odd ones none."""
+    found: list[tuple[str, JSONValue]] = []
+    given = cast("Mapping[str, Any]", learned).get(key) if isinstance(learned, Mapping) else None
+    for item in listed(given):
+        if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
+            phrase, value = cast("list[Any]", item)
             if isinstance(phrase, str) and phrase.strip():
-                found[phrase.casefold()] = cast("JSONValue", value)
+                found.append((phrase, cast("JSONValue", value)))
     return found
 
 
@@ -368,12 +369,7 @@ def learned_hints(hint: Mapping[str, Any]) -> Learned:
     if not isinstance(learned, Mapping):
         return None, (), (), None
     rules = cast("Mapping[str, Any]", learned)
-    aliases: list[tuple[str, JSONValue]] = []
-    for item in listed(rules.get("aliases")):
-        if isinstance(item, list | tuple) and len(cast("list[Any]", item)) == 2:
-            phrase, value = cast("list[Any]", item)
-            if isinstance(phrase, str) and phrase.strip():
-                aliases.append((phrase, cast("JSONValue", value)))
+    aliases = _pairs(rules, "aliases")
     constant = (cast("JSONValue", rules["constant"]),) if "constant" in rules else ()
     contexts = tuple(
         context_pattern(words)
