@@ -33,6 +33,7 @@ __all__ = [
     "name_words",
     "nouns",
     "own_words",
+    "stated",
 ]
 
 # Words after a number that leave it free to count this property: no noun ("make it
@@ -108,7 +109,12 @@ _SCALED = re.compile(
 
 
 def cued_number(
-    name: str, text: str, *, head_alone: bool = True, own: frozenset[str] = frozenset()
+    name: str,
+    text: str,
+    *,
+    head_alone: bool = True,
+    own: frozenset[str] = frozenset(),
+    money: bool = True,
 ) -> float | None:
     """The one number next to the property's words.
 
@@ -120,7 +126,9 @@ def cued_number(
     that for two people?``) or taken back afterwards (``3 tickets. Actually,
     make it two``): see ``resolvers.doubts``. ``own`` holds the stems of the
     property's own words (``own_words``): a number restated after a
-    correction counts when it is bare or beside one of them.
+    correction counts when it is bare or beside one of them. ``money``: whether a
+    property whose words speak of money may take a sum ("$800"); not one that
+    counts or is measured in a unit ("The number of periods the money is invested").
     """
     about = head(name)
     if about is None:
@@ -139,7 +147,7 @@ def cued_number(
         if found is None:
             return None
         if found:
-            return _stated(found, text, own | stems(words))
+            return stated(found, text, own | stems(words))
     if own & _PEOPLE_STEMS:
         # A count of people for a property that counts them ("guests", "party size"):
         # "4 people", "four of us", "a party of 4".
@@ -148,15 +156,15 @@ def cued_number(
             return None
         found += _party_of(text)
         if found:
-            return _stated(found, text, own | stems(words) | _PEOPLE_STEMS)
-    if own & _MONEY_STEMS:
+            return stated(found, text, own | stems(words) | _PEOPLE_STEMS)
+    if money and own & _MONEY_STEMS:
         # A sum of money for a property that is one ("amount", "price"): "$800", "1,450
         # bucks", "twenty euros".
         found = _money(text, codes_in_words(own))
         if found is None:
             return None
         if found:
-            return _stated(found, text, own | stems(words))
+            return stated(found, text, own | stems(words))
     return None
 
 
@@ -241,7 +249,7 @@ def _party_of(text: str) -> list[tuple[float, int, int]]:
     return found
 
 
-def _stated(found: list[tuple[float, int, int]], text: str, own: Set[str]) -> float | None:
+def stated(found: list[tuple[float, int, int]], text: str, own: Set[str]) -> float | None:
     """The one value of the readings found, unless only asked about or taken back."""
     sentences = Sentences(text)
     kept = {value for value, start, _ in found if not sentences.asked_about(start)}

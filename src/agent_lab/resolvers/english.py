@@ -224,11 +224,14 @@ _MONTH_DAY = re.compile(
     + "|".join(MONTHS)
     + r"|"
     + "|".join(m[:3] for m in MONTHS)
-    + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b"
+    + r"|sept)(?:\.\s*|\s+)(\d{1,2})(?:st|nd|rd|th)?\b"
     r"|\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + "|".join(MONTHS) + r")\b",
     re.IGNORECASE,
 )
-_YEAR_AFTER = re.compile(r",?\s+(\d{4})\b")
+_YEAR_AFTER = re.compile(r"(?:,\s*|\s+)(\d{4})\b")
+# A date written with its year first, in numbers: "2022-04-27", "2022/08/16". Written the
+# other way ("08/04/2022") it is the 4th of August or the 8th of April: not read.
+_YEAR_FIRST = re.compile(r"(?<![\d/.-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d/.-]|\.\d)")
 _ORDINAL_DAY = re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 _NEXT_MONTH = re.compile(r"\s+of\s+next\s+month\b", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
@@ -275,6 +278,7 @@ def find_date(text: str, now: datetime | None) -> date | None:
     found: set[date] = {
         day for clause in clauses(text) if (day := relative_date(clause, now)) is not None
     }
+    found |= _years_first(text)
     named_days: set[int] = set()
     for match in _MONTH_DAY.finditer(text):
         named_days.add(match.end())
@@ -311,13 +315,14 @@ def _absolute_date(text: str) -> date | None:
 
     A relative day, a weekday, a day of the month or a month with no year needs one.
     """
+    found: set[date] = _years_first(text)
+    text = _YEAR_FIRST.sub(" ", text)  # read: "2021-11-30" needs no reference
     if any(relative_date(clause, _ANY_DAY) is not None for clause in clauses(text)):
         return None
     named = {match.end() for match in _MONTH_DAY.finditer(text)}
     for match in _ORDINAL_DAY.finditer(text):
         if match.end() not in named and not _MONTH_AFTER.match(text, match.end()):
             return None  # "the 6th": of the month it is said in
-    found: set[date] = set()
     for match in _MONTH_DAY.finditer(text):
         year = _YEAR_AFTER.match(text, match.end())
         if not year:
@@ -329,6 +334,17 @@ def _absolute_date(text: str) -> date | None:
         except ValueError:
             return None
     return found.pop() if len(found) == 1 else None
+
+
+def _years_first(text: str) -> set[date]:
+    """The dates written with their year first ("2022-04-27"), where they are days."""
+    found: set[date] = set()
+    for match in _YEAR_FIRST.finditer(text):
+        try:
+            found.add(date(int(match[1]), int(match[3]), int(match[4])))
+        except ValueError:
+            continue
+    return found
 
 
 DATE_WORDS = re.compile(

@@ -45,7 +45,8 @@ NameRole = str
 
 _ROLE_WORDS: dict[str, frozenset[str]] = {
     "origin": frozenset(["origin", "from", "source", "departure", "depart", "departing", "start"]),
-    "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest"]),
+    "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest",
+                              "end"]),
     "location": frozenset(
         ["location", "city", "area", "town", "place", "where", "region", "locality", "venue",
          "district", "neighborhood", "neighbourhood", "suburb", "borough", "village", "locale",
@@ -66,11 +67,12 @@ _CUES: dict[str, tuple[str, ...]] = {
     "name": ("called", "named", "titled"),
 }  # fmt: skip
 # Words of a property's name or description that say its value is not a name: an email, a
-# path, an identifier, a number; or that its form is prescribed ("e.g. Boston, MA").
+# path, an identifier, a number; or that its form is prescribed ("e.g. Boston, MA"). Whole
+# words: "filed", "keyword" and "identify" say nothing of the form.
 _NOT_A_NAME = re.compile(
     r"\b(?:e-?mail|url|uri|link|path|file|filename|directory|folder|id|ids|identifier|uuid|"
     r"code|number|phone|address|key|token|password|username|handle|hash|format|"
-    r"e\.g\.|eg|i\.e\.|for example|such as|for instance)",
+    r"e\.g\.|eg|i\.e\.|for example|such as|for instance)(?:e?s)?(?![A-Za-z])",
     re.IGNORECASE,
 )
 # What a name of a being is the name of: "Book a groom for Biscuit" names the pet, "a
@@ -167,6 +169,9 @@ class FreeForm:
     qualified: bool = False
     """Its description's example is a place and its region ("e.g. San Francisco, CA"): a
     place is read with the region the words give it ("Boston, MA"), or not at all."""
+    examples: frozenset[str] = frozenset()
+    """Values its description quotes, in lower case ("'Celsius' or 'Fahrenheit'"): a name
+    one of them is, is this property's, not another's ("in Austin ... in Celsius")."""
 
     @classmethod
     def of(cls, name: str, description: str, own: frozenset[str]) -> FreeForm | None:
@@ -182,13 +187,23 @@ class FreeForm:
             _PLACE_EXAMPLE.search(description).group(1)  # type: ignore[union-attr]
         )
         said = _PLACE_EXAMPLE.sub(" ", description) if qualified else description
+        said = _named_form(said)
         if _NOT_A_NAME.search(" ".join(name_words(name))) or _NOT_A_NAME.search(said):
             return None
         role = name_role(name, description)
         skip = {"of", "the", "a", "an", "new", "number", *_ROLE_WORDS["name"]}
         skip |= _ROLE_WORDS["origin"] | _ROLE_WORDS["destination"]
         nouns = tuple(w for w in name_words(name) if len(w) > 2 and w not in skip)
-        return cls(name, role, nouns, own, _labels(name_words(name)), qualified=qualified)
+        examples = frozenset(m.group(2).strip().lower() for m in _QUOTED.finditer(description))
+        return cls(
+            name,
+            role,
+            nouns,
+            own,
+            _labels(name_words(name)),
+            qualified=qualified,
+            examples=examples,
+        )
 
 
 # Labels people say for the same thing: "surname" for a last name.
@@ -206,6 +221,8 @@ def _labels(words: Sequence[str]) -> tuple[str, ...]:
     # kept where no other property of the tool says it.
     if words and words[-1] == "name" and set(words[:-1]) <= _SPEAKERS:
         found.append("name")
+    if words and words[-1] == "title":
+        found.append("title")  # "the sculpture with title 'David'"
     return tuple(found)
 
 
@@ -237,7 +254,8 @@ def read_name(
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
     if cues:
-        named = named_after(text, cues)
+        # "a case titled 'Roe v. Wade'": a name's cue takes words in quotes too.
+        named = named_after(text, cues, quoted=prop.role == "name")
         if prop.role == "name":
             # "an alarm called Leave for home": a title runs on in lower case, past its
             # capitals; read as "Leave" it would be cut short.
@@ -253,15 +271,29 @@ def read_name(
     labels = [label for label in prop.labels if all(label not in o.labels for o in others)]
     if nouns or labels:
         found |= named_after(text, [*nouns, *labels], quoted=True)
+    if nouns and not found:
+        # "the Metropolitan Museum of Art" for a museum: a name that says what it names.
+        found |= {name for name, _, _ in names_in(text) if _says(name, nouns)}
     if not found and asked:
         names = names_in(text)
         if len(names) == 1 and not doubtful_names(text):
             found.add(names[0][0])
+    found = {n for n in found if all(n.lower() not in other.examples for other in others)}
     if prop.qualified:
         # The form asks for a place and its region: one said so, and no other place.
         places = _places_with_regions(text, [*cues, *nouns])
         found = places if {p.split(",")[0] for p in places} >= found else set()
     return found.pop() if len(found) == 1 else None
+
+
+def _says(name: str, nouns: Sequence[str]) -> bool:
+    """Whether a capitalised ``name`` holds one of ``nouns`` inside it ("Museum of Art").
+
+    Not as its last word: "the Hilton Hotel" for a hotel chain, "Beef Lasagna Recipe" for a
+    recipe may or may not be written with it.
+    """
+    words = {word.lower().rstrip("s") for word in name.split()[1:-1] if word[:1].isupper()}
+    return any(noun.rstrip("s") in words for noun in nouns)
 
 
 _ANIMALS = frozenset(["pet", "dog", "cat", "horse", "animal"])
@@ -278,6 +310,34 @@ _PLACE_EXAMPLE = re.compile(
     r"(?:e\.g\.|for example|such as)[,:]?\s+['\"]?[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*,\s*"
     r"([A-Z][A-Za-z]*(?:\s[A-Z][a-z]+)*)"
 )
+# A form that is a name as people say it: "in the format of city name", "It should format
+# as city name such as Boston", "e.g. Gravity", "e.g. Hearts, Spades". A name read as said
+# is in that form. Not a code ("e.g. AAPL"), a name and its region ("e.g. Boston, MA": see
+# ``qualified``), nor words in lower case ("e.g. 'Amazon rainforest'": said "the Amazon
+# rainforest", a capitalised run would read "Amazon").
+_NAME_FORM = re.compile(
+    r"\b(?:(?:in\s+)?(?:the\s+)?(?:format|form)(?:ted)?\s+(?:of|as)|format\s+it\s+as)\s+"
+    r"(?:a\s+|the\s+)?(?:full\s+)?(?:city|state|country|town|place|person's|person)"
+    r"(?:\s+name)?\b(?!\s*,|\s+(?:and|or)\b)",
+    re.IGNORECASE,
+)
+_NAME_EXAMPLES = re.compile(
+    r"(?:e\.g\.|eg\.|for example|for instance|such as|like)[,:]?\s+"
+    r"((?:['\"]?[A-Z][a-z][\w'-]*(?:\s[A-Z][a-z][\w'-]*){0,2}['\"]?(?:,\s*|\s+(?:or|and)\s+)?)+)"
+    r"(?:,?\s*etc\.?)?(?=\s*(?:[.;)]|$))"
+)
+
+
+def _named_form(description: str) -> str:
+    """``description`` without the forms that are a name as said (``_NAME_FORM``)."""
+    said = _NAME_FORM.sub(" ", description)
+    for match in _NAME_EXAMPLES.finditer(said):
+        examples = re.split(r",\s*|\s+(?:or|and)\s+", match.group(1).strip(" ,"))
+        if not any(is_region(example.strip("'\"")) for example in examples[1:]):
+            said = said.replace(match.group(0), " ")
+    return said
+
+
 # A place and its region after a cue: "in Boston, MA", "near Austin, Texas".
 # Bounded: five words of a place, three of a region, matched at each cue only.
 _PLACE_AND_REGION = re.compile(

@@ -271,6 +271,10 @@ class Property:
     """Its own words that say the text speaks of it (``with_signs``): ``evidence`` reads them."""
     subject: frozenset[str] = frozenset()
     """Its description's words other properties share: the tool's subject ("dentist")."""
+    unit: str | None = None
+    """For a number, the unit its description says it is in (``resolvers.units``)."""
+    date_pattern: str | None = None
+    """For a date, the pattern its description prescribes (``resolvers.date_forms``)."""
 
 
 def members(prop: Property) -> list[str | int]:

@@ -50,15 +50,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import Tokens
-from agent_lab.resolvers.cues import (
-    boolean_phrase,
-    counted_in,
-    cued_number,
-    head,
-    name_words,
-    nouns,
-    own_words,
-)
+from agent_lab.resolvers.cues import boolean_phrase, name_words, nouns, own_words
+from agent_lab.resolvers.date_forms import date_pattern, write_date
 from agent_lab.resolvers.date_pairs import Role, date_role, is_stay, placed_dates
 from agent_lab.resolvers.english import (
     WORD,
@@ -71,6 +64,7 @@ from agent_lab.resolvers.enums import mentions, read_enum
 from agent_lab.resolvers.identifiers import identified, identifies
 from agent_lab.resolvers.learned import property_validator
 from agent_lab.resolvers.names import FreeForm, asked_for, read_name
+from agent_lab.resolvers.numbers import Measures, read_number
 from agent_lab.resolvers.properties import (
     Property,
     evidence,
@@ -83,6 +77,7 @@ from agent_lab.resolvers.properties import (
 )
 from agent_lab.resolvers.spellings import Spellings
 from agent_lab.resolvers.times_of_day import stated_time
+from agent_lab.resolvers.units import described_unit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -129,6 +124,8 @@ def kind_of(schema: Mapping[str, Any]) -> str:
         and not _LASTING.search(described)
     ):
         return "time"  # "24h clock, HH:MM": a time written as ``stated_time`` writes it
+    if kind in ("string", None) and isinstance(described, str) and date_pattern(described):
+        return "date"  # "in the format MM-DD-YYYY": written so (``resolvers.date_forms``)
     return "free-form"
 
 
@@ -184,10 +181,12 @@ class SchemaResolver:
                     spellings=spellings,
                     accepts=property_validator(prop) if contexts or kind == "free-form" else None,
                     free=FreeForm.of(name, description, own) if kind == "free-form" else None,
+                    unit=described_unit(description) if kind == "number" else None,
+                    date_pattern=date_pattern(description) if kind == "date" else None,
                 )
             )
         self.properties = with_signs(with_rivals(properties_read))
-        self._heads = Counter(head(p.name) for p in self.properties)
+        self._measures = Measures.of(self.properties)
         self._free = tuple(p.free for p in self.properties if p.free is not None)
         self._own = {p.name: p.own_words for p in self.properties}
         dates = {p.name: p for p in self.properties if p.kind == "date"}
@@ -292,7 +291,7 @@ class SchemaResolver:
         for role, day in placed_dates(text, now, stay=stay).items():
             prop = self._date_props[self._date_pair[role]]
             if prop.name not in found:
-                found[prop.name] = self._render(prop, day.isoformat())
+                found[prop.name] = self._render(prop, write_date(day, prop.date_pattern))
 
     def may_state(
         self, name: str, text: str, tool: str | None = None, read: Iterable[object] | None = None
@@ -408,23 +407,8 @@ class SchemaResolver:
                 return spelled[0] if spelled else None
             return self._render(prop, flag)
         if prop.kind == "number":
-            cued = cued_number(
-                prop.name,
-                text,
-                head_alone=self._heads[head(prop.name)] == 1,
-                own=prop.own_words,
-            )
-            counted = counted_in(prop.schema.get("description"))
-            if cued is None and counted is not None and not self._heads[head(counted)]:
-                # "riders: number of bikes" is cued by bikes ("3 city bikes").
-                cued = cued_number(counted, text, own=prop.own_words)
-            if cued is not None:
-                value = cued
-            elif not nouns(prop.name) and same_kind_left == 1 and len(numbers) == 1:
-                value = numbers[0]
-            else:
-                return None
-            if prop.schema.get("type") == "integer" and not value.is_integer():
+            value = read_number(prop, text, numbers, same_kind_left, self._measures)
+            if value is None or (prop.schema.get("type") == "integer" and not value.is_integer()):
                 return None
             number: JSONValue = int(value) if value.is_integer() else value
             return self._render(prop, number)
@@ -433,7 +417,7 @@ class SchemaResolver:
         # start and an end are placed by their cues (``_fill_date_pair``).
         if prop.kind == "date" and same_kind_left == 1 and self._date_pair is None:
             day = find_date(text, now)
-            return day.isoformat() if day else None
+            return write_date(day, prop.date_pattern) if day else None
         if prop.kind == "time" and same_kind_left == 1:
             return stated_time(text)
         if prop.free is not None and prop.schema.get("type") in ("string", None):

@@ -1,0 +1,152 @@
+"""A number property's value from the words: one reading or none.
+
+In order, the first that finds something decides:
+
+* ``name=value`` with the property's own name (``a=2``, ``max_depth = 5``);
+* the number beside the property's words (``3 checked bags``, ``height of 7``:
+  ``resolvers.cues``), or beside what its description says it counts;
+* the number said in the unit the property is measured in ("The time in
+  seconds": "within 5 seconds"), where no other property is measured in it
+  (``resolvers.units``);
+* a percentage, for the one property whose description says how a percentage
+  is written ("as a decimal": 5% is 0.05; "as a percentage": 5);
+* a year, for the one property that holds a year, when the text says one year
+  after a word that places it ("in 1940", "the Act of 2013");
+* the text's only number, for a property whose name has no noun.
+
+Each reading keeps the doubts of ``resolvers.cues``: a number only asked about,
+or taken back afterwards, is none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_lab.resolvers.cues import counted_in, cued_number, head, nouns, stated
+from agent_lab.resolvers.units import numbers_in_unit
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent_lab.resolvers.properties import Property
+
+__all__ = ["Measures", "percent_form", "read_number", "year_property"]
+
+
+@dataclass(frozen=True, slots=True)
+class Measures:
+    """What a tool's number properties share: a word, a unit, a percentage, a year."""
+
+    heads: Counter[str | None]
+    units: Counter[str]
+    percents: int
+    years: int
+
+    @classmethod
+    def of(cls, properties: Sequence[Property]) -> Measures:
+        """The measures of a tool's properties."""
+        numbers = [p for p in properties if p.kind == "number"]
+        return cls(
+            heads=Counter(head(p.name) for p in properties),
+            units=Counter(p.unit for p in numbers if p.unit is not None),
+            percents=sum(1 for p in numbers if percent_form(p.schema) is not None),
+            years=sum(1 for p in numbers if year_property(p.name)),
+        )
+
+
+def read_number(
+    prop: Property, text: str, numbers: list[float], same_kind_left: int, measures: Measures
+) -> float | None:
+    """The one number ``text`` gives ``prop`` (see the module docstring), or ``None``."""
+    assigned = _assigned(prop.name, text)
+    if assigned is not None:
+        return assigned
+    counted = counted_in(prop.schema.get("description"))
+    cued = cued_number(
+        prop.name,
+        text,
+        head_alone=measures.heads[head(prop.name)] == 1,
+        own=prop.own_words,
+        money=counted is None and prop.unit is None,
+    )
+    if cued is None and counted is not None and not measures.heads[head(counted)]:
+        # "riders: number of bikes" is cued by bikes ("3 city bikes").
+        cued = cued_number(counted, text, own=prop.own_words)
+    if cued is not None:
+        return cued
+    if prop.unit is not None and measures.units[prop.unit] == 1:
+        found = numbers_in_unit(text, prop.unit)
+        if found:
+            return stated(found, text, prop.own_words)
+    form = percent_form(prop.schema)
+    if form is not None and measures.percents == 1:
+        found = _percentages(text)
+        if found:
+            value = stated(found, text, prop.own_words)
+            return None if value is None else (value / 100 if form == "decimal" else value)
+    if year_property(prop.name) and measures.years == 1:
+        found = _years(text)
+        if found:
+            return stated(found, text, prop.own_words)
+    if not nouns(prop.name) and same_kind_left == 1 and len(numbers) == 1:
+        return numbers[0]
+    return None
+
+
+_NUMBER = r"(-?\d+(?:\.\d+)?)(?![\w.]|,\d)"
+
+
+def _assigned(name: str, text: str) -> float | None:
+    """The number ``name=`` assigns in the text (``a=2``, ``c = -4``), if it assigns one."""
+    if name not in text:  # a substring test first: most texts assign nothing
+        return None
+    found = {
+        float(match.group(1))
+        for match in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=\s*{_NUMBER}", text)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+# How a description says a percentage is written.
+_AS_DECIMAL = re.compile(r"\bdecimal\b", re.IGNORECASE)
+_AS_PERCENTAGE = re.compile(r"\b(?:as a percentage|in percent|percentage\s+(?:value|form))\b", re.I)
+
+
+def percent_form(schema: dict[str, object]) -> str | None:
+    """``decimal`` or ``percentage``: how the property's description writes "5%"; or ``None``."""
+    described = schema.get("description")
+    if not isinstance(described, str) or schema.get("type") == "integer":
+        return None
+    decimal = _AS_DECIMAL.search(described) is not None
+    percentage = _AS_PERCENTAGE.search(described) is not None
+    if decimal == percentage:
+        return None  # neither said, or both: no one reading
+    return "decimal" if decimal else "percentage"
+
+
+_PERCENT = re.compile(r"(?<![\w.,-])(-?\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.I)
+
+
+def _percentages(text: str) -> list[tuple[float, int, int]]:
+    return [
+        (float(match.group(1)), match.start(1), match.end(1)) for match in _PERCENT.finditer(text)
+    ]
+
+
+def year_property(name: str) -> bool:
+    """Whether the property holds a year: ``year``, ``release_year``, ``season_year``."""
+    return head(name) == "year"
+
+
+# A year placed by the word before it: "in 1940", "the Act of 2013", "the 2020 season".
+_YEAR = re.compile(
+    r"\b(?:in|from|since|during|year|until|before|after)\s+([12]\d{3})(?![\w.,]|-\d)",
+    re.IGNORECASE,
+)
+
+
+def _years(text: str) -> list[tuple[float, int, int]]:
+    return [(float(match.group(1)), match.start(1), match.end(1)) for match in _YEAR.finditer(text)]
