@@ -160,3 +160,14 @@ def test_a_property_that_counts_takes_no_sum_of_money() -> None:
     }
     resolution = resolve(properties, "lend $400 with a $20 fee")
     assert "periods" not in resolution.arguments
+
+
+def test_a_count_of_two_words_is_read_as_said_joined_or_apart() -> None:
+    properties = {
+        "desks": {"type": "integer", "description": "Number of desk lamps wanted."},
+        "office": {"type": "string", "description": "The office."},
+    }
+    assert resolve(properties, "we need 4 desklamps").arguments["desks"] == 4
+    assert resolve(properties, "we need 4 desk lamps").arguments["desks"] == 4
+    # The second word alone is another thing: "4 lamps" may be floor lamps.
+    assert "desks" not in resolve(properties, "we need 4 lamps").arguments

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "boolean_phrase",
     "counted_in",
+    "counted_pair",
     "cued_number",
     "head",
     "name_words",
@@ -77,15 +78,37 @@ def head(name: str) -> str | None:
 
 
 _COUNTED = re.compile(
-    r"\b(?:number|count|how many) of (?:the |a |an |your |their )?([a-z]+)\b", re.IGNORECASE
+    r"\b(?:number|count|how many) of (?:the |a |an |your |their )?([a-z]+)(?:\s+([a-z]+))?\b",
+    re.IGNORECASE,
 )
+# Words that end what a description counts: "Number of baths in the flat" counts baths.
+_NOT_COUNTED = frozenset(
+    ["in", "of", "the", "to", "for", "that", "which", "who", "on", "at", "per", "and", "or",
+     "with", "from", "by", "is", "are", "be", "will", "you", "user", "a", "an", "default",
+     "being", "this", "it", "they", "as", "where", "when"]
+)  # fmt: skip
 
 
 def counted_in(description: object) -> str | None:
     """What a description says a number counts: "Number of bikes, default 1": bikes."""
     if not isinstance(description, str):
         return None
-    found = {match.lower() for match in _COUNTED.findall(description[:500])}
+    found = {first.lower() for first, _ in _COUNTED.findall(description[:500])}
+    return found.pop() if len(found) == 1 else None
+
+
+def counted_pair(description: object) -> str | None:
+    """Two words a description says a number counts: "Number of bed rooms": ``bed_rooms``.
+
+    ``None`` when the count is of one word ("Number of baths in the flat").
+    """
+    if not isinstance(description, str):
+        return None
+    found = {
+        f"{first}_{second}".lower()
+        for first, second in _COUNTED.findall(description[:500])
+        if second and second.lower() not in _NOT_COUNTED
+    }
     return found.pop() if len(found) == 1 else None
 
 
@@ -135,7 +158,11 @@ def cued_number(
         return None
     words = [w for w in nouns(name) if w != "per"]
     phrases = (
-        [r"\s+".join(re.escape(w) for w in words[:-1]) + rf"\s+{re.escape(words[-1].rstrip('s'))}"]
+        # "bed rooms" as "bedrooms" too, and "check-in" as "check in".
+        [
+            r"[\s-]*".join(re.escape(w) for w in words[:-1])
+            + rf"[\s-]*{re.escape(words[-1].rstrip('s'))}"
+        ]
         if len(words) > 1
         else []
     )

@@ -25,7 +25,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_lab.resolvers.cues import counted_in, cued_number, head, nouns, stated
+from agent_lab.resolvers.cues import (
+    counted_in,
+    counted_pair,
+    cued_number,
+    head,
+    nouns,
+    stated,
+)
 from agent_lab.resolvers.units import numbers_in_unit
 
 if TYPE_CHECKING:
@@ -75,6 +82,10 @@ def read_number(
     if cued is None and counted is not None and not measures.heads[head(counted)]:
         # "riders: number of bikes" is cued by bikes ("3 city bikes").
         cued = cued_number(counted, text, own=prop.own_words)
+    pair = counted_pair(prop.schema.get("description")) if cued is None else None
+    if pair is not None:
+        # "Number of bed rooms": "3 bedrooms", "3 bed rooms"; not "3 rooms".
+        cued = cued_number(pair, text, own=prop.own_words, head_alone=False)
     if cued is not None:
         return cued
     if prop.unit is not None and measures.units[prop.unit] == 1:
