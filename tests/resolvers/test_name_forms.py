@@ -93,3 +93,14 @@ def test_a_name_that_holds_the_property_s_noun_inside_it() -> None:
     }
     # As its last word, the noun may or may not be written with the name: none.
     assert resolve(gallery, "tickets for the Hugh Lane Gallery") == {}
+
+
+def test_a_pickup_place_is_said_from_as_much_as_in() -> None:
+    hire = {
+        "collection_town": {"type": "string", "description": "Town to collect the van in"},
+        "van_size": {"type": "string", "description": "The size", "enum": ["small", "large"]},
+    }
+    assert resolve(hire, "I'll collect the van from Dundee")["collection_town"] == "Dundee"
+    # A place to be in is not said "from": "a hotel from Dundee" says nothing.
+    stay = {"town": {"type": "string", "description": "Town of the hotel"}}
+    assert resolve(stay, "a hotel from Dundee") == {}

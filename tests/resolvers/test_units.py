@@ -158,8 +158,12 @@ def test_a_property_that_counts_takes_no_sum_of_money() -> None:
         "periods": {"type": "integer", "description": "The number of periods the money is lent."},
         "fee": {"type": "integer", "description": "The fee charged."},
     }
-    resolution = resolve(properties, "lend $400 with a $20 fee")
-    assert "periods" not in resolution.arguments
+    assert "periods" not in resolve(properties, "lend $400 with a $20 fee").arguments
+    assert "periods" not in resolve(properties, "lend $400 for a while").arguments
+    paired = {
+        "spans": {"type": "integer", "description": "Number of time spans the money is lent."}
+    }
+    assert "spans" not in resolve(paired, "lend $400 for a while").arguments
 
 
 def test_a_count_of_two_words_is_read_as_said_joined_or_apart() -> None:

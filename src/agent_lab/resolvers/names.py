@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from agent_lab.resolvers.cues import name_words
 from agent_lab.resolvers.english import stems
+from agent_lab.resolvers.name_forms import value_form
 from agent_lab.resolvers.name_runs import doubtful_names, names_in
 from agent_lab.resolvers.regions import is_region
 
@@ -66,15 +67,6 @@ _CUES: dict[str, tuple[str, ...]] = {
     "recipient": ("to",),
     "name": ("called", "named", "titled"),
 }  # fmt: skip
-# Words of a property's name or description that say its value is not a name: an email, a
-# path, an identifier, a number; or that its form is prescribed ("e.g. Boston, MA"). Whole
-# words: "filed", "keyword" and "identify" say nothing of the form.
-_NOT_A_NAME = re.compile(
-    r"\b(?:e-?mail|url|uri|link|path|file|filename|directory|folder|id|ids|identifier|uuid|"
-    r"code|number|phone|address|key|token|password|username|handle|hash|format|"
-    r"e\.g\.|eg|i\.e\.|for example|such as|for instance)(?:e?s)?(?![A-Za-z])",
-    re.IGNORECASE,
-)
 # What a name of a being is the name of: "Book a groom for Biscuit" names the pet, "a
 # table for Anna" the guest. A title ("tickets for Hamlet") or a place is named otherwise.
 _BEINGS = frozenset(
@@ -181,14 +173,8 @@ class FreeForm:
         an id) or prescribe its form by example ("The city, e.g. Boston, MA"): a name
         read as written may not be in that form.
         """
-        # "The city and state, e.g. San Francisco, CA": the form is a place and its region,
-        # and only a place said with one is read (whole: "Boston, MA").
-        qualified = _PLACE_EXAMPLE.search(description) is not None and is_region(
-            _PLACE_EXAMPLE.search(description).group(1)  # type: ignore[union-attr]
-        )
-        said = _PLACE_EXAMPLE.sub(" ", description) if qualified else description
-        said = _named_form(said)
-        if _NOT_A_NAME.search(" ".join(name_words(name))) or _NOT_A_NAME.search(said):
+        form = value_form(name_words(name), description)
+        if form is None:
             return None
         role = name_role(name, description)
         skip = {"of", "the", "a", "an", "new", "number", *_ROLE_WORDS["name"]}
@@ -201,7 +187,7 @@ class FreeForm:
             nouns,
             own,
             _labels(name_words(name)),
-            qualified=qualified,
+            qualified=form == "qualified",
             examples=examples,
         )
 
@@ -251,6 +237,8 @@ def read_name(
     if prop.role == "location" and {"name", "other"} & set(roles):
         # "at the Grand Cinema": a venue, which the tool names apart.
         cues = [cue for cue in cues if cue != "at"]
+    if prop.role == "location" and alone and "origin" not in roles and _PICKUP & prop.own:
+        cues.append("from")  # "pick the car up from Leeds": where it is picked up
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
     if cues:
@@ -297,45 +285,15 @@ def _says(name: str, nouns: Sequence[str]) -> bool:
 
 
 _ANIMALS = frozenset(["pet", "dog", "cat", "horse", "animal"])
+# Stems (``resolvers.english.stems``) of the words that say a place is where a thing is
+# collected: a pickup city is said "from" as much as "in".
+_PICKUP = frozenset(stems(["pickup", "pick", "collect", "collection"]))
 # Days and seasons "for" may name: "flowers for Mother's Day", "a groom for Easter".
 _OCCASION = re.compile(
     r"\b(?:day|eve|night|weekend|week|morning|afternoon|evening|easter|christmas|xmas|"
     r"thanksgiving|halloween|hanukkah|diwali|ramadan|eid|passover|new year)\b",
     re.IGNORECASE,
 )
-
-
-# An example of a place and its region in a description: "e.g. San Francisco, CA".
-_PLACE_EXAMPLE = re.compile(
-    r"(?:e\.g\.|for example|such as)[,:]?\s+['\"]?[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)*,\s*"
-    r"([A-Z][A-Za-z]*(?:\s[A-Z][a-z]+)*)"
-)
-# A form that is a name as people say it: "in the format of city name", "It should format
-# as city name such as Boston", "e.g. Gravity", "e.g. Hearts, Spades". A name read as said
-# is in that form. Not a code ("e.g. AAPL"), a name and its region ("e.g. Boston, MA": see
-# ``qualified``), nor words in lower case ("e.g. 'Amazon rainforest'": said "the Amazon
-# rainforest", a capitalised run would read "Amazon").
-_NAME_FORM = re.compile(
-    r"\b(?:(?:in\s+)?(?:the\s+)?(?:format|form)(?:ted)?\s+(?:of|as)|format\s+it\s+as)\s+"
-    r"(?:a\s+|the\s+)?(?:full\s+)?(?:city|state|country|town|place|person's|person)"
-    r"(?:\s+name)?\b(?!\s*,|\s+(?:and|or)\b)",
-    re.IGNORECASE,
-)
-_NAME_EXAMPLES = re.compile(
-    r"(?:e\.g\.|eg\.|for example|for instance|such as|like)[,:]?\s+"
-    r"((?:['\"]?[A-Z][a-z][\w'-]*(?:\s[A-Z][a-z][\w'-]*){0,2}['\"]?(?:,\s*|\s+(?:or|and)\s+)?)+)"
-    r"(?:,?\s*etc\.?)?(?=\s*(?:[.;)]|$))"
-)
-
-
-def _named_form(description: str) -> str:
-    """``description`` without the forms that are a name as said (``_NAME_FORM``)."""
-    said = _NAME_FORM.sub(" ", description)
-    for match in _NAME_EXAMPLES.finditer(said):
-        examples = re.split(r",\s*|\s+(?:or|and)\s+", match.group(1).strip(" ,"))
-        if not any(is_region(example.strip("'\"")) for example in examples[1:]):
-            said = said.replace(match.group(0), " ")
-    return said
 
 
 # A place and its region after a cue: "in Boston, MA", "near Austin, Texas".

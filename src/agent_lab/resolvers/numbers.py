@@ -81,11 +81,11 @@ def read_number(
     )
     if cued is None and counted is not None and not measures.heads[head(counted)]:
         # "riders: number of bikes" is cued by bikes ("3 city bikes").
-        cued = cued_number(counted, text, own=prop.own_words)
+        cued = cued_number(counted, text, own=prop.own_words, money=False)
     pair = counted_pair(prop.schema.get("description")) if cued is None else None
     if pair is not None:
         # "Number of bed rooms": "3 bedrooms", "3 bed rooms"; not "3 rooms".
-        cued = cued_number(pair, text, own=prop.own_words, head_alone=False)
+        cued = cued_number(pair, text, own=prop.own_words, head_alone=False, money=False)
     if cued is not None:
         return cued
     if prop.unit is not None and measures.units[prop.unit] == 1:
