@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_lab.agents.act_pairs import ActPair
 from agent_lab.errors import SettingError
 
 if TYPE_CHECKING:
@@ -245,6 +246,7 @@ class LexicalRouter:
         self._terms = [frozenset(words) for words in documents]
         self._vocabulary: frozenset[str] = frozenset().union(*self._terms)
         self._named = [_name_words(d) for d in chosen]
+        self._pairs = ActPair(chosen)
         self._retriever: Any = _bm25s().BM25()
         # bm25s cannot index an empty vocabulary: events whose every word is a
         # stopword or a single letter are left unscored (nothing to match).
@@ -308,6 +310,9 @@ class LexicalRouter:
         best = ranked[0][1]
         second = ranked[1][1] if len(ranked) > 1 else 0.0
         margin = (best - second) / best if best > 0 else 0.0
+        paired = None if margin >= self.margin else self._paired(text, ranked)
+        if paired is not None:
+            ranked = sorted(ranked, key=lambda item: item[0] != paired)  # stable: the rest
         index = self._index[ranked[0][0]]
         shared = len(self._terms[index] & frozenset(query))
         named = self._named[index]
@@ -318,7 +323,7 @@ class LexicalRouter:
         )
         name_share = len(named & said) / len(named) if named else 0.0
         if len(ranked) > 1:
-            evident = margin >= self.margin
+            evident = margin >= self.margin or paired is not None
             enough = shared >= self.min_terms or self._names_alone(index, query, ranked)
         else:
             evident = bool(named) and name_share >= self.name_share
@@ -329,6 +334,19 @@ class LexicalRouter:
             name_share=name_share,
             confident=evident and enough,
         )
+
+    def _paired(self, text: str, ranked: list[tuple[str, float]]) -> str | None:
+        """The one of two tied leaders the message's verb asks for (``agents.act_pairs``).
+
+        The two must lead the rest by the margin: a look-up and its act on the same
+        thing ("find" or "book" a one way flight), no third tool close to them.
+        """
+        if len(ranked) < 2 or ranked[1][1] <= 0:
+            return None
+        third = ranked[2][1] if len(ranked) > 2 else 0.0
+        if (ranked[1][1] - third) / ranked[1][1] < self.margin:
+            return None
+        return self._pairs.choose(ranked[0][0], ranked[1][0], text)
 
     def _names_alone(self, index: int, query: list[str], ranked: list[tuple[str, float]]) -> bool:
         """Whether the one word the best shares is its name's, and no other candidate's word.

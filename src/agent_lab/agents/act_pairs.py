@@ -1,0 +1,85 @@
+"""A look-up and the act on the same thing, told apart by the verb the message says.
+
+``SearchHotel`` and ``ReserveHotel``, ``find_flights`` and ``book_flights``:
+the words of the thing are the same, so a lexical score cannot tell them
+apart ("a one way flight" ties the search and the booking). The verb can:
+"find me a hotel" asks for the look-up, "book the hotel" for the act. A pair
+is two tools whose names hold the same words past their first verb, one that
+looks up and one that acts (``tool_specs.acts``). A message with verbs of both
+kinds, or of neither ("I need a one way flight"), chooses neither.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from agent_lab.agents.tool_specs import acts
+
+if TYPE_CHECKING:
+    from agent_lab.kernel.registry import EventDefinition
+
+__all__ = ["ActPair", "by_verb"]
+
+# What people say to look something up, and to act (as words, lower case).
+_LOOK_UP = re.compile(
+    r"\b(?:find|finding|search|searching|look(?:ing)? (?:for|up)|show|list|browse|"
+    r"are there any|is there any|any available|what are|which)\b",
+    re.IGNORECASE,
+)
+_ACT = re.compile(
+    r"\b(?:book|booking|reserve|reserving|reservation|buy|buying|purchase|purchasing|"
+    r"order|ordering|make (?:a|the|my) (?:booking|reservation|purchase))\b",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+class ActPair:
+    """The look-up and act pairs among a plugin set's events."""
+
+    def __init__(self, definitions: tuple[EventDefinition, ...]) -> None:
+        kinds: dict[tuple[str, ...], dict[bool, list[str]]] = {}
+        for definition in definitions:
+            thing = _thing(definition.name)
+            if thing:
+                acting = acts(definition.name, definition.description)
+                kinds.setdefault(thing, {}).setdefault(acting, []).append(definition.name)
+        self._partner: dict[str, tuple[str, str]] = {}
+        for sides in kinds.values():
+            looks, does = sides.get(False, []), sides.get(True, [])
+            if len(looks) == 1 and len(does) == 1:
+                pair = (looks[0], does[0])
+                self._partner[looks[0]] = pair
+                self._partner[does[0]] = pair
+
+    def choose(self, first: str, second: str, text: str) -> str | None:
+        """Which of ``first`` and ``second`` the verb of ``text`` asks for, if they pair."""
+        pair = self._partner.get(first)
+        if pair is None or second not in pair:
+            return None
+        return by_verb(text, *pair)
+
+
+def by_verb(text: str, look_up: str, act: str) -> str | None:
+    """``look_up`` or ``act``, by the one kind of verb ``text`` says; ``None`` otherwise."""
+    looks, does = _LOOK_UP.search(text) is not None, _ACT.search(text) is not None
+    if looks == does:
+        return None
+    return look_up if looks else act
+
+
+def _thing(name: str) -> tuple[str, ...]:
+    """The words of a tool's name past its namespace and first verb, singular, lower case.
+
+    ``Flights_1__SearchOnewayFlight``: (oneway, flight); ``book_flights``: (flight,).
+    """
+    own = name.rsplit("__", 1)[-1]
+    words = [w.lower() for w in _WORDS.findall(own) if not w.isdigit()]
+    return tuple(_singular(word) for word in words[1:])
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
