@@ -72,3 +72,14 @@ def test_a_third_tool_close_to_the_two_leaves_the_verb_no_choice() -> None:
 def test_by_verb_reads_whole_words() -> None:
     assert by_verb("the bookshelf cabin", "look", "act") is None
     assert by_verb("find it", "look", "act") == "look"
+
+
+def test_an_act_on_a_part_of_the_thing_pairs_with_its_look_up() -> None:
+    shows = event("Stage__FindShows", "Shows on stage: find shows")
+    seats = event("Stage__BuyShowSeats", "Shows on stage: buy seats for a show")
+    router = LexicalRouter([shows, seats])
+    assert router.rank("could you find a show on stage tonight?").best == "Stage__FindShows"
+    assert router.rank("buy me two seats for a show on stage").best == "Stage__BuyShowSeats"
+    # Two acts on the thing: the verb cannot say which.
+    gifts = event("Stage__BuyShowGifts", "Shows on stage: buy gifts of a show")
+    assert ActPair((shows, seats, gifts)).choose(shows.name, seats.name, "buy it") is None

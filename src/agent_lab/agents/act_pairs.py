@@ -4,8 +4,10 @@
 the words of the thing are the same, so a lexical score cannot tell them
 apart ("a one way flight" ties the search and the booking). The verb can:
 "find me a hotel" asks for the look-up, "book the hotel" for the act. A pair
-is two tools whose names hold the same words past their first verb, one that
-looks up and one that acts (``tool_specs.acts``). A message with verbs of both
+is two tools whose names hold the same words past their first verb, or the
+words of one all in the other's (``FindEvents`` and ``BuyEventTickets``), one
+that looks up and one that acts (``tool_specs.acts``), and no third tool of
+either kind on that thing. A message with verbs of both
 kinds, or of neither ("I need a one way flight"), chooses neither.
 """
 
@@ -39,19 +41,21 @@ class ActPair:
     """The look-up and act pairs among a plugin set's events."""
 
     def __init__(self, definitions: tuple[EventDefinition, ...]) -> None:
-        kinds: dict[tuple[str, ...], dict[bool, list[str]]] = {}
-        for definition in definitions:
-            thing = _thing(definition.name)
-            if thing:
-                acting = acts(definition.name, definition.description)
-                kinds.setdefault(thing, {}).setdefault(acting, []).append(definition.name)
+        things = {d.name: frozenset(_thing(d.name)) for d in definitions}
+        acting = {d.name: acts(d.name, d.description) for d in definitions}
         self._partner: dict[str, tuple[str, str]] = {}
-        for sides in kinds.values():
-            looks, does = sides.get(False, []), sides.get(True, [])
-            if len(looks) == 1 and len(does) == 1:
-                pair = (looks[0], does[0])
-                self._partner[looks[0]] = pair
-                self._partner[does[0]] = pair
+        for look in (name for name in things if things[name] and not acting[name]):
+            # The act on the same thing, or on a part of it (FindEvents, BuyEventTickets;
+            # GetCarsAvailable, ReserveCar); with two such acts, or two such look-ups,
+            # the verb cannot choose.
+            does = [name for name in things if acting[name] and _same(things[look], things[name])]
+            looks = [
+                name
+                for name in things
+                if not acting[name] and len(does) == 1 and _same(things[name], things[does[0]])
+            ]
+            if len(does) == 1 and looks == [look]:
+                self._partner[look] = self._partner[does[0]] = (look, does[0])
 
     def choose(self, first: str, second: str, text: str) -> str | None:
         """Which of ``first`` and ``second`` the verb of ``text`` asks for, if they pair."""
@@ -77,6 +81,11 @@ def _thing(name: str) -> tuple[str, ...]:
     own = name.rsplit("__", 1)[-1]
     words = [w.lower() for w in _WORDS.findall(own) if not w.isdigit()]
     return tuple(_singular(word) for word in words[1:])
+
+
+def _same(one: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two tools' things are one: the words of either are all the other's."""
+    return bool(one) and bool(other) and (one <= other or other <= one)
 
 
 def _singular(word: str) -> str:
