@@ -247,6 +247,7 @@ class LexicalRouter:
         self._vocabulary: frozenset[str] = frozenset().union(*self._terms)
         self._named = [_name_words(d) for d in chosen]
         self._pairs = ActPair(chosen)
+        self._rankings = lru_cache(maxsize=4096)(self._rank)
         self._retriever: Any = _bm25s().BM25()
         # bm25s cannot index an empty vocabulary: events whose every word is a
         # stopword or a single letter are left unscored (nothing to match).
@@ -286,6 +287,15 @@ class LexicalRouter:
     def rank(self, text: str, candidates: Collection[str] | None = None) -> Ranking:
         """Score ``text`` against the candidates (default: every event), best first.
 
+        See ``_rank``; a conversation's messages are ranked again on each of its
+        requests, so the rankings of recent texts are kept (a ranking is a value).
+        """
+        pool = self.names if candidates is None else tuple(dict.fromkeys(candidates))
+        return self._rankings(text, pool)
+
+    def _rank(self, text: str, pool: tuple[str, ...]) -> Ranking:
+        """Score ``text`` against the candidates (default: every event), best first.
+
         Among several candidates the best routes when it leads the next by the
         margin; a lone candidate has no runner-up, so it routes only when the
         message holds ``name_share`` of its name's words. Either way the best
@@ -293,8 +303,7 @@ class LexicalRouter:
         decision reads nothing of the other events, so it is the same in a
         plugin set of that event alone.
         """
-        pool = self.names if candidates is None else candidates
-        names = [n for n in dict.fromkeys(pool) if n in self._index]
+        names = [n for n in pool if n in self._index]
         if not names:
             return Ranking(ranked=(), margin=0.0, name_share=0.0, confident=False)
         query = self._joined(_query(text, one_form=True))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.agents.plugins import PluginSet, Route
@@ -93,6 +94,7 @@ _ACT_NOUNS = frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=4096)  # asked of the same tools on every request of a conversation
 def acts(name: str, description: str = "") -> bool:
     """Whether a tool acts (books, buys, sends, adds) rather than looks up.
 

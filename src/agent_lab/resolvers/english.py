@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
 __all__ = [
     "DATE_WORDS",
@@ -263,6 +264,7 @@ def _in_names(text: str) -> str:
     return _NAMED_WEEKDAY.sub(mask, text)
 
 
+@lru_cache(maxsize=4096)  # each request of a conversation reads its earlier messages again
 def find_date(text: str, now: datetime | None) -> date | None:
     """The one date the text names (relative, weekday, ``March 5th``), or ``None`` if not one.
 
