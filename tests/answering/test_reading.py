@@ -831,8 +831,10 @@ def test_a_place_a_trip_goes_to_is_where_the_next_search_is() -> None:
     ]
     hotel = user("Great. Can you find me hotels there too?")
     assert calls([*trip, hotel], [SEARCH, HOTELS]) == [("find_hotels", {"town": "Bristol"})]
-    # A forecast's city is where the user asked about, not where they go.
-    assert calls([*FORECAST, hotel], [WEATHER, HOTELS]) == []
+    # A forecast's city is where the user asked about, not where they go: only words that
+    # point back at it ("there") make it the hotel's.
+    assert calls([*FORECAST, user("Great. Can you find me hotels too?")], [WEATHER, HOTELS]) == []
+    assert calls([*FORECAST, hotel], [WEATHER, HOTELS]) == [("find_hotels", {"town": "Porto"})]
     # Words that name two tasks ask for neither on their own.
     both = user("Great. Any more trains or hotels there?")
     assert calls([*trip, both], [SEARCH, HOTELS]) == []
@@ -978,4 +980,69 @@ def test_stopping_is_an_act_of_its_own_not_a_hold() -> None:
     timers = [tool("stop_timer", "Stop a running timer.", {"timer_id": {"type": "string"}}, [])]
     assert calls([user("Stop timer T-4410 please.")], timers) == [
         ("stop_timer", {"timer_id": "T-4410"})
+    ]
+
+
+CARS = tool(
+    "hire_car",
+    "Hire a car to collect in a town.",
+    {
+        "collect_at": {"type": "string", "description": "The depot or station to collect it at"},
+        "collect_city": {"type": "string", "description": "The town to collect it in"},
+    },
+    ["collect_at", "collect_city"],
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "Tell me the weather forecast there on Friday.",
+            [("get_forecast", {"city": "Utrecht", "day": "2026-04-03"})],
+        ),
+        (
+            "Now the weather forecast for that city, please.",
+            [("get_forecast", {"city": "Utrecht"})],
+        ),
+        # "Is there", "there are": no place pointed at.
+        ("Is there a weather forecast?", []),
+        ("Hi there, the weather forecast please", []),
+    ],
+)
+def test_words_that_point_back_at_a_place_take_the_last_call_s_town(
+    said: str, expected: list[tuple[str, Any]]
+) -> None:
+    hired = [
+        user("I need a car in Utrecht from the central station."),
+        *call("hire_car", {"collect_at": "Central Station", "collect_city": "Utrecht"}, "h1", {}),
+        assistant("Done: a car waits for you at Central Station."),
+    ]
+    assert calls([*hired, user(said)], [CARS, WEATHER]) == expected
+
+
+def test_a_point_in_a_town_is_not_where_there_is() -> None:
+    """A car collected at a station: "the weather there" is not the station's."""
+    hired = [
+        user("I need a car from the central station."),
+        *call("hire_car", {"collect_at": "Central Station", "collect_city": "Utrecht"}, "h1", {}),
+        assistant("Done."),
+    ]
+    at_station = tool(
+        "hire_car",
+        "Hire a car.",
+        {"destination_station": {"type": "string", "description": "The station"}},
+        ["destination_station"],
+    )
+    only_station = [
+        user("I need a car from the central station."),
+        *call("hire_car", {"destination_station": "Central Station"}, "h1", {}),
+        assistant("Done."),
+    ]
+    assert (
+        calls([*only_station, user("Tell me the weather forecast there.")], [at_station, WEATHER])
+        == []
+    )
+    assert calls([*hired, user("Tell me the weather forecast there.")], [CARS, WEATHER]) == [
+        ("get_forecast", {"city": "Utrecht"})
     ]

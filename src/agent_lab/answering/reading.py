@@ -272,8 +272,7 @@ class _Reading:
         ``new``: the last message asks for this task; ``alone``: see ``_fits_alone``.
         """
         conversation, turn = self.conversation, self.turn
-        allowed = self._may_call(event, alone=alone)
-        properties = tool_properties(self.tools, event) if allowed else None
+        properties = self._may_call(event, alone=alone) and tool_properties(self.tools, event)
         if not properties:
             return None
         reader = self.reader_of(event)
@@ -285,7 +284,7 @@ class _Reading:
         grounded = named_values(conversation, event, properties, said[::-1], records=self.accepted)
         if self.accepted:
             earlier = {**kept_by_pick(conversation, grounded, properties), **earlier}
-        prefill = still_held(
+        prefill, pointed = still_held(
             event,
             properties,
             reader,
@@ -294,6 +293,7 @@ class _Reading:
             context=turn.context,
             earlier=earlier,
             grounded=grounded,
+            conversation=conversation,
         )
         before: JSONObject = {}
         if not refining:
@@ -317,7 +317,7 @@ class _Reading:
             return None
         arguments = dict(decision.arguments or {})
         if not (self.accepted or new) and not said_now(
-            arguments, {**earlier, **before}, grounded, conversation.last_user
+            arguments, {**earlier, **pointed, **before}, grounded, conversation.last_user
         ):
             return None  # the last message adds nothing to the call: not a request for it
         if not stands(
@@ -335,7 +335,7 @@ class _Reading:
             (reader.read(event, text, context), ValueSource.MESSAGE),
             (summary, ValueSource.SUMMARY),
             (before, ValueSource.EARLIER_MESSAGE),
-            (earlier, ValueSource.EARLIER_CALL),
+            ({**earlier, **pointed}, ValueSource.EARLIER_CALL),
         ]
         return dataclasses.replace(decision, read_from=first_sources(arguments, layers))
 

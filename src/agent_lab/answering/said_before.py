@@ -8,12 +8,14 @@ earlier message since the last call, as it was read then.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import acts
 from agent_lab.answering.known_values import fits
 from agent_lab.answering.restatements import may_change, unnumbered
 from agent_lab.answering.utterances import about_results, untagged
+from agent_lab.resolvers.cues import name_words
 from agent_lab.resolvers.names import name_role
 from agent_lab.resolvers.schema import ASKED, kind_of
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["asks_about_results", "earlier_calls", "said_before", "still_held"]
+__all__ = ["asks_about_results", "earlier_calls", "pointed_to", "said_before", "still_held"]
 
 
 def asks_about_results(conversation: Conversation, text: str) -> bool:
@@ -62,6 +64,64 @@ def earlier_calls(
     return earlier
 
 
+# Words that point back at a place: "the weather there", "that area". Not "there is",
+# "are there any", "hi there": no place.
+_THERE = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bhi )(?<!\bhello )(?<!\bany )"
+    r"\bthere\b(?!\s*(?:is|are|was|were|'s|will|would|be|should|might|may|could|must|has|"
+    r"have|had|isn't|aren't)\b)|\b(?:that|the same) (?:city|area|town|place)\b",
+    re.IGNORECASE,
+)
+
+
+# A place that is a point in a town, not the town a stay or a forecast is for: a train to
+# a station goes to a city the words do not name.
+_POINTS = frozenset(
+    ["station", "airport", "terminal", "stop", "port", "address", "street", "venue", "stadium"]
+)
+
+
+def pointed_to(
+    conversation: Conversation,
+    event: str,
+    properties: Mapping[str, Any],
+    reader: Reader,
+    known: JSONObject,
+) -> JSONObject:
+    """The one place of the last call the last message points back at ("the weather there").
+
+    Where the call went, if it went somewhere (a flight's destination); else the city it
+    was in (a car's pick-up city, not its pick-up station: a station is in a city the
+    words do not name); one value only, for a place ``event`` requires and ``known``
+    lacks, and only when the message names no place of its own.
+    """
+    last, said = conversation.last_call, conversation.last_user
+    pointer = _THERE.search(said)
+    if last is None or last.name == event or pointer is None:
+        return {}
+    rest = said[: pointer.start()] + said[pointer.end() :]
+    found = _placed_by(last)
+    if found is None:
+        return {}
+    placed = _placed(found, properties, reader.required, known)
+    return {name: value for name, value in placed.items() if not reader.may_state(name, rest)}
+
+
+def _placed_by(last: EarlierCall) -> str | None:
+    """Where ``last`` went, or the city it was in; ``None`` for none or two."""
+    places: dict[str, set[str]] = {"destination": set(), "city": set()}
+    for name, value in last.arguments.items():
+        words = set(name_words(name))
+        if not isinstance(value, str) or _POINTS & words:
+            continue
+        if name_role(name, "") == "destination":
+            places["destination"].add(value)
+        elif words & {"city", "town"}:
+            places["city"].add(value)
+    found = places["destination"] or places["city"]
+    return found.pop() if len(found) == 1 else None
+
+
 def still_held(
     event: str,
     properties: Mapping[str, Any],
@@ -72,8 +132,12 @@ def still_held(
     context: Mapping[str, object],
     earlier: JSONObject,
     grounded: JSONObject,
-) -> JSONObject:
-    """Earlier calls' values (``earlier``), less those the words since may change.
+    conversation: Conversation,
+) -> tuple[JSONObject, JSONObject]:
+    """Earlier calls' values that still hold, with the place the last message points at.
+
+    The values are ``earlier``'s, less those the words since may change, and the place
+    the last message points back at (``pointed_to``), which is also given apart.
 
     ``said`` are the words since the last call, the accepted ``offer`` last when there
     is one. The user's words may restate a value in lower case or in part: any sign
@@ -85,7 +149,7 @@ def still_held(
         for text in (said[:-1] if offer else said)
     ]
     summary_read = {**reader.read(event, untagged(offer), context), **grounded} if offer else {}
-    return {
+    held = {
         name: value
         for name, value in earlier.items()
         if name not in grounded
@@ -103,6 +167,8 @@ def still_held(
             )
         )
     }
+    pointed = pointed_to(conversation, event, properties, reader, held)
+    return {**held, **pointed}, pointed
 
 
 def _gone_to(
@@ -117,11 +183,19 @@ def _gone_to(
     gone = {
         value
         for name, value in last.arguments.items()
-        if isinstance(value, str) and name_role(name, "") == "destination"
+        if isinstance(value, str)
+        and name_role(name, "") == "destination"
+        and not _POINTS & set(name_words(name))  # a station is in a town, not the town
     }
     if len(gone) != 1:
         return {}
-    place = gone.pop()
+    return _placed(gone.pop(), properties, required, known)
+
+
+def _placed(
+    place: str, properties: Mapping[str, Any], required: Sequence[str], known: JSONObject
+) -> JSONObject:
+    """``place`` for each place this tool requires and lacks: its location or destination."""
     return {
         name: place
         for name in required
