@@ -206,3 +206,14 @@ def test_what_a_description_counts_skips_its_article() -> None:
     assert counted_in("The number of the guests, default 1") == "guests"
     assert counted_in("Number of bikes") == "bikes"
     assert counted_in("Number of adults, or number of children") is None
+
+
+def test_the_last_word_of_a_number_in_words_is_not_the_number() -> None:
+    """ "seven hundred and sixty bucks" is not 60: the reader leaves it to the model."""
+    own = frozenset({"amount", "money"})
+    said = "wire one thousand seven hundred and sixty bucks to Li"
+    assert cued_number("wire_amount", said, own=own) is None
+    assert cued_number("wire_amount", "wire sixty bucks to Li", own=own) == 60
+    # Digits after "and" are a number of their own.
+    assert cued_number("children", "2 adults and 3 children") == 3
+    assert cued_number("children", "two adults and three children") == 3

@@ -110,7 +110,9 @@ def test_a_value_only_asked_about_is_not_taken(text: str, value: str | None) -> 
 
 
 def test_a_value_two_properties_could_take_goes_to_neither_unless_the_words_say_which() -> None:
-    assert read(ACCOUNTS, "send 200 dollars from my savings account") == {}
+    assert read(ACCOUNTS, "send 200 dollars with my savings account") == {}
+    # "from" says the account the money leaves (test_a_value_said_from_or_to...).
+    assert read(ACCOUNTS, "send 200 dollars from my savings account") == {"account_type": "savings"}
     assert read(ACCOUNTS, "send it to the recipient's savings account") == {
         "recipient_account_type": "savings"
     }
@@ -181,3 +183,34 @@ def test_reading_an_enum_stays_linear(unit: str) -> None:
     started = time.perf_counter()
     SchemaResolver(SEATS)(Event("e", text=text))
     assert time.perf_counter() - started < 1.0
+
+
+WALLETS = {
+    "type": "object",
+    "properties": {
+        "from_wallet": {"type": "string", "enum": ["card", "cash", "crypto"]},
+        "payee_wallet": {"type": "string", "enum": ["card", "cash", "crypto"]},
+        "payee": {"type": "string", "description": "Who receives the money"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "move it from my cash wallet to Ines's card wallet",
+            {"from_wallet": "cash", "payee_wallet": "card"},
+        ),
+        ("into crypto from card, please", {"from_wallet": "card", "payee_wallet": "crypto"}),
+        # The same value both ways: each is said so.
+        ("from card to card", {"from_wallet": "card", "payee_wallet": "card"}),
+        # No way said: the words beside the value must name one property alone.
+        ("use cash", {}),
+    ],
+)
+def test_a_value_said_from_or_to_goes_to_the_property_that_gives_or_receives(
+    text: str, expected: dict[str, str]
+) -> None:
+    found = SchemaResolver(WALLETS)(Event("pay", text=text)).arguments
+    assert {k: v for k, v in found.items() if k != "payee"} == expected

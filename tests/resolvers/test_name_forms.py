@@ -104,3 +104,24 @@ def test_a_pickup_place_is_said_from_as_much_as_in() -> None:
     # A place to be in is not said "from": "a hotel from Dundee" says nothing.
     stay = {"town": {"type": "string", "description": "Town of the hotel"}}
     assert resolve(stay, "a hotel from Dundee") == {}
+
+
+PAY = {
+    "payee": {"type": "string", "description": "Who receives the money"},
+    "venue": {"type": "string", "description": "The venue's name"},
+}
+
+
+def test_a_recipient_said_as_an_owner_is_the_owner() -> None:
+    payee = {"payee": PAY["payee"]}
+    assert resolve(payee, "send 40 euros to Mireille's checking account") == {"payee": "Mireille"}
+    # A name with 's at the end of the words is the name ("to Luigi's").
+    assert resolve(payee, "send 40 euros to Luigi's") == {"payee": "Luigi's"}
+    # A word of kin before it: the contact may be saved with it or not.
+    assert resolve(payee, "send 40 euros to my aunt Mireille") == {}
+
+
+def test_a_place_said_as_an_owner_is_read_as_neither() -> None:
+    venue = {"venue": {"type": "string", "description": "Where, a venue name"}}
+    assert resolve(venue, "a table at Luigi's") == {"venue": "Luigi's"}
+    assert resolve(venue, "a table at Luigi's place") == {}

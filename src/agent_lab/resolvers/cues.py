@@ -131,6 +131,16 @@ _SCALED = re.compile(
 )
 
 
+# A number in words after words it goes on from ("one hundred and sixty"): the last word
+# alone is not the number, and this reader does not add them up. Digits after "and" are
+# their own number ("2 adults and 3 children").
+_SCALED_BEFORE = re.compile(
+    r"\b(?:(?:hundred|thousand|million|billion)(?:\s+and)?|one|two|three|four|five|six|seven|"
+    r"eight|nine)[\s-]+$",
+    re.IGNORECASE,
+)
+
+
 def cued_number(
     name: str,
     text: str,
@@ -242,8 +252,10 @@ def _money(text: str, wanted: frozenset[str] = frozenset()) -> list[tuple[float,
         token = match.group(group)
         if token.lower() in ("a", "an"):
             continue
-        if _SCALED.match(text, match.end(group)):
-            return None  # "$5 million": a sum with two readings
+        if _SCALED.match(text, match.end(group)) or (
+            token.isalpha() and _SCALED_BEFORE.search(text, 0, match.start(group))
+        ):
+            return None  # "$5 million", "seven hundred and sixty bucks": not this word alone
         value = _to_number(token)
         if value is not None:
             found.append((value, match.start(group), match.end(group)))
@@ -326,7 +338,9 @@ def _numbers_by(noun: str, text: str) -> list[tuple[float, int, int]] | None:
                 continue
             if pattern is forward and _RELATIVE.match(text, match.end()):
                 continue
-            if _SCALED.match(text, match.end(1)):
+            if _SCALED.match(text, match.end(1)) or (
+                token.isalpha() and _SCALED_BEFORE.search(text, 0, match.start(1))
+            ):
                 return None
             value = _to_number(token)
             if value is not None:

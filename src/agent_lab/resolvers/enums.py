@@ -171,6 +171,10 @@ def read_enum(
     """
     text = text.lower()  # the mentions' positions index the lowered text
     found = mentions(values, text)
+    way = _way(named, rivals)
+    if way is not None:
+        # "from my checking to Ana's savings": a value the other way is the rival's.
+        found = [m for m in found if _way_said(text, m) in (way, None)]
     if len({m.value for m in found}) != 1:
         return None
     # The enum shows which of its words take a word before them ("Theme Park", "Park").
@@ -182,8 +186,10 @@ def read_enum(
             return None
         if text[mention.start : mention.end] in heads and _narrowed(text, mention):
             return None
-        if claimants and _undecided(
-            _words(sentences.around(mention.start, mention.end)), claimants, own=own
+        if (
+            claimants
+            and (way is None or _way_said(text, mention) != way)
+            and _undecided(_words(sentences.around(mention.start, mention.end)), claimants, own=own)
         ):
             return None
     if all(sentences.asked_about(m.start) for m in found):
@@ -197,6 +203,36 @@ def read_enum(
     ):
         return None
     return value
+
+
+# Words of a property's name that say it receives what moves ("recipient_account_type").
+_RECEIVING = frozenset(
+    stems(["recipient", "receiver", "destination", "target", "to", "payee", "beneficiary"])
+)
+# The nearest "from" or "to" before a value, two words at most between ("to Ana's savings").
+_WAY = re.compile(r"\b(from|out of|to|into)\s+(?:(?!(?:from|out|to|into)\b)[\w']+\s+){0,2}$")
+
+
+def _way(named: frozenset[str], rivals: Sequence[Rival]) -> str | None:
+    """``to`` for the property that receives, ``from`` for its rival that gives; or none.
+
+    Only between one property whose name says it receives and one whose name does not.
+    """
+    if len(rivals) != 1:
+        return None
+    if named & _RECEIVING and not rivals[0].words & _RECEIVING:
+        return "to"
+    if rivals[0].words & _RECEIVING and not named & _RECEIVING:
+        return "from"
+    return None
+
+
+def _way_said(text: str, mention: Mention) -> str | None:
+    """``from`` or ``to``: the way the words just before a value say it goes ("to my savings")."""
+    said = _WAY.search(_clause_before(text, mention))
+    if said is None:
+        return None
+    return "from" if said.group(1) in ("from", "out of") else "to"
 
 
 def _clause_before(text: str, mention: Mention) -> str:

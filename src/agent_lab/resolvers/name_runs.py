@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "KIN",
     "doubtful_names",
     "may_name",
     "names_in",
@@ -91,7 +92,13 @@ _FUNCTION = frozenset(
 _ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.){2,}$|^[A-Z]\.$|^(?:St|Mt|Ft|Dr|Jr|Sr|Mr|Mrs|Ms)\.$")
 _INITIAL = re.compile(r"^[A-Z]\.$")
 """A middle initial: "Herbert C. Berquist"."""
-_UNSURE_START = re.compile(r"(?:\d\w*|\bthe)\s+$", re.IGNORECASE)
+# Words of kin before a name, which people write as part of it or not ("aunt Jenny" or
+# "Aunt Jenny" as a contact is saved, or Jenny).
+KIN = (
+    r"\b(?:aunt|auntie|uncle|cousin|grandma|grandpa|granny|grandmother|grandfather|nana|"
+    r"nephew|niece)"
+)
+_UNSURE_START = re.compile(rf"(?:\d\w*|\bthe|{KIN})\s+$", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z0-9][\w'.&-]*|&|-")
 
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from agent_lab.resolvers.cues import name_words
 from agent_lab.resolvers.english import stems
 from agent_lab.resolvers.name_forms import value_form
-from agent_lab.resolvers.name_runs import doubtful_names, names_in
+from agent_lab.resolvers.name_runs import KIN, doubtful_names, names_in
 from agent_lab.resolvers.regions import is_region
 
 if TYPE_CHECKING:
@@ -271,7 +271,26 @@ def read_name(
         # The form asks for a place and its region: one said so, and no other place.
         places = _places_with_regions(text, [*cues, *nouns])
         found = places if {p.split(",")[0] for p in places} >= found else set()
-    return found.pop() if len(found) == 1 else None
+    return _owned(text, found.pop(), prop.role) if len(found) == 1 else None
+
+
+_KIN_BEFORE = re.compile(rf"{KIN}\s+$", re.IGNORECASE)
+
+
+def _owned(text: str, name: str, role: NameRole) -> str | None:
+    """``name``, or its owner when it is a possessive before a noun ("to Amir's account").
+
+    The owner is a recipient's name; for any other role, "Joe's place" may be the name
+    of a place or the place of Joe: neither is read. A name after a word of kin is not
+    read either: "aunt Jenny" is saved as Jenny or as "Aunt Jenny".
+    """
+    if _KIN_BEFORE.search(text, 0, max(0, text.find(name))):
+        return None  # "my aunt Jenny": Jenny, or "aunt Jenny" as the contact is saved?
+    if not re.search(r"['\u2019]s$", name):
+        return name
+    if not re.search(re.escape(name) + r"\s+[a-z]", text):
+        return name  # "a table at Luigi's.": the name of the place
+    return name[:-2] if role == "recipient" else None
 
 
 def _says(name: str, nouns: Sequence[str]) -> bool:
