@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_lab import Event
-from agent_lab.resolvers.cues import cued_number, own_words
+from agent_lab.resolvers.cues import boolean_phrase, cued_number, own_words
 from agent_lab.resolvers.schema import SchemaResolver
 
 
@@ -217,3 +217,9 @@ def test_the_last_word_of_a_number_in_words_is_not_the_number() -> None:
     # Digits after "and" are a number of their own.
     assert cued_number("children", "2 adults and 3 children") == 3
     assert cued_number("children", "two adults and three children") == 3
+
+
+def test_a_scant_amount_of_the_flag_s_subject_says_neither_yes_nor_no() -> None:
+    assert boolean_phrase("outdoor_seating", "a cafe with little outdoor seating") is None
+    assert boolean_phrase("likes_crowds", "she hardly likes crowds") is None
+    assert boolean_phrase("outdoor_seating", "a cafe with outdoor seating") is True

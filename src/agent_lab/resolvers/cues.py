@@ -374,6 +374,12 @@ _NEGATED_BEFORE = re.compile(
     r"(?:\W+(?!(?:for|of|on|in|at|to|about|with|from|by|around)\b)[\w'-]+){0,3}\W*$",
     re.I,
 )
+# Words of a scant amount before the flag's subject: neither yes nor no.
+_SCANT_BEFORE = re.compile(
+    r"\b(?:few|little|hardly|barely|rarely|seldom|scarcely|less|fewer)"
+    r"(?:\W+[\w'-]+){0,2}\W*$",
+    re.I,
+)
 _NEGATED_AFTER = re.compile(r"\W*(?:(?:is|are|be)\W+)?(?:not|off)\b|\W*\w+n't\b", re.I)
 _CLAUSE_BREAK = re.compile(r"[.?!;,]|\b(?:and|but|till|until|or)\b", re.I)
 
@@ -429,7 +435,9 @@ def boolean_phrase(name: str, text: str) -> bool | None:
         start, end = starts[clause], ends[clause]
         before = text[max(start, match.start() - 40) : match.start()]
         reading: bool | None = True
-        if _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(text, match.end(), end):
+        if _SCANT_BEFORE.search(before):
+            reading = None  # "has few artistic interests": some, or as good as none?
+        elif _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(text, match.end(), end):
             reading = False
         elif bisect_left(negations, start) < bisect_left(negations, end):
             reading = None  # a negation in the clause, not of the flag: its scope is unsure
