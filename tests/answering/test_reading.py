@@ -1008,6 +1008,8 @@ CARS = tool(
         # "Is there", "there are": no place pointed at.
         ("Is there a weather forecast?", []),
         ("Hi there, the weather forecast please", []),
+        ("Hey there, tell me the weather forecast", []),
+        ("There\u2019s a storm coming, tell me the weather forecast", []),
     ],
 )
 def test_words_that_point_back_at_a_place_take_the_last_call_s_town(

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from agent_lab import Event
-from agent_lab.resolvers.cues import boolean_phrase, cued_number, own_words
+from agent_lab.resolvers.cues import cued_number, own_words
+from agent_lab.resolvers.flags import boolean_phrase
 from agent_lab.resolvers.schema import SchemaResolver
 
 

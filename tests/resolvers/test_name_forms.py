@@ -95,15 +95,20 @@ def test_a_name_that_holds_the_property_s_noun_inside_it() -> None:
     assert resolve(gallery, "tickets for the Hugh Lane Gallery") == {}
 
 
-def test_a_pickup_place_is_said_from_as_much_as_in() -> None:
+def test_from_is_no_cue_of_a_pickup_place() -> None:
+    """ "Rent a van from Hertz" names a firm; "from Dundee" may be where the user comes from."""
     hire = {
         "collection_town": {"type": "string", "description": "Town to collect the van in"},
         "van_size": {"type": "string", "description": "The size", "enum": ["small", "large"]},
     }
-    assert resolve(hire, "I'll collect the van from Dundee")["collection_town"] == "Dundee"
-    # A place to be in is not said "from": "a hotel from Dundee" says nothing.
-    stay = {"town": {"type": "string", "description": "Town of the hotel"}}
-    assert resolve(stay, "a hotel from Dundee") == {}
+    assert "collection_town" not in resolve(hire, "rent a large van from Hertz")
+    assert resolve(hire, "I'll collect the van in Dundee")["collection_town"] == "Dundee"
+
+
+def test_an_end_is_a_place_only_when_its_name_says_a_place() -> None:
+    assert name_role("end_reason", "Why the membership ends, such as Relocation") == "other"
+    assert name_role("end_city", "") == "destination"
+    assert name_role("finish", "The color or type of finish on the guitar") == "other"
 
 
 PAY = {

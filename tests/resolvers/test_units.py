@@ -65,7 +65,9 @@ def test_a_description_names_the_unit_its_number_is_in(description: str, unit: s
     ],
 )
 def test_numbers_said_in_a_unit(text: str, unit: str, expected: list[float]) -> None:
-    assert [value for value, _, _ in numbers_in_unit(text, unit)] == expected
+    found = numbers_in_unit(text, unit)
+    assert found is not None
+    assert [value for value, _, _ in found] == expected
 
 
 def test_unit_words_that_are_english_are_no_units() -> None:
@@ -175,3 +177,13 @@ def test_a_count_of_two_words_is_read_as_said_joined_or_apart() -> None:
     assert resolve(properties, "we need 4 desk lamps").arguments["desks"] == 4
     # The second word alone is another thing: "4 lamps" may be floor lamps.
     assert "desks" not in resolve(properties, "we need 4 lamps").arguments
+
+
+def test_a_span_in_years_that_speaks_of_money_takes_no_sum() -> None:
+    """ "The time the money is invested for in years": 10 years, not the $10000."""
+    properties = {
+        "principal": {"type": "integer", "description": "The sum invested."},
+        "time": {"type": "integer", "description": "The time the money is invested for in years."},
+    }
+    found = resolve(properties, "invest $10000 for 10 years").arguments
+    assert found.get("time") == 10

@@ -29,9 +29,16 @@ _LOOK_UP = re.compile(
     r"are there any|is there any|any available|what are|which)\b",
     re.IGNORECASE,
 )
+# Verbs that ask for the act, not nouns of one ("I have a booking", "in order of date")
+# nor past ones ("thanks for booking").
 _ACT = re.compile(
-    r"\b(?:book|booking|reserve|reserving|reservation|buy|buying|purchase|purchasing|"
-    r"order|ordering|make (?:a|the|my) (?:booking|reservation|purchase))\b",
+    r"\b(?:book|reserve|buy|purchase|make (?:a|the|my) (?:booking|reservation|purchase))\b",
+    re.IGNORECASE,
+)
+# A verb of either kind negated ("I don't want to book"): the verb chooses nothing.
+_NEGATED = re.compile(
+    r"(?:\b(?:not|no|never)|n't)\W+(?:\w+\W+){0,3}?(?:find|search|look|book|reserve|buy|"
+    r"purchase|make)\b",
     re.IGNORECASE,
 )
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -67,6 +74,8 @@ class ActPair:
 
 def by_verb(text: str, look_up: str, act: str) -> str | None:
     """``look_up`` or ``act``, by the one kind of verb ``text`` says; ``None`` otherwise."""
+    if _NEGATED.search(text):
+        return None
     looks, does = _LOOK_UP.search(text) is not None, _ACT.search(text) is not None
     if looks == does:
         return None

@@ -65,11 +65,13 @@ def earlier_calls(
 
 
 # Words that point back at a place: "the weather there", "that area". Not "there is",
-# "are there any", "hi there": no place.
+# "are there any", "hi there", "over there": no place. Not "the same city", which may be
+# the one the user comes from.
 _THERE = re.compile(
     r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bhi )(?<!\bhello )(?<!\bany )"
-    r"\bthere\b(?!\s*(?:is|are|was|were|'s|will|would|be|should|might|may|could|must|has|"
-    r"have|had|isn't|aren't)\b)|\b(?:that|the same) (?:city|area|town|place)\b",
+    r"(?<!\bhey )(?<!\bover )\bthere\b(?!\s*(?:is|are|was|were|['\u2019]s|['\u2019]re|will|"
+    r"would|be|should|might|may|could|must|has|have|had|isn't|aren't)\b)"
+    r"|\bthat (?:city|area|town|place)\b",
     re.IGNORECASE,
 )
 

@@ -4,7 +4,8 @@
 'YYYY-MM-DD'": a string property whose description names a pattern of day,
 month and year is a date, written that way ("07-10-2022"). A pattern without a
 four-digit year, or with no separator, is left alone: "MM-DD-YY" or "YYYYMMDD"
-prescribe a form this reader does not write.
+prescribe a form this reader does not write, and so does a date with a time
+("YYYY-MM-DD HH:MM:SS"): a moment, not a day.
 """
 
 from __future__ import annotations
@@ -26,12 +27,17 @@ _PATTERN = re.compile(
 )
 
 
+_TIME_OF_DAY = re.compile(r"(?<![A-Za-z])hh[:.]?mm(?![A-Za-z])|'T'", re.IGNORECASE)
+
+
 @lru_cache(maxsize=1024)
 def date_pattern(description: str) -> str | None:
     """The ``strftime`` pattern ``description`` prescribes ("MM-DD-YYYY": ``%m-%d-%Y``).
 
     Two different patterns in one description prescribe none.
     """
+    if _TIME_OF_DAY.search(description[:500]):
+        return None  # "YYYY-MM-DD HH:MM:SS": a moment, of which a date is only a part
     found: set[str] = set()
     for match in _PATTERN.finditer(description[:500]):
         first, separator, second, third = [part for part in match.groups() if part]

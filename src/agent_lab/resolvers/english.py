@@ -232,7 +232,8 @@ _MONTH_DAY = re.compile(
 _YEAR_AFTER = re.compile(r"(?:,\s*|\s+)(\d{4})\b")
 # A date written with its year first, in numbers: "2022-04-27", "2022/08/16". Written the
 # other way ("08/04/2022") it is the 4th of August or the 8th of April: not read.
-_YEAR_FIRST = re.compile(r"(?<![\d/.-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d/.-]|\.\d)")
+# Not "version 2024.1.2" nor "order #2024-05-06": no dots, nothing that numbers a thing.
+_YEAR_FIRST = re.compile(r"(?<![\d/.#-])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\d/.-]|\.\d)")
 _ORDINAL_DAY = re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 _NEXT_MONTH = re.compile(r"\s+of\s+next\s+month\b", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
@@ -264,8 +265,17 @@ def _in_names(text: str) -> str:
     return _NAMED_WEEKDAY.sub(mask, text)
 
 
-@lru_cache(maxsize=4096)  # each request of a conversation reads its earlier messages again
 def find_date(text: str, now: datetime | None) -> date | None:
+    """The one date the text names (see ``_find_date``); ``now``'s zone is part of the key.
+
+    Each request of a conversation reads its earlier messages again, so recent answers
+    are kept; two equal instants in different zones are different days to count from.
+    """
+    return _find_date(text, now, None if now is None else now.utcoffset())
+
+
+@lru_cache(maxsize=4096)
+def _find_date(text: str, now: datetime | None, _zone: object) -> date | None:
     """The one date the text names (relative, weekday, ``March 5th``), or ``None`` if not one.
 
     ``now`` is the conversation's reference date. Without one only a date that

@@ -45,12 +45,16 @@ _PLACE_EXAMPLE = re.compile(
 _NAME_FORM = re.compile(
     r"\b(?:(?:in\s+)?(?:the\s+)?(?:format|form)(?:ted)?\s+(?:of|as)|format\s+it\s+as)\s+"
     r"(?:a\s+|the\s+)?(?:full\s+)?(?:city|state|country|town|place|person's|person)"
-    r"(?:\s+name)?\b(?!\s*,|\s+(?:and|or)\b)",
+    r"(?:\s+name)?+\b(?!\s*,|\s+(?:and|or)\b)",
     re.IGNORECASE,
 )
+# Each example a quoted or bare run of one to three capitalised words; examples joined by
+# a comma, "or" or "and". A word ends at a letter or digit (no quote inside it) and each
+# repeat needs its joiner, so no text is matched two ways: linear, not exponential, time.
+_EXAMPLE = r"['\"]?[A-Z][a-z][a-z0-9-]*(?:\s[A-Z][a-z][a-z0-9-]*){0,2}['\"]?"
 _NAME_EXAMPLES = re.compile(
     r"(?:e\.g\.|eg\.|for example|for instance|such as|like)[,:]?\s+"
-    r"((?:['\"]?[A-Z][a-z][\w'-]*(?:\s[A-Z][a-z][\w'-]*){0,2}['\"]?(?:,\s*|\s+(?:or|and)\s+)?)+)"
+    rf"({_EXAMPLE}(?:(?:,\s*|\s+(?:or|and)\s+){_EXAMPLE})*)"
     r"(?:,?\s*etc\.?)?(?=\s*(?:[.;)]|$))"
 )
 
@@ -70,6 +74,7 @@ def value_form(name: Sequence[str], description: str) -> Literal["name", "qualif
 
     ``qualified``: a place and its region ("e.g. Boston, MA"); ``name``: a name as said.
     """
+    description = description[:500]  # a client's text: bounded before any pattern reads it
     example = _PLACE_EXAMPLE.search(description)
     qualified = example is not None and is_region(example.group(1))
     said = _PLACE_EXAMPLE.sub(" ", description) if qualified else description

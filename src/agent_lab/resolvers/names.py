@@ -46,8 +46,7 @@ NameRole = str
 
 _ROLE_WORDS: dict[str, frozenset[str]] = {
     "origin": frozenset(["origin", "from", "source", "departure", "depart", "departing", "start"]),
-    "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest",
-                              "end"]),
+    "destination": frozenset(["destination", "to", "arrival", "arrive", "arriving", "dest"]),
     "location": frozenset(
         ["location", "city", "area", "town", "place", "where", "region", "locality", "venue",
          "district", "neighborhood", "neighbourhood", "suburb", "borough", "village", "locale",
@@ -77,9 +76,14 @@ _BEINGS = frozenset(
 _FILLER = re.compile(r"(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
 
 
+_PLACE_NOUNS = frozenset(["location", "point", "place", "city", "town", "station", "address"])
+
+
 def name_role(name: str, description: str) -> NameRole:
     """What a free-form property names, from its name's words first, then its description's."""
     named = set(name_words(name))
+    if "end" in named and (named & _PLACE_NOUNS or named == {"end"}):
+        return "destination"  # "end_location", "end": where a route ends; not "end_reason"
     for role in ("origin", "destination", "location", "creator", "recipient", "name"):
         if named & _ROLE_WORDS[role]:
             return role
@@ -237,8 +241,6 @@ def read_name(
     if prop.role == "location" and {"name", "other"} & set(roles):
         # "at the Grand Cinema": a venue, which the tool names apart.
         cues = [cue for cue in cues if cue != "at"]
-    if prop.role == "location" and alone and "origin" not in roles and _PICKUP & prop.own:
-        cues.append("from")  # "pick the car up from Leeds": where it is picked up
     if prop.role == "destination" and alone and not {"location", "origin"} & set(roles):
         cues.extend(_CUES["location"])  # a hotel's destination: "a hotel in Atlanta"
     if cues:
@@ -284,7 +286,7 @@ def _owned(text: str, name: str, role: NameRole) -> str | None:
     of a place or the place of Joe: neither is read. A name after a word of kin is not
     read either: "aunt Jenny" is saved as Jenny or as "Aunt Jenny".
     """
-    if _KIN_BEFORE.search(text, 0, max(0, text.find(name))):
+    if _KIN_BEFORE.search(text, max(0, text.find(name) - 16), max(0, text.find(name))):
         return None  # "my aunt Jenny": Jenny, or "aunt Jenny" as the contact is saved?
     if not re.search(r"['\u2019]s$", name):
         return name
@@ -304,9 +306,7 @@ def _says(name: str, nouns: Sequence[str]) -> bool:
 
 
 _ANIMALS = frozenset(["pet", "dog", "cat", "horse", "animal"])
-# Stems (``resolvers.english.stems``) of the words that say a place is where a thing is
-# collected: a pickup city is said "from" as much as "in".
-_PICKUP = frozenset(stems(["pickup", "pick", "collect", "collection"]))
+
 # Days and seasons "for" may name: "flowers for Mother's Day", "a groom for Easter".
 _OCCASION = re.compile(
     r"\b(?:day|eve|night|weekend|week|morning|afternoon|evening|easter|christmas|xmas|"

@@ -11,7 +11,7 @@ In order, the first that finds something decides:
 * a percentage, for the one property whose description says how a percentage
   is written ("as a decimal": 5% is 0.05; "as a percentage": 5);
 * a year, for the one property that holds a year, when the text says one year
-  after a word that places it ("in 1940", "the Act of 2013");
+  after a word that places it ("in 1940", "from 1985"; not "after 2015");
 * the text's only number, for a property whose name has no noun.
 
 Each reading keeps the doubts of ``resolvers.cues``: a number only asked about,
@@ -20,6 +20,7 @@ or taken back afterwards, is none.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -67,7 +68,21 @@ class Measures:
 def read_number(
     prop: Property, text: str, numbers: list[float], same_kind_left: int, measures: Measures
 ) -> float | None:
-    """The one number ``text`` gives ``prop`` (see the module docstring), or ``None``."""
+    """The one number ``text`` gives ``prop`` (see the module docstring), or ``None``.
+
+    A number no one says as a measure ("1e999", 400 digits) is none: as JSON it may
+    not even be a number.
+    """
+    value = _read(prop, text, numbers, same_kind_left, measures)
+    return value if value is None or (math.isfinite(value) and abs(value) < _LARGEST) else None
+
+
+_LARGEST = 1e15
+
+
+def _read(
+    prop: Property, text: str, numbers: list[float], same_kind_left: int, measures: Measures
+) -> float | None:
     assigned = _assigned(prop.name, text)
     if assigned is not None:
         return assigned
@@ -90,11 +105,15 @@ def read_number(
         return cued
     if prop.unit is not None and measures.units[prop.unit] == 1:
         found = numbers_in_unit(text, prop.unit)
+        if found is None:
+            return None  # "1 hour 30 minutes" for minutes: the quantity is not one number
         if found:
             return stated(found, text, prop.own_words)
     form = percent_form(prop.schema)
     if form is not None and measures.percents == 1:
         found = _percentages(text)
+        if found is None:
+            return None  # "down by 20%", "between 3 and 4%": no level of its own
         if found:
             value = stated(found, text, prop.own_words)
             return None if value is None else (value / 100 if form == "decimal" else value)
@@ -107,7 +126,8 @@ def read_number(
     return None
 
 
-_NUMBER = r"(-?\d+(?:\.\d+)?)(?![\w.]|,\d)"
+# A number that ends there: not "1/2", "2^3", "5%" nor "1 000".
+_NUMBER = r"(-?\d+(?:\.\d+)?)(?![\w.]|,\d|\s*[/^%*]|\s\d)"
 
 
 def _assigned(name: str, text: str) -> float | None:
@@ -121,9 +141,20 @@ def _assigned(name: str, text: str) -> float | None:
     return found.pop() if len(found) == 1 else None
 
 
-# How a description says a percentage is written.
-_AS_DECIMAL = re.compile(r"\bdecimal\b", re.IGNORECASE)
+# How a description says a percentage is written: "as a decimal", "in decimal form"; not
+# "a decimal number", "two decimal places", "decimal degrees", which say nothing of it.
+_AS_DECIMAL = re.compile(
+    r"\b(?:as an? decimal|in decimal form|decimal fraction|expressed as a decimal)\b"
+    r"(?!\s+(?:number|places?|degrees|point))",
+    re.IGNORECASE,
+)
 _AS_PERCENTAGE = re.compile(r"\b(?:as a percentage|in percent|percentage\s+(?:value|form))\b", re.I)
+# Words that say the value is a share of something: only such a value is a percentage.
+_SHARE = re.compile(
+    r"\b(?:rate|percent|percentage|yield|return|interest|growth|discount|tax|tip|share|ratio|"
+    r"fraction|probability|apr|apy)\b",
+    re.IGNORECASE,
+)
 
 
 def percent_form(schema: dict[str, object]) -> str | None:
@@ -131,6 +162,8 @@ def percent_form(schema: dict[str, object]) -> str | None:
     described = schema.get("description")
     if not isinstance(described, str) or schema.get("type") == "integer":
         return None
+    if not _SHARE.search(described):
+        return None  # "Minimum rating as a decimal": no percentage at all
     decimal = _AS_DECIMAL.search(described) is not None
     percentage = _AS_PERCENTAGE.search(described) is not None
     if decimal == percentage:
@@ -141,10 +174,18 @@ def percent_form(schema: dict[str, object]) -> str | None:
 _PERCENT = re.compile(r"(?<![\w.,-])(-?\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.I)
 
 
-def _percentages(text: str) -> list[tuple[float, int, int]]:
-    return [
-        (float(match.group(1)), match.start(1), match.end(1)) for match in _PERCENT.finditer(text)
-    ]
+# A percentage of change or a bound of a range: "down by 20%", "between 3 and 4%".
+_RELATIVE_PERCENT = re.compile(r"\b(?:by|between|and|to|from|up|down|off)\s+$", re.IGNORECASE)
+
+
+def _percentages(text: str) -> list[tuple[float, int, int]] | None:
+    """The percentages of ``text``; ``None`` when one is a change or a range's bound."""
+    found: list[tuple[float, int, int]] = []
+    for match in _PERCENT.finditer(text):
+        if _RELATIVE_PERCENT.search(text, max(0, match.start(1) - 12), match.start(1)):
+            return None
+        found.append((float(match.group(1)), match.start(1), match.end(1)))
+    return found
 
 
 def year_property(name: str) -> bool:
@@ -152,9 +193,12 @@ def year_property(name: str) -> bool:
     return head(name) == "year"
 
 
-# A year placed by the word before it: "in 1940", "the Act of 2013", "the 2020 season".
+# A year placed by the word before it: "in 1940", "from 1985", "during 1998". Not a bound
+# ("after 2015", "since 2010": the year is where a span starts), a range ("from 1500 to
+# 3000") nor a sum ("from 1500 euros").
 _YEAR = re.compile(
-    r"\b(?:in|from|since|during|year|until|before|after)\s+([12]\d{3})(?![\w.,]|-\d)",
+    r"\b(?:in|from|during|year)\s+([12]\d{3})(?![\w.,]|-\d|\s*(?:to|and|-)\s*\d)"
+    r"(?!\s*(?:dollars?|euros?|pounds?|bucks|usd|eur|gbp|yen|\$|€|£))",
     re.IGNORECASE,
 )
 

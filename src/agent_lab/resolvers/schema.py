@@ -50,7 +50,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent_lab.kernel.models import Event, Resolution
 from agent_lab.resolvers.aliases import Tokens
-from agent_lab.resolvers.cues import boolean_phrase, name_words, nouns, own_words
+from agent_lab.resolvers.cues import (
+    name_words,
+    nouns,
+    own_words,
+    speaks_of_money,
+)
 from agent_lab.resolvers.date_forms import date_pattern, write_date
 from agent_lab.resolvers.date_pairs import Role, date_role, is_stay, placed_dates
 from agent_lab.resolvers.english import (
@@ -61,6 +66,7 @@ from agent_lab.resolvers.english import (
     stems,
 )
 from agent_lab.resolvers.enums import mentions, read_enum
+from agent_lab.resolvers.flags import boolean_phrase
 from agent_lab.resolvers.identifiers import identified, identifies
 from agent_lab.resolvers.learned import property_validator
 from agent_lab.resolvers.names import FreeForm, asked_for, read_name
@@ -130,6 +136,7 @@ def kind_of(schema: Mapping[str, Any]) -> str:
 
 
 _HH_MM = re.compile(r"\bHH:MM\b(?!:)")
+_BIRTH = re.compile(r"birth|born|(?<![a-z])dob(?![a-z])", re.IGNORECASE)
 _LASTING = re.compile(r"\b(?:duration|length|long|elapsed|lasts?|timer)\b", re.IGNORECASE)
 
 
@@ -181,7 +188,9 @@ class SchemaResolver:
                     spellings=spellings,
                     accepts=property_validator(prop) if contexts or kind == "free-form" else None,
                     free=FreeForm.of(name, description, own) if kind == "free-form" else None,
-                    unit=described_unit(description) if kind == "number" else None,
+                    unit=described_unit(description, money=speaks_of_money(own))
+                    if kind == "number"
+                    else None,
                     date_pattern=date_pattern(description) if kind == "date" else None,
                 )
             )
@@ -416,7 +425,9 @@ class SchemaResolver:
         # properties it is (pick-up or drop-off), so it fills only a lone one; a
         # start and an end are placed by their cues (``_fill_date_pair``).
         if prop.kind == "date" and same_kind_left == 1 and self._date_pair is None:
-            day = find_date(text, now)
+            # A birthday with no year ("born May 3") is not this year's day: read without a
+            # reference, only a date said with its year is read.
+            day = find_date(text, None if _BIRTH.search(prop.name) else now)
             return write_date(day, prop.date_pattern) if day else None
         if prop.kind == "time" and same_kind_left == 1:
             return stated_time(text)

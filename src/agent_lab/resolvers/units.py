@@ -16,9 +16,12 @@ written against its number ("5m", "298K").
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
+
+from agent_lab.resolvers.currencies import money_units
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -82,14 +85,24 @@ def unit_of(word: str) -> str | None:
     return None
 
 
-def described_unit(description: str) -> str | None:
-    """The one unit ``description`` says its number is in ("The time in seconds": second)."""
+def described_unit(description: str, *, money: bool = False) -> str | None:
+    """The one unit ``description`` says its number is in ("The time in seconds": second).
+
+    ``money``: the property is a sum ("Maximum price in pounds"): a currency's name is
+    its currency, not a unit (Pint reads "pounds" as a weight).
+    """
     found = {
         unit
         for match in _units_described(description[:500])
-        if (unit := unit_of(match)) is not None
+        if not (money and match.lower() in _currency_words())
+        and (unit := unit_of(match)) is not None
     }
     return found.pop() if len(found) == 1 else None
+
+
+@lru_cache(maxsize=1)
+def _currency_words() -> frozenset[str]:
+    return frozenset(word.lower() for word in money_units())
 
 
 def _units_described(description: str) -> Iterator[str]:
@@ -100,23 +113,60 @@ def _units_described(description: str) -> Iterator[str]:
         yield trailing.group(1)
 
 
-def numbers_in_unit(text: str, unit: str) -> list[tuple[float, int, int]]:
-    """Each number ``text`` says in ``unit``, with its place: "a 150 meter building": 150."""
+def numbers_in_unit(text: str, unit: str) -> list[tuple[float, int, int]] | None:
+    """Each number ``text`` says in ``unit``, with its place: "a 150 meter building": 150.
+
+    ``None`` when one is part of a quantity said in two units ("1 hour 30 minutes",
+    "5 feet 10 inches"): the number in ``unit`` alone is not the quantity.
+    """
     found: list[tuple[float, int, int]] = []
-    for match in _SAID.finditer(text):
-        token = match.group(3)
-        glued = not match.group(2)
-        if len(token) == 1 and not glued:
-            continue  # "5 m" may be anything; "5m" is five metres
-        if unit_of(token) != unit:
+    said = [
+        (match, unit_of(match.group(3)))
+        for match in _SAID.finditer(text)
+        if len(match.group(3)) > 1 or not match.group(2)  # "5 m" may be anything; "5m" is 5 m
+    ]
+    for index, (match, its_unit) in enumerate(said):
+        if its_unit != unit:
             continue
+        if _compound(text, said, index):
+            return None
         if _is_time(unit) and (
-            _RELATIVE_BEFORE.search(text, 0, match.start())
+            _RELATIVE_BEFORE.search(text, max(0, match.start() - 8), match.start())
             or _RELATIVE_AFTER.match(text, match.end())
         ):
             continue  # "in 3 days", "two years ago": when, not how long
-        found.append((float(match.group(1)), match.start(1), match.end(1)))
+        value = float(match.group(1))
+        if math.isfinite(value) and abs(value) < _LARGEST:
+            found.append((value, match.start(1), match.end(1)))
     return found
+
+
+# Beyond this a number is no measure anyone says ("1e999 kg"), and as JSON it may be none.
+_LARGEST = 1e15
+_JOINED = re.compile(r"\s*(?:,|and)?\s*$", re.IGNORECASE)
+
+
+def _compound(text: str, said: list[tuple[re.Match[str], str | None]], index: int) -> bool:
+    """Whether the quantity at ``index`` is said with another unit beside it ("1 hour 30 min")."""
+    match, unit = said[index]
+    for other in (index - 1, index + 1):
+        if not 0 <= other < len(said):
+            continue
+        its = said[other][1]
+        if its is None or its == unit:
+            continue
+        if unit is None or _dimension(its) != _dimension(unit):
+            continue  # "5 kg, 3 m": two quantities
+        first, second = sorted((match, said[other][0]), key=lambda m: m.start())
+        if _JOINED.fullmatch(text, first.end(), second.start()):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _dimension(unit: str) -> str:
+    """What ``unit`` measures, as Pint writes it ("[length]")."""
+    return str(_registry().parse_units(unit).dimensionality)
 
 
 def _is_time(unit: str) -> bool:
