@@ -21,7 +21,7 @@ from agent_lab.agents.tool_specs import acts
 if TYPE_CHECKING:
     from agent_lab.kernel.registry import EventDefinition
 
-__all__ = ["ActPair", "by_verb"]
+__all__ = ["ActPair", "by_verb", "singular"]
 
 # What people say to look something up, and to act (as words, lower case).
 _LOOK_UP = re.compile(
@@ -89,7 +89,7 @@ def _thing(name: str) -> tuple[str, ...]:
     """
     own = name.rsplit("__", 1)[-1]
     words = [w.lower() for w in _WORDS.findall(own) if not w.isdigit()]
-    return tuple(_singular(word) for word in words[1:])
+    return tuple(singular(word) for word in words[1:])
 
 
 def _same(one: frozenset[str], other: frozenset[str]) -> bool:
@@ -97,7 +97,8 @@ def _same(one: frozenset[str], other: frozenset[str]) -> bool:
     return bool(one) and bool(other) and (one <= other or other <= one)
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """A word's singular, as plain English writes most ("flights": flight; not "bus")."""
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
-from agent_lab.agents.act_pairs import ActPair
+from agent_lab.agents.act_pairs import ActPair, singular
 from agent_lab.errors import SettingError
 
 if TYPE_CHECKING:
@@ -165,13 +165,7 @@ for ``get_weather``."""
 
 def _one_form(words: list[str]) -> list[str]:
     """Each word in one form: its verb's (``_SAME_VERB``), else without a plural ``s``."""
-    return [_SAME_VERB.get(word) or _singular(word) for word in words]
-
-
-def _singular(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    return [_SAME_VERB.get(word) or singular(word) for word in words]
 
 
 def _tokens(texts: list[str], *, one_form: bool = True) -> list[list[str]]:
@@ -268,8 +262,8 @@ class LexicalRouter:
         content = self._named[index] - _LOOKUP_VERBS
         if not content:
             return False
-        said = {_singular(word) for word in self._joined(_query(text, one_form=False))}
-        return {_singular(word) for word in content} <= said
+        said = {singular(word) for word in self._joined(_query(text, one_form=False))}
+        return {singular(word) for word in content} <= said
 
     def _joined(self, words: tuple[str, ...]) -> list[str]:
         """``words``, and each two in a row the events write as one ("one way": oneway).
@@ -368,7 +362,7 @@ class LexicalRouter:
         shared = self._terms[index] & frozenset(query)
         if len(shared) != 1:
             return False
-        named = {_singular(word) for word in self._named[index] - _LOOKUP_VERBS}
+        named = {singular(word) for word in self._named[index] - _LOOKUP_VERBS}
         if not shared <= named:
             return False
         return all(shared.isdisjoint(self._terms[self._index[name]]) for name, _ in ranked[1:])

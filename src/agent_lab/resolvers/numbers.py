@@ -34,7 +34,7 @@ from agent_lab.resolvers.cues import (
     nouns,
     stated,
 )
-from agent_lab.resolvers.units import numbers_in_unit
+from agent_lab.resolvers.units import LARGEST, numbers_in_unit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -74,10 +74,7 @@ def read_number(
     not even be a number.
     """
     value = _read(prop, text, numbers, same_kind_left, measures)
-    return value if value is None or (math.isfinite(value) and abs(value) < _LARGEST) else None
-
-
-_LARGEST = 1e15
+    return value if value is None or (math.isfinite(value) and abs(value) < LARGEST) else None
 
 
 def _read(

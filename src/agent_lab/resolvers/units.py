@@ -26,7 +26,7 @@ from agent_lab.resolvers.currencies import money_units
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["described_unit", "numbers_in_unit", "unit_of"]
+__all__ = ["LARGEST", "described_unit", "numbers_in_unit", "unit_of"]
 
 # Words that Pint reads as a unit and English as a word ("5 in a row", "at 3").
 _WORDS = frozenset(
@@ -136,13 +136,13 @@ def numbers_in_unit(text: str, unit: str) -> list[tuple[float, int, int]] | None
         ):
             continue  # "in 3 days", "two years ago": when, not how long
         value = float(match.group(1))
-        if math.isfinite(value) and abs(value) < _LARGEST:
+        if math.isfinite(value) and abs(value) < LARGEST:
             found.append((value, match.start(1), match.end(1)))
     return found
 
 
 # Beyond this a number is no measure anyone says ("1e999 kg"), and as JSON it may be none.
-_LARGEST = 1e15
+LARGEST = 1e15
 _JOINED = re.compile(r"\s*(?:,|and)?\s*$", re.IGNORECASE)
 
 
