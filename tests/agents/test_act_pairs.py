@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent_lab import EventDefinition
-from agent_lab.agents.act_pairs import ActPair, by_verb
+from agent_lab.agents.act_pairs import ActPair, asks_for_act, by_verb
 from agent_lab.agents.lexical_router import LexicalRouter
 
 
@@ -83,3 +83,19 @@ def test_an_act_on_a_part_of_the_thing_pairs_with_its_look_up() -> None:
     # Two acts on the thing: the verb cannot say which.
     gifts = event("Stage__BuyShowGifts", "Shows on stage: buy gifts of a show")
     assert ActPair((shows, seats, gifts)).choose(shows.name, seats.name, "buy it") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Lovely. Please purchase the early sailing.", True),
+        ("I'd like to arrange a viewing of it.", True),
+        ("Could you schedule a tasting for Friday?", True),
+        ("What else is on my schedule the 3rd?", False),  # a noun, not the verb
+        ("Find the cheapest and book it.", False),  # both kinds: no choice
+        ("Don't book it yet.", False),
+        ("Which ferries leave after noon?", False),
+    ],
+)
+def test_asks_for_act_reads_the_verb_of_an_act_alone(text: str, expected: bool) -> None:
+    assert asks_for_act(text) is expected

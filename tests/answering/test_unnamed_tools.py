@@ -78,6 +78,24 @@ def test_names_with_a_verb_are_told_by_the_name_alone() -> None:
     assert acts("book_crossing", "Timetable of crossings.") is True
 
 
+@pytest.mark.parametrize(
+    ("name", "description", "acting"),
+    [
+        ("Taxis__GetCab", "City taxis on demand: Call a taxi to a given address", True),
+        ("get_shuttle", "Book a seat on the airport shuttle.", True),
+        ("GetDelivery", "Groceries at home. Order a basket for the evening.", True),
+        ("get_forecast", "Get the forecast for a city.", False),
+        ("get_directions", "Returns directions between two places.", False),
+        ("get_invoice", "Fetch an invoice; call it with the invoice number.", False),
+    ],
+)
+def test_get_names_an_act_where_the_description_opens_with_one(
+    name: str, description: str, acting: bool
+) -> None:
+    """ "Get" looks up (a forecast) or obtains (a cab): the description's verb tells."""
+    assert acts(name, description) is acting
+
+
 def test_the_one_tool_that_takes_every_value_said_is_called() -> None:
     answered = answer([user("what's the outlook like in Ghent on Friday?")], SKIES)
     assert calls(answered) == [("outlook", {"locale": "Ghent", "day": "2026-04-03"})]

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_lab.kernel.models import Event
-from agent_lab.resolvers.name_runs import may_name, names_in, names_left
+from agent_lab.resolvers.name_runs import may_name, names_in, names_left, unread_doubt
 from agent_lab.resolvers.names import FreeForm, NameRole, asked_for, name_role, read_name
 from agent_lab.resolvers.schema import ASKED, NAMES, SchemaResolver
 
@@ -63,6 +63,15 @@ def names(text: str) -> list[str]:
         ("could you play If I Were A Boy for me", []),
         ("put on Here Comes The Sun by The Beatles", ["The Beatles"]),
         ("a flight to Paris on March 3rd", ["Paris"]),
+        # A period with no space after it ends a word: the writer missed the space.
+        ("a gym in Fairview Park.Can you find one?", ["Fairview Park"]),
+        ("meet at Lakeside Mall.then dinner", ["Lakeside Mall"]),
+        ("fly to St.Louis today", ["St.Louis"]),
+        # An address's end alone, after an ordinal or words in lower case, is no name.
+        ("a cab to 14 willow Lane, please", []),
+        ("drop me at 41st Street", []),
+        # A word of kin may be written with the name or not ("Uncle Bob", "uncle Bob").
+        ("send $20 to Uncle Bob tonight", []),
     ],
 )
 def test_names_are_runs_of_capitalised_words(text: str, expected: list[str]) -> None:
@@ -428,3 +437,22 @@ def test_a_title_that_runs_on_in_lower_case_is_not_read_short(text: str, name: s
     alarm = FreeForm.of("alarm_name", "Name of the alarm", frozenset({"alarm", "name"}))
     assert alarm is not None
     assert read_name(alarm, [], text) == name
+
+
+def test_a_name_joined_to_another_by_and_is_not_read_for_one() -> None:
+    """ "to Lewis and Clark Landing": one place, or two? Neither is read."""
+    resolver = SchemaResolver(
+        {
+            "type": "object",
+            "properties": {"destination": {"type": "string", "description": "Where to go"}},
+        }
+    )
+    for said in ("Take me to Lewis and Clark Landing.", "a ride to Ann and Bob, please"):
+        assert resolver(Event("ride", text=said)).arguments.get("destination") is None
+    said = "Take me to Harbor Point and I will pay cash."
+    assert resolver(Event("ride", text=said)).arguments == {"destination": "Harbor Point"}
+
+
+def test_a_count_read_leaves_a_numbered_name_in_doubt() -> None:
+    """The "1" read as a count is not cut out of "1 Harbor Road", which stays unsure."""
+    assert unread_doubt("Please confirm a Cab for 1 rider to 1 Harbor Road.", ["1"])

@@ -21,7 +21,7 @@ from agent_lab.agents.tool_specs import acts
 if TYPE_CHECKING:
     from agent_lab.kernel.registry import EventDefinition
 
-__all__ = ["ActPair", "by_verb", "singular"]
+__all__ = ["ActPair", "asks_for_act", "by_verb", "singular"]
 
 # What people say to look something up, and to act (as words, lower case).
 _LOOK_UP = re.compile(
@@ -29,10 +29,12 @@ _LOOK_UP = re.compile(
     r"are there any|is there any|any available|what are|which)\b",
     re.IGNORECASE,
 )
-# Verbs that ask for the act, not nouns of one ("I have a booking", "in order of date")
-# nor past ones ("thanks for booking").
+# Verbs that ask for the act, not nouns of one ("I have a booking", "in order of date",
+# "on my schedule") nor past ones ("thanks for booking").
 _ACT = re.compile(
-    r"\b(?:book|reserve|buy|purchase|make (?:a|the|my) (?:booking|reservation|purchase))\b",
+    r"\b(?:book|reserve|buy|purchase|"
+    r"(?<!\bmy )(?<!\bthe )(?<!\byour )(?<!\ba )(?:schedule|arrange) (?:a|an|the|my|it|this)\b|"
+    r"make (?:a|the|my) (?:booking|reservation|purchase))\b",
     re.IGNORECASE,
 )
 # A verb of either kind negated ("I don't want to book"): the verb chooses nothing.
@@ -80,6 +82,14 @@ def by_verb(text: str, look_up: str, act: str) -> str | None:
     if looks == does:
         return None
     return look_up if looks else act
+
+
+def asks_for_act(text: str) -> bool:
+    """Whether ``text`` says a verb that asks for an act, and none that looks up.
+
+    "Please purchase the ticket", "I'd like to arrange a visit": not "find and book".
+    """
+    return not _NEGATED.search(text) and by_verb(text, "look", "act") == "act"
 
 
 def _thing(name: str) -> tuple[str, ...]:

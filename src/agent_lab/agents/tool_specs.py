@@ -109,7 +109,7 @@ def acts(name: str, description: str = "") -> bool:
     treated as the costlier kind.
     """
     words = [w.lower() for w in _NAME_WORDS.findall(name)][:3]
-    if not words or _phrasal_act(words):
+    if not words or _phrasal_act(words) or ("get" in words and _gets_by_act(description)):
         return True
     if any(word in _LOOKUPS for word in words):
         return False
@@ -131,6 +131,24 @@ def acts(name: str, description: str = "") -> bool:
 _PHRASAL_ACTS = frozenset(
     [("check", "in"), ("check", "out"), ("checks", "in"), ("checks", "out"), ("sign", "up")]
 )
+
+
+def _gets_by_act(description: str) -> bool:
+    """Whether a sentence or clause of ``description`` opens with an act ("Call a taxi").
+
+    "Get" names a look-up (``get_weather``) or an act (``GetRide``, "Book a cab"): the
+    description's verb tells them apart.
+    """
+    return any(
+        words[0] in _GETS_BY and words[1] in _ARTICLES
+        for clause in re.split(r"[:.;]\s+", description)
+        if len(words := clause.lower().split(maxsplit=2)) > 1
+    )
+
+
+# Acts "get" may name, said of a thing: "Book a cab", "Call a taxi"; not "call it with".
+_GETS_BY = _STRONG_ACTS | {"book", "call", "order"}
+_ARTICLES = frozenset(["a", "an", "the", "one", "your", "some"])
 
 
 def _phrasal_act(words: Sequence[str]) -> bool:

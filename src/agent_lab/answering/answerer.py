@@ -57,6 +57,7 @@ from agent_lab.errors import AgentLabError
 from agent_lab.kernel.models import Reason, Status
 from agent_lab.logs.bounds import MAX_MESSAGES, MAX_TOOLS, schema_values_over, user_text_over
 from agent_lab.resolvers.learned import RuleBook
+from agent_lab.resolvers.places import city_name
 from agent_lab.resolvers.schema import SchemaResolver
 from agent_lab.strict_json import canonical_dumps
 
@@ -340,10 +341,13 @@ def _leaves_values(
     turn: Turn,
     arguments: Mapping[str, JSONValue],
 ) -> bool:
-    """Whether another offered tool reads a value in the words that the call leaves."""
+    """Whether another offered tool reads a value in the words that the call leaves.
+
+    A city another tool reads as said ("Philly") is the one the call took by its name.
+    """
     taken = list(arguments.values())
     return any(
-        value not in taken
+        value not in taken and not (isinstance(value, str) and city_name(value) in taken)
         for name in offered
         if name != event
         for value in reader_of(name).read(name, turn.text, turn.context).values()

@@ -39,6 +39,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent_lab.agents.act_pairs import asks_for_act
 from agent_lab.agents.tool_specs import tool_acts, tool_name, tool_parameters, tool_properties
 from agent_lab.answering.conversation import Conversation
 from agent_lab.answering.kept_readings import Reader, ReaderOf
@@ -50,7 +51,7 @@ from agent_lab.answering.said_before import (
     said_before,
     still_held,
 )
-from agent_lab.answering.summaries import confirmed_over, name_left, stated, sums_up
+from agent_lab.answering.summaries import accepted_summary, name_left
 from agent_lab.answering.task_in_view import TaskInView
 from agent_lab.answering.utterances import (
     accepts,
@@ -63,6 +64,7 @@ from agent_lab.answering.utterances import (
     offers,
     proposes,
     requests,
+    unasked,
 )
 from agent_lab.kernel.ledger import ValueSource, first_sources
 from agent_lab.resolvers.schema import ASKED, SchemaResolver
@@ -189,9 +191,20 @@ class _Reading:
         ):
             return None  # the offer the user accepted speaks of another tool
         candidates = self.turn.candidates
+        refined = last.name if last and last.name in (candidates or [last.name]) else None
+        looked_up = event or refined
+        if (
+            routed is None
+            and looked_up
+            and not tool_acts(self.tools, looked_up)
+            and asks_for_act(self.conversation.last_user)
+        ):
+            return None  # "Please purchase it", after a search: the act's, no look-up
         if event is None and last is not None and (candidates is None or last.name in candidates):
             offer = [self.conversation.offer or ""] if self.accepted else []
-            spoken = [*self.conversation.since_call, *offer]
+            # "Yes. What is the address?": a question beside an assent asks of what it accepts.
+            said = self.conversation.since_call
+            spoken = [*said[:-1], *(unasked(s) if self.accepted else s for s in said[-1:]), *offer]
             if any(self.task.leans(said, last.name) for said in spoken):
                 return None  # another tool's task spoken of since, or offered: no refinement
             return self._call(last.name, refining=True)
@@ -299,9 +312,7 @@ class _Reading:
         if not refining:
             before = said_before(conversation, event, properties, reader, turn.context)
         prefill.update(before)
-        summary = self._summarised(
-            event, properties, reader, offer, prefill=prefill, grounded=grounded
-        )
+        summary = self._summarised(event, properties, reader, offer, prefill, grounded)
         if summary is None:
             return None
         for name in grounded:
@@ -391,49 +402,29 @@ class _Reading:
             *([offer] if offer else []),
         ]
 
-    def _summarised(
+    def _summarised(  # noqa: PLR0917 - the reading's own parts, in _call's order
         self,
         event: str,
         properties: Mapping[str, Any],
         reader: Reader,
         offer: str | None,
-        *,
         prefill: JSONObject,
         grounded: JSONObject,
     ) -> JSONObject | None:
-        """The accepted summary's values over ``prefill``; ``None``: it may not stand.
-
-        Empty with no ``offer``. An offer to act that is no summary to confirm stands only
-        where it states what it would do (``summaries.sums_up``) and the user adds nothing
-        to it: "Yes, for four" is confirmed again; a question aside is no change.
-        """
-        if offer is None:
-            return {}
-        found = stated(
+        """The accepted summary's values (``summaries.accepted_summary``)."""
+        return accepted_summary(
             reader,
             event,
             properties,
             offer,
-            known={**prefill, **grounded},
+            acting=tool_acts(self.tools, event),
+            confirmed=self.confirmed,
+            offered=self.offered,
+            last_user=self.conversation.last_user,
             context=self.turn.context,
-            names=self.confirmed or self.offered,
+            prefill=prefill,
+            grounded=grounded,
         )
-        if found is None:
-            return None
-        if (
-            tool_acts(self.tools, event)
-            and not self.confirmed
-            and (
-                not sums_up(event, properties, offer, found, grounded)
-                or reader.read(event, requests(self.conversation.last_user), self.turn.context)
-            )
-        ):
-            return None
-        if not confirmed_over(
-            properties, reader, offer, summary=found, prefill=prefill, grounded=grounded
-        ):
-            return None
-        return found
 
     def _offers_to(self, event: str) -> bool:
         """Whether the accepted offer may propose ``event``'s action: not an item found.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_lab.agents.tool_specs import action_verb
 from agent_lab.answering.restatements import restated
-from agent_lab.answering.utterances import untagged
+from agent_lab.answering.utterances import requests, untagged
 from agent_lab.kernel.models import Event
 from agent_lab.resolvers.name_runs import names_left, unread_doubt
 from agent_lab.resolvers.schema import NAMES, kind_of
@@ -25,7 +25,53 @@ if TYPE_CHECKING:
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["confirmed_over", "name_left", "stated", "sums_up"]
+__all__ = ["accepted_summary", "confirmed_over", "name_left", "stated", "sums_up"]
+
+
+def accepted_summary(
+    reader: Reader,
+    event: str,
+    properties: Mapping[str, Any],
+    offer: str | None,
+    *,
+    acting: bool,
+    confirmed: bool,
+    offered: bool,
+    last_user: str,
+    context: Mapping[str, object],
+    prefill: JSONObject,
+    grounded: JSONObject,
+) -> JSONObject | None:
+    """The accepted summary's values over ``prefill``; ``None``: it may not stand.
+
+    Empty with no ``offer``. An offer to act (``acting``: the tool acts) that is no
+    summary to confirm (``confirmed``) stands only where it states what it would do
+    (``sums_up``) and the user adds nothing to it (``last_user``): "Yes, for four" is
+    confirmed again; a question aside is no change. ``offered``: the offer was a yes/no
+    question, whose names may be the call's.
+    """
+    if offer is None:
+        return {}
+    known = {**prefill, **grounded}
+    found = stated(
+        reader, event, properties, offer, known=known, context=context, names=confirmed or offered
+    )
+    if found is None:
+        return None
+    if (
+        acting
+        and not confirmed
+        and (
+            not sums_up(event, properties, offer, found, grounded)
+            or reader.read(event, requests(last_user), context)
+        )
+    ):
+        return None
+    if not confirmed_over(
+        properties, reader, offer, summary=found, prefill=prefill, grounded=grounded
+    ):
+        return None
+    return found
 
 
 def stated(

@@ -27,6 +27,7 @@ __all__ = [
     "offers",
     "proposes",
     "requests",
+    "unasked",
     "untagged",
     "withheld",
 ]
@@ -163,6 +164,21 @@ def requests(text: str) -> str:
         and not sentence.rstrip().endswith("?")
         and not _QUESTION.match(sentence)
     ]
+    return " ".join(kept)
+
+
+def unasked(text: str) -> str:
+    """``text`` without its questions for words.
+
+    "Yes, what is the address?" asks about what it accepts; "Yes, can you check my
+    balance?" asks for another call.
+    """
+    kept: list[str] = []
+    for sentence in _SENTENCES.split(text):
+        assent = _ASSENT.match(sentence)
+        rest = sentence[assent.end() :] if assent else sentence
+        if sentence.strip() and not asks_what(rest.lstrip(" ,.!")):
+            kept.append(sentence)
     return " ".join(kept)
 
 

@@ -99,7 +99,9 @@ KIN = (
     r"nephew|niece)"
 )
 _UNSURE_START = re.compile(rf"(?:\d\w*|\bthe|{KIN})\s+$", re.IGNORECASE)
-_TOKEN = re.compile(r"[A-Za-z0-9][\w'.&-]*|&|-")
+# A period is a word's only with no space after it when it ends an initial or an
+# abbreviation ("D.C.", "M.y."): "Menlo Park.Can you" and "Park.a" lack a space.
+_TOKEN = re.compile(r"[A-Za-z0-9](?:[\w'&-]|\.(?!(?<=[a-z]{2}\.)[A-Za-z]))*|&|-")
 
 
 def _capital(token: str) -> bool:
@@ -178,6 +180,7 @@ def _scan(text: str) -> tuple[list[tuple[str, int, int]], int]:
             # "play If I Killed Someone For You", "O Father O Satan O Sun by Behemoth": a word
             # no name begins with, or a day's, capitalised next to it may be the name's too.
             or _cut(text, tokens, index, last)
+            or _unsure(text[tokens[index].start() : tokens[last].end()])
         ):
             # "Redwood city": the name may go on in lower case. "Paris, France": the value
             # may be either or both. "SFO", "NYC", "OAKLAND": an acronym may stand for a
@@ -260,8 +263,29 @@ def _cut(text: str, tokens: list[re.Match[str]], first: int, last: int) -> bool:
 
 
 def _numbered(text: str, before: re.Match[str], first: re.Match[str]) -> bool:
-    """Whether the word just before a name is a number in digits, a space apart."""
-    return before.group().isdigit() and text[before.end() : first.start()] == " "
+    """Whether the word just before a name is a number in digits ("9th"), a space apart."""
+    return (
+        _NUMBER.fullmatch(before.group()) is not None and text[before.end() : first.start()] == " "
+    )
+
+
+_NUMBER = re.compile(r"\d+(?:st|nd|rd|th)?", re.IGNORECASE)
+
+
+def _unsure(run: str) -> bool:
+    """Whether a run may be part of a name, or the name with more.
+
+    "Drive" alone is an address's end; "Aunt Jenny" may be saved as "aunt Jenny".
+    """
+    first = run.split(" ", 1)[0]
+    return run.rstrip(".,").lower() in _STREET_ENDS or _KIN_WORD.fullmatch(first) is not None
+
+
+_KIN_WORD = re.compile(KIN.removeprefix(r"\b"), re.IGNORECASE)
+_STREET_ENDS = frozenset(
+    ["street", "st", "avenue", "ave", "road", "rd", "drive", "dr", "boulevard", "blvd",
+     "lane", "ln", "way", "court", "ct", "place", "pl", "terrace", "parkway", "highway"]
+)  # fmt: skip
 
 
 def _runs_on(text: str, last: re.Match[str], after: re.Match[str]) -> bool:
@@ -318,8 +342,9 @@ def unread_doubt(text: str, read: Iterable[object]) -> bool:
 
 
 def _without(text: str, read: Iterable[object]) -> str:
+    # A count read ("1") is no name, and is not cut out of one ("to 1 Embarcadero Center").
     for value in read:
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and value.strip() and not value.strip().isdigit():
             text = re.sub(re.escape(value), " ", text, flags=re.IGNORECASE)
     return text
 

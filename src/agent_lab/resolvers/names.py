@@ -119,9 +119,14 @@ def named_after(text: str, cues: Iterable[str], *, quoted: bool = False) -> set[
         for match in _cue_pattern(cue).finditer(text):
             filler = _FILLER.match(text, match.end())
             at = filler.end() if filler else match.end()
-            if at in names:
+            # "to Brandon Lee and Bruce Lee's Grave Site": one name, or two? Neither is read.
+            if at in names and not _AND_NAME.match(text, at + len(names[at])):
                 found.add(names[at])
     return found
+
+
+_WORDS = re.compile(r"[a-z]+")
+_AND_NAME = re.compile(r"\s+and\s+(?!I\b)[A-Z]")
 
 
 # Every resolver reads the same texts for each of its properties: the names of a text
@@ -168,6 +173,8 @@ class FreeForm:
     examples: frozenset[str] = frozenset()
     """Values its description quotes, in lower case ("'Celsius' or 'Fahrenheit'"): a name
     one of them is, is this property's, not another's ("in Austin ... in Celsius")."""
+    city: bool = False
+    """Its name or description says it is a city or a town: "Vegas" is read "Las Vegas"."""
 
     @classmethod
     def of(cls, name: str, description: str, own: frozenset[str]) -> FreeForm | None:
@@ -193,6 +200,7 @@ class FreeForm:
             _labels(name_words(name)),
             qualified=form == "qualified",
             examples=examples,
+            city=bool({"city", "town"} & {*name_words(name), *_WORDS.findall(description.lower())}),
         )
 
 

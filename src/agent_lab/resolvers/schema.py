@@ -71,6 +71,7 @@ from agent_lab.resolvers.identifiers import identified, identifies
 from agent_lab.resolvers.learned import property_validator
 from agent_lab.resolvers.names import FreeForm, asked_for, read_name
 from agent_lab.resolvers.numbers import Measures, read_number
+from agent_lab.resolvers.places import cities_said
 from agent_lab.resolvers.properties import (
     Property,
     evidence,
@@ -276,7 +277,7 @@ class SchemaResolver:
             if prop.name not in found
             and prop.name not in missing
             and evidence(
-                prop, text, self._spellings.as_said(found.values()), _tool_words(event.name)
+                prop, text, self._spellings.as_said(found.values(), names), _tool_words(event.name)
             )
         ) or tuple(
             prop.name
@@ -284,7 +285,7 @@ class SchemaResolver:
             if prop.name not in found
             and leftover(
                 text,
-                self._spellings.as_said(found.values()),
+                self._spellings.as_said(found.values(), names),
                 self._vocabulary | _tool_words(event.name),
             )
         )
@@ -315,7 +316,7 @@ class SchemaResolver:
         """
         prop = next((p for p in self.properties if p.name == name), None)
         ignore = _tool_words(tool) if tool else frozenset[str]()
-        said = None if read is None else self._spellings.as_said(read)
+        said = None if read is None else self._spellings.as_said(read, cities_said(text, read))
         return prop is None or evidence(prop, text, said, ignore=ignore)
 
     def fill_learned(self, found: JSONObject, text: str) -> None:

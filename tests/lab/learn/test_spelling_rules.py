@@ -65,12 +65,12 @@ def read(book: RuleBook, spec: dict[str, Any], text: str) -> dict[str, Any]:
 
 
 def test_a_spelling_rewrites_the_whole_value_read_in_any_case_and_nothing_else() -> None:
-    book = RuleBook(rules=(spelling("Motown", "Detroit"),))
-    assert read(book, FORECAST, "What's the weather in Motown today?") == {"city": "Detroit"}
-    lower = RuleBook(rules=(spelling("motown", "Detroit"),))  # a rule in another case
-    assert read(lower, FORECAST, "What's the weather in Motown today?") == {"city": "Detroit"}
+    book = RuleBook(rules=(spelling("Mowtan", "Detroit"),))
+    assert read(book, FORECAST, "What's the weather in Mowtan today?") == {"city": "Detroit"}
+    lower = RuleBook(rules=(spelling("mowtan", "Detroit"),))  # a rule in another case
+    assert read(lower, FORECAST, "What's the weather in Mowtan today?") == {"city": "Detroit"}
     # A value that only holds the phrase is another name: it is kept as read.
-    assert read(book, FORECAST, "Weather in Motown City, please") == {"city": "Motown City"}
+    assert read(book, FORECAST, "Weather in Mowtan City, please") == {"city": "Mowtan City"}
     assert read(book, FORECAST, "Is it raining in Frisco?") == {"city": "Frisco"}
 
 
@@ -106,22 +106,26 @@ def test_spellings_for_every_parameter_are_written_once_per_tool() -> None:
 def test_a_spelling_is_not_written_where_the_schema_refuses_it() -> None:
     spec = json.loads(json.dumps(FORECAST))
     spec["function"]["parameters"]["properties"]["city"]["maxLength"] = 6
-    book = RuleBook(rules=(spelling("Motown", "Detroit"),))
-    assert read(book, spec, "What's the weather in Motown today?") == {"city": "Motown"}
+    book = RuleBook(rules=(spelling("Mowtan", "Detroit"),))
+    assert read(book, spec, "What's the weather in Mowtan today?") == {"city": "Mowtan"}
 
 
 def test_a_spelling_reaches_the_conversation_reader_and_every_caller_of_the_answerer() -> None:
-    """The value is said turns before the call: the reader's reading is respelled too."""
+    """The value is said turns before the call: the reader's reading is respelled too.
+
+    A name GeoNames does not know ("Motown" it does: Detroit), so that only the rule
+    respells it.
+    """
     messages = (
         {"role": "user", "content": "I'd like the forecast, please."},
         {"role": "assistant", "content": "Sure, which city?"},
-        {"role": "user", "content": "Motown, please."},
+        {"role": "user", "content": "Mowtan, please."},
     )
     asked = Asked(messages=messages, tools=(FORECAST, FERRY))
     without = Answerer().answer(asked)
     assert isinstance(without, LocalAnswer)
-    assert [call.arguments for call in without.calls] == [{"city": "Motown"}]
-    book = RuleBook(rules=(spelling("Motown", "Detroit"),))
+    assert [call.arguments for call in without.calls] == [{"city": "Mowtan"}]
+    book = RuleBook(rules=(spelling("Mowtan", "Detroit"),))
     answer = Answerer(rules=book).answer(asked)
     assert isinstance(answer, LocalAnswer)
     assert [call.arguments for call in answer.calls] == [{"city": "Detroit"}]
@@ -132,7 +136,7 @@ def test_a_value_said_turns_before_the_call_is_respelled_too() -> None:
     messages = (
         {"role": "user", "content": "Can I get a forecast?"},
         {"role": "assistant", "content": "Of course. For which city?"},
-        {"role": "user", "content": "Motown."},
+        {"role": "user", "content": "Mowtan."},
         {"role": "assistant", "content": "And for which day?"},
         {"role": "user", "content": "Tomorrow, please."},
     )
@@ -146,16 +150,16 @@ def test_a_value_said_turns_before_the_call_is_respelled_too() -> None:
     now = "2026-03-02T09:00:00+00:00"
     without = Answerer().answer(asked, now=now)
     assert isinstance(without, LocalAnswer)
-    assert [call.arguments for call in without.calls] == [{"city": "Motown", "day": "2026-03-03"}]
-    book = RuleBook(rules=(spelling("Motown", "Detroit"),))
+    assert [call.arguments for call in without.calls] == [{"city": "Mowtan", "day": "2026-03-03"}]
+    book = RuleBook(rules=(spelling("Mowtan", "Detroit"),))
     answer = Answerer(rules=book).answer(asked, now=now)
     assert isinstance(answer, LocalAnswer)
     assert [call.arguments for call in answer.calls] == [{"city": "Detroit", "day": "2026-03-03"}]
 
 
 def test_the_words_a_spelling_rewrote_count_as_read() -> None:
-    """ "Motown City" written "Motown" (as "New York City" is "New York") leaves no "City"."""
-    book = RuleBook(rules=(spelling("Motown City", "Motown"),))
+    """ "Mowtan City" written "Mowtan" (as "New York City" is "New York") leaves no "City"."""
+    book = RuleBook(rules=(spelling("Mowtan City", "Mowtan"),))
     spec = json.loads(json.dumps(FORECAST))
     # A second name the words might give: a word left unread would be a sign of it.
     spec["function"]["parameters"]["properties"]["outing"] = {
@@ -163,12 +167,12 @@ def test_the_words_a_spelling_rewrote_count_as_read() -> None:
         "description": "Name of the outing the forecast is for",
     }
     asked = Asked(
-        messages=({"role": "user", "content": "What's the forecast in Motown City?"},),
+        messages=({"role": "user", "content": "What's the forecast in Mowtan City?"},),
         tools=(spec, FERRY),
     )
     answer = Answerer(rules=book).answer(asked)
     assert isinstance(answer, LocalAnswer)
-    assert [call.arguments for call in answer.calls] == [{"city": "Motown"}]
+    assert [call.arguments for call in answer.calls] == [{"city": "Mowtan"}]
 
 
 def test_a_learned_constant_is_no_value_the_words_give_another_tool() -> None:
@@ -183,23 +187,23 @@ def test_a_learned_constant_is_no_value_the_words_give_another_tool() -> None:
         evidence=EVIDENCE,
     )  # fmt: skip
     asked = Asked(
-        messages=({"role": "user", "content": "I need the forecast in Motown."},),
+        messages=({"role": "user", "content": "I need the forecast in Mowtan."},),
         tools=(FORECAST, ferry),
     )
     answer = Answerer(rules=RuleBook(rules=(constant,))).answer(asked)
     assert isinstance(answer, LocalAnswer)
     assert [(call.name, call.arguments) for call in answer.calls] == [
-        ("get_forecast", {"city": "Motown"})
+        ("get_forecast", {"city": "Mowtan"})
     ]
 
 
 @pytest.mark.parametrize(
     ("spellings", "refused"),
     [
-        ([("Motown", 123)], "a spelling's value is words"),
-        ([("Motown", {"city": "Detroit"})], "a spelling's value is words"),
-        ([("Motown", "  ")], "a spelling's value is words"),
-        ([("Motown", "Detroit"), ("MOTOWN", "Detroit City")], "spelt two ways"),
+        ([("Mowtan", 123)], "a spelling's value is words"),
+        ([("Mowtan", {"city": "Detroit"})], "a spelling's value is words"),
+        ([("Mowtan", "  ")], "a spelling's value is words"),
+        ([("Mowtan", "Detroit"), ("MOWTAN", "Detroit City")], "spelt two ways"),
         ([(f"Big Apple {n}", "New York") for n in range(101)], "spelt over 100 ways"),
     ],
 )
@@ -234,7 +238,7 @@ def test_a_spelling_that_makes_two_names_one_reads_neither() -> None:
 def test_a_spelling_rule_round_trips_and_one_without_its_phrase_is_refused(
     tmp_path: Path,
 ) -> None:
-    rule = spelling("Motown", "Detroit")
+    rule = spelling("Mowtan", "Detroit")
     path = tmp_path / "rules.json"
     path.write_text(RuleBook(rules=(rule,)).dumps())
     assert load_rules(path).rules == (rule,)
@@ -247,7 +251,7 @@ def test_a_spelling_rule_round_trips_and_one_without_its_phrase_is_refused(
 
 # Learning: two tools with parameters of their own names, users who say the short forms.
 SAID = {  # as the users say it -> as the deployment's calls write it
-    "Motown": "Detroit",
+    "Mowtan": "Detroit",
     "Beantown": "Boston",
     "Nola": "New Orleans",
 }
@@ -324,19 +328,19 @@ def test_the_gate_judges_every_spelling_together_and_refuses_one_wrong_held_out(
     tmp_path: Path,
 ) -> None:
     made = conversations(COUNT)
-    # Held out, the forecast's calls keep "Motown" as said: the rule is wrong there.
-    motown = line(1, FORECAST, "What's the weather in Motown today?", "Motown")
+    # Held out, the forecast's calls keep "Mowtan" as said: the rule is wrong there.
+    motown = line(1, FORECAST, "What's the weather in Mowtan today?", "Mowtan")
     requests = requests_of(made, tmp_path)
     wrong = [
         n
         for n, request in enumerate(requests)
-        if is_held(request) and n % 2 and "Motown" in str(request.messages[-1]["content"])
+        if is_held(request) and n % 2 and "Mowtan" in str(request.messages[-1]["content"])
     ]
     assert wrong
     for n in wrong[:1]:
         made[n] = {**motown, "request": {**motown["request"], "messages": [
             {"role": "system", "content": f"You help travellers (session {n})."},
-            {"role": "user", "content": "What's the weather in Motown today?"},
+            {"role": "user", "content": "What's the weather in Mowtan today?"},
         ]}}  # fmt: skip
     requests = requests_of(made, tmp_path)
     learned = learn(requests, SETTINGS, source={})
@@ -345,5 +349,5 @@ def test_the_gate_judges_every_spelling_together_and_refuses_one_wrong_held_out(
         for r in learned.verdicts.refused
         if r.candidate.kind == "spelling"
     }
-    assert refused.get((ANY_TOOL, "Motown")) == "wrong_held_out"
-    assert (ANY_TOOL, "Motown", "Detroit") not in spellings(learned.rules)
+    assert refused.get((ANY_TOOL, "Mowtan")) == "wrong_held_out"
+    assert (ANY_TOOL, "Mowtan", "Detroit") not in spellings(learned.rules)
