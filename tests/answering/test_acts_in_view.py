@@ -14,8 +14,8 @@ NOW = "2026-04-01T09:00:00"
 
 DAY = {"type": "string", "format": "date", "description": "The day"}
 FIND_SAILINGS = tool(
-    "Ferries__FindSailings",
-    "Ferry tickets: find sailings between two ports",
+    "Sailings__FindOnewaySailings",
+    "Ferry tickets: find oneway sailings between two ports",
     {
         "port_from": {"type": "string", "description": "Port of departure"},
         "port_to": {"type": "string", "description": "Port of arrival"},
@@ -25,7 +25,7 @@ FIND_SAILINGS = tool(
     ["port_from", "port_to", "day"],
 )
 BUY_SAILING = tool(
-    "Ferries__ReserveSeat",
+    "Sailings__ReserveSeat",
     "Ferry tickets: reserve a seat on a sailing",
     {
         "port_from": {"type": "string", "description": "Port of departure"},
@@ -36,14 +36,17 @@ BUY_SAILING = tool(
     ["port_from", "port_to", "day", "sailing"],
 )
 FIND_RETURNS = tool(
-    "Ferries__FindReturnSailings",
-    "Ferry tickets: find return sailings between two ports",
-    {**FIND_SAILINGS["function"]["parameters"]["properties"], "back": DAY},
+    "Sailings__FindRoundtrips",
+    "Ferry tickets: find round trips between two ports",
+    {
+        **FIND_SAILINGS["function"]["parameters"]["properties"],
+        "back": {"type": "string", "format": "date", "description": "Day of the return"},
+    },
     ["port_from", "port_to", "day", "back"],
 )
 BUY_RETURN = tool(
-    "Ferries__ReserveReturnSeat",
-    "Ferry tickets: reserve a return seat",
+    "Sailings__ReserveRoundtrip",
+    "Ferry tickets: reserve a round trip",
     {**BUY_SAILING["function"]["parameters"]["properties"], "back": DAY},
     ["port_from", "port_to", "day", "sailing", "back"],
 )
@@ -83,7 +86,7 @@ def answered(messages: list[dict[str, Any]], tools: list[Any]) -> list[tuple[str
 SEARCHED = [
     user("Any ferries from Kiel to Oslo on April 3rd?"),
     *call(
-        "Ferries__FindSailings",
+        "Sailings__FindOnewaySailings",
         {"port_from": "Kiel", "port_to": "Oslo", "day": "2026-04-03"},
         "c1",
         [{"sailing": "Color Fantasy", "departs": "14:00"}],
@@ -101,9 +104,9 @@ def test_a_purchase_asked_after_a_search_is_no_search_again() -> None:
 
 def test_a_refinement_of_the_search_is_still_one() -> None:
     said = "What about on April 5th instead?"
-    assert answered([*SEARCHED, user(said)], FERRIES) == [
-        ("Ferries__FindSailings", {"port_from": "Kiel", "port_to": "Oslo", "day": "2026-04-05"})
-    ]
+    expected = {"port_from": "Kiel", "port_to": "Oslo", "day": "2026-04-05"}
+    got = answered([*SEARCHED, user(said)], FERRIES)
+    assert got == [("Sailings__FindOnewaySailings", expected)]
 
 
 CONFIRMED_TABLE = [
@@ -158,3 +161,41 @@ def test_a_numbered_address_is_not_lost_to_a_capitalised_noun() -> None:
         user("Yes, correct."),
     ]
     assert answered(messages, [CAB]) == []
+
+
+FORECAST = tool(
+    "Skies__GetForecast",
+    "Weather: get the forecast for a town on a day",
+    {"town": {"type": "string", "description": "The town"}, "day": DAY},
+    ["town"],
+)
+
+
+def test_the_last_call_asked_again_keeps_what_it_does_not_restate() -> None:
+    """ "How about Whitby?" after the forecast for Leeds on the 12th: Whitby, the 12th."""
+    messages = [
+        user("What's the forecast in Leeds on April 12th?"),
+        *call("Skies__GetForecast", {"town": "Leeds", "day": "2026-04-12"}, "c1", {"rain": 0.4}),
+        assistant("Light rain in Leeds on the 12th."),
+        user("Okay, how about the forecast in Whitby?"),
+    ]
+    expected = {"town": "Whitby", "day": "2026-04-12"}
+    assert answered(messages, [FORECAST, TABLE]) == [("Skies__GetForecast", expected)]
+
+
+def test_another_look_up_whose_values_the_call_leaves_is_the_model_s() -> None:
+    """One way after return sailings for 2: the 2 passengers hold, or not? The model's."""
+    searched = {
+        "port_from": "Kiel",
+        "port_to": "Oslo",
+        "day": "2026-04-03",
+        "back": "2026-04-09",
+        "passengers": 2,
+    }
+    messages = [
+        user("Return ferries from Kiel to Oslo, April 3rd to the 9th, for 2 passengers?"),
+        *call("Sailings__FindRoundtrips", searched, "c1", [{"sailing": "Color Fantasy"}]),
+        assistant("The Color Fantasy sails both days."),
+        user("Could you find me oneway sailings instead?"),
+    ]
+    assert answered(messages, FERRIES) == []

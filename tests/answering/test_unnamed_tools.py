@@ -349,3 +349,34 @@ def test_an_act_put_off_said_done_or_doubted_is_not_made(said: str) -> None:
 def test_remind_me_asks_a_reminder_tool_for_its_own_act() -> None:
     assert asks_to_act("remind me to ring Oma at 18:45", "set", acting=True)
     assert not asks_to_act("Remind me to wire $25 to Tomas on Friday", "wire", acting=True)
+
+
+SCREENINGS = tool(
+    "Cinema__FindFilms",
+    "A guide to films, their showtimes and screens: find films by town or screen",
+    {
+        "town": {"type": "string", "description": "Town of the cinema"},
+        "screen": {"type": "string", "enum": ["imax", "3d", "standard"]},
+    },
+    ["town"],
+)
+SHOWTIMES = tool(
+    "Cinema__GetTimesForFilm",
+    "A guide to films, their showtimes and screens: get the times of a film on a day",
+    {
+        "film": {"type": "string", "description": "Title of the film"},
+        "town": {"type": "string", "description": "Town of the cinema"},
+        "day": {"type": "string", "format": "date", "description": "The day"},
+        "screen": {"type": "string", "enum": ["imax", "3d", "standard"]},
+    },
+    ["film", "town", "day"],
+)
+
+
+def test_of_two_look_ups_the_words_speak_of_the_one_that_takes_every_value_is_called() -> None:
+    """Both are a film's; only the search takes the town and the screen said."""
+    said = "Any film in Harrogate with an imax screen?"
+    answered = answer([user(said)], [SCREENINGS, SHOWTIMES])
+    assert calls(answered) == [("Cinema__FindFilms", {"town": "Harrogate", "screen": "imax"})]
+    # One value alone still tells no tool.
+    assert isinstance(answer([user("A film in Harrogate?")], [SCREENINGS, SHOWTIMES]), Forward)

@@ -82,6 +82,10 @@ NOT_ASKED_TO_ACT = "not_asked_to_act"
 back ("Don't refill..."), or, for a tool that acts, asks about the act, sets a condition on
 it or holds a no ("...actually, hold off"): ``utterances.withheld``, ``asks_to_act``."""
 
+VALUES_LEFT = "values_left"
+"""Why a call to the last call's tool, complete from the last message, is not made: it
+leaves a value that call had and the message does not restate ("How about Vallejo?" after
+the forecast for Sacramento on the 12th: the same day, or today?)."""
 ANOTHER_TOOLS_VALUES = "another_tools_values"
 """Why a call complete from the last message is not made: the words give another offered
 tool a value this call leaves ("room 412, could we get some extra towels" routed to a menu
@@ -234,8 +238,15 @@ class Answerer:
             return dataclasses.replace(
                 decision, status=Status.MISSING_INFORMATION, reason=NO_CHANGE
             )
+        # "How about Vallejo?" after the forecast for the 12th: the whole conversation says
+        # whether the day holds.
+        left = (
+            last is not None
+            and last.name == event
+            and bool(set(last.arguments) - set(decision.arguments or {}))
+        )
         earlier = _earlier_words(messages)
-        if decision.local and not earlier:
+        if decision.local and not earlier and not left:
             return decision
         # The last message alone did not decide it, or the user said more of the task
         # before it: the whole conversation decides.
@@ -246,9 +257,11 @@ class Answerer:
         if read is not None or not decision.local:
             return read if read is not None else decision
         # Complete from its last message, but earlier words of the task may hold a value
-        # plain code could not place: the model's to weigh.
+        # plain code could not place, or the last call one: the model's to weigh.
         return dataclasses.replace(
-            decision, status=Status.MISSING_INFORMATION, reason=EARLIER_WORDS_UNREAD
+            decision,
+            status=Status.MISSING_INFORMATION,
+            reason=VALUES_LEFT if left else EARLIER_WORDS_UNREAD,
         )
 
     def _reader_of(

@@ -48,6 +48,7 @@ from agent_lab.answering.retries import retried
 from agent_lab.answering.said_before import (
     asks_about_results,
     earlier_calls,
+    leaves_another,
     said_before,
     still_held,
 )
@@ -237,8 +238,10 @@ class _Reading:
         """The one look-up the words speak of, too weakly to route, that takes them all.
 
         "ferries from Bergen to Stavanger next Monday?" speaks of ``ferry_times`` alone
-        and gives it both ports and the day. Values alone tell no tool: "the cheapest
-        hotel in Miami on Friday" fits a forecast's city and day, and is no forecast.
+        and gives it both ports and the day; "a film in Leeds, an imax one" speaks of
+        two film look-ups, and only the one by town and format takes both. Values alone
+        tell no tool: "the cheapest hotel in Miami on Friday" fits a forecast's city and
+        day, and is no forecast.
         A value another tool reads and the call leaves ("large" for a grooming's size,
         beside a search for open slots) leaves it to the model, as do two tools that
         fit; so do a lone tool (its words must name it: ``LexicalRouter.speaks_of``),
@@ -249,8 +252,8 @@ class _Reading:
         if len(names) < 2 or any(role == "user" for role, _ in self.conversation.said[:-1]):
             return None  # a task stated before, in words no tool's name holds: unknown
         spoken: set[str] = self.task.spoken_of(text) if len(text) <= _TERSE else set()
-        if len(spoken) != 1:
-            return None  # the words name no tool (a hotel is no weather), or several
+        if not spoken:
+            return None  # the words name no tool (a hotel is no weather)
         read = {
             name: list(self.reader_of(name).read(name, text, context).values()) for name in names
         }
@@ -269,7 +272,7 @@ class _Reading:
         ]
         # Words of this one, too few to route, bear it out ("ferries from Bergen to
         # Stavanger next Monday?" for ``ferry_times``).
-        return fitting[0] if len(fitting) == 1 and {fitting[0].event} == spoken else None
+        return fitting[0] if len(fitting) == 1 and fitting[0].event in spoken else None
 
     def _call(
         self,
@@ -327,6 +330,8 @@ class _Reading:
         if not decision.local:
             return None
         arguments = dict(decision.arguments or {})
+        if leaves_another(conversation, event, properties, arguments, tools=self.tools):
+            return None  # a value of another search it leaves: the model's to weigh
         if not (self.accepted or new) and not said_now(
             arguments, {**earlier, **pointed, **before}, grounded, conversation.last_user
         ):

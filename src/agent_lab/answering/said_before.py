@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from agent_lab.agents.tool_specs import acts
+from agent_lab.agents.tool_specs import acts, tool_acts
 from agent_lab.answering.known_values import fits
 from agent_lab.answering.restatements import may_change, unnumbered
 from agent_lab.answering.utterances import about_results, untagged
@@ -26,7 +26,14 @@ if TYPE_CHECKING:
     from agent_lab.answering.kept_readings import Reader
     from agent_lab.strict_json import JSONObject
 
-__all__ = ["asks_about_results", "earlier_calls", "pointed_to", "said_before", "still_held"]
+__all__ = [
+    "asks_about_results",
+    "earlier_calls",
+    "leaves_another",
+    "pointed_to",
+    "said_before",
+    "still_held",
+]
 
 
 def asks_about_results(conversation: Conversation, text: str) -> bool:
@@ -62,6 +69,29 @@ def earlier_calls(
     if last is not None and last.name != event:
         earlier.update(_gone_to(last, properties, required, earlier))
     return earlier
+
+
+def leaves_another(
+    conversation: Conversation,
+    event: str,
+    properties: Mapping[str, Any],
+    arguments: JSONObject,
+    *,
+    tools: Sequence[Mapping[str, object]],
+) -> bool:
+    """Whether a look-up leaves a value the last call, another tool's, had for it.
+
+    Oneway sailings after round trips for 2: the passengers hold, or were the other
+    search's? An optional value of another task does not carry (``earlier_calls``), and
+    the call without it may not be the one asked. An act carries what it acts on whole.
+    """
+    last = conversation.last_call
+    return (
+        last is not None
+        and last.name != event
+        and not tool_acts(tools, event)
+        and any(name in properties and name not in arguments for name in last.arguments)
+    )
 
 
 # Words that point back at a place: "the weather there", "that area". Not "there is",
